@@ -1,0 +1,202 @@
+"""Frozen dataclasses for the rows the storage layer reads and writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class RowLike(Protocol):
+    """A database row addressable by column name (sqlite3.Row, asyncpg.Record, dict)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+SCORINGS = ("standard", "alternative")
+GRAB2_POINTS = (20, 50)
+EDITIONS = ("power-grab", "classic")
+TARGET_MIN, TARGET_MAX = 100, 5000
+TURN_TIMER_MIN, TURN_TIMER_MAX = 10, 600
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _require_int(name: str, value: object) -> None:
+    if not _is_int(value):
+        raise ValueError(f"{name} must be an integer, got {value!r}.")
+
+
+def _require_non_negative(name: str, value: object) -> None:
+    if not _is_int(value) or value < 0:  # type: ignore[operator]
+        raise ValueError(f"{name} must be an integer of 0 or more, got {value!r}.")
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    """Per-server defaults for new games."""
+
+    guild_id: int
+    target: int = 500
+    scoring: str = "standard"
+    grab2_points: int = 20
+    edition: str = "power-grab"
+    turn_timer: int = 90
+    mention_turn: bool = True
+    shuffle_seats: bool = False
+
+    def __post_init__(self) -> None:
+        _require_int("guild_id", self.guild_id)
+        if not _is_int(self.target) or not TARGET_MIN <= self.target <= TARGET_MAX:
+            raise ValueError(
+                f"target must be a whole number of points from {TARGET_MIN} to {TARGET_MAX}, "
+                f"got {self.target!r}."
+            )
+        if self.scoring not in SCORINGS:
+            raise ValueError(
+                f"scoring must be 'standard' or 'alternative', got {self.scoring!r}."
+            )
+        if not _is_int(self.grab2_points) or self.grab2_points not in GRAB2_POINTS:
+            raise ValueError(f"grab2_points must be 20 or 50, got {self.grab2_points!r}.")
+        if self.edition not in EDITIONS:
+            raise ValueError(f"edition must be 'power-grab' or 'classic', got {self.edition!r}.")
+        if not _is_int(self.turn_timer) or not (
+            TURN_TIMER_MIN <= self.turn_timer <= TURN_TIMER_MAX
+        ):
+            raise ValueError(
+                f"turn_timer must be a whole number of seconds from {TURN_TIMER_MIN} to "
+                f"{TURN_TIMER_MAX} (it cannot be turned off), got {self.turn_timer!r}."
+            )
+        if not isinstance(self.mention_turn, bool):
+            raise ValueError(f"mention_turn must be True or False, got {self.mention_turn!r}.")
+        if not isinstance(self.shuffle_seats, bool):
+            raise ValueError(f"shuffle_seats must be True or False, got {self.shuffle_seats!r}.")
+
+    @classmethod
+    def from_row(cls, row: RowLike) -> GuildSettings:
+        return cls(
+            guild_id=int(row["guild_id"]),
+            target=int(row["target"]),
+            scoring=str(row["scoring"]),
+            grab2_points=int(row["grab2_points"]),
+            edition=str(row["edition"]),
+            turn_timer=int(row["turn_timer"]),
+            mention_turn=bool(row["mention_turn"]),
+            shuffle_seats=bool(row["shuffle_seats"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SavedGame:
+    """A game in progress; ``state`` is the engine's JSON text, stored as is."""
+
+    channel_id: int
+    guild_id: int
+    game_id: str
+    state: str
+    updated_at: int  # unix time, seconds
+
+    def __post_init__(self) -> None:
+        _require_int("channel_id", self.channel_id)
+        _require_int("guild_id", self.guild_id)
+        _require_int("updated_at", self.updated_at)
+        if not isinstance(self.game_id, str) or not self.game_id:
+            raise ValueError(f"game_id must be a non-empty string, got {self.game_id!r}.")
+        if not isinstance(self.state, str):
+            raise ValueError(f"state must be the engine state as JSON text, got {self.state!r}.")
+
+    @classmethod
+    def from_row(cls, row: RowLike) -> SavedGame:
+        return cls(
+            channel_id=int(row["channel_id"]),
+            guild_id=int(row["guild_id"]),
+            game_id=str(row["game_id"]),
+            state=str(row["state"]),
+            updated_at=int(row["updated_at"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    """One human player's line in a finished game."""
+
+    user_id: int
+    score: int
+    won: bool
+    rounds_won: int
+    towers_grabbed: int
+    best_round: int
+
+    def __post_init__(self) -> None:
+        _require_int("user_id", self.user_id)
+        if not isinstance(self.won, bool):
+            raise ValueError(f"won must be True or False, got {self.won!r}.")
+        for name in ("score", "rounds_won", "towers_grabbed", "best_round"):
+            _require_non_negative(name, getattr(self, name))
+
+    @classmethod
+    def from_row(cls, row: RowLike) -> PlayerResult:
+        return cls(
+            user_id=int(row["user_id"]),
+            score=int(row["score"]),
+            won=bool(row["won"]),
+            rounds_won=int(row["rounds_won"]),
+            towers_grabbed=int(row["towers_grabbed"]),
+            best_round=int(row["best_round"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A finished game, as recorded for the leaderboard (human players only)."""
+
+    game_id: str
+    guild_id: int
+    channel_id: int
+    edition: str
+    finished_at: int  # unix time, seconds
+    rounds: int
+    players: tuple[PlayerResult, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game_id, str) or not self.game_id:
+            raise ValueError(f"game_id must be a non-empty string, got {self.game_id!r}.")
+        _require_int("guild_id", self.guild_id)
+        _require_int("channel_id", self.channel_id)
+        _require_int("finished_at", self.finished_at)
+        _require_non_negative("rounds", self.rounds)
+        if self.edition not in EDITIONS:
+            raise ValueError(f"edition must be 'power-grab' or 'classic', got {self.edition!r}.")
+        if not isinstance(self.players, tuple):
+            raise ValueError("players must be a tuple of PlayerResult.")
+        user_ids = [p.user_id for p in self.players]
+        if len(set(user_ids)) != len(user_ids):
+            raise ValueError(f"players must list each user once, got user ids {user_ids}.")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A player's leaderboard row in one guild."""
+
+    guild_id: int
+    user_id: int
+    games_played: int
+    games_won: int
+    rounds_won: int
+    points: int
+    towers_grabbed: int
+    best_round: int
+
+    @classmethod
+    def from_row(cls, row: RowLike) -> PlayerStats:
+        return cls(
+            guild_id=int(row["guild_id"]),
+            user_id=int(row["user_id"]),
+            games_played=int(row["games_played"]),
+            games_won=int(row["games_won"]),
+            rounds_won=int(row["rounds_won"]),
+            points=int(row["points"]),
+            towers_grabbed=int(row["towers_grabbed"]),
+            best_round=int(row["best_round"]),
+        )
