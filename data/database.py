@@ -40,8 +40,8 @@ def _open_error(path: str, error: BaseException) -> DatabaseOpenError:
     if isinstance(error, OSError):
         reason = error.strerror or type(error).__name__
         return DatabaseOpenError(
-            f"Cannot create the database {path} ({reason}); "
-            "check that the path is a writable directory location or choose another path."
+            f"Cannot create the folder for the database {path} ({reason}); "
+            "check that the path points into a writable directory or choose another path."
         )
     name = getattr(error, "sqlite_errorname", "") or ""
     if name.startswith(_CORRUPT):

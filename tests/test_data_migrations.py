@@ -1,0 +1,201 @@
+"""Opening the database: migrations, user_version, WAL, and the errors an operator sees."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from data import (
+    Database,
+    DatabaseOpenError,
+    DatabaseVersionError,
+    GuildSettings,
+    MigrationError,
+)
+from data.migrate import Migration, load_migrations, migrate, split_statements
+
+EXPECTED_TABLES = {"guild_settings", "saved_games", "game_results", "game_players", "player_stats"}
+
+
+def _inspect(path: Path) -> tuple[int, str, set[str]]:
+    conn = sqlite3.connect(path)
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    finally:
+        conn.close()
+    return version, mode, tables
+
+
+def _assert_one_sentence(error: BaseException) -> None:
+    message = str(error)
+    assert "\n" not in message
+    assert message.endswith(".")
+    assert message.count(". ") == 0, message  # one sentence
+    # No chained low-level traceback is printed along with it.
+    assert error.__cause__ is None
+    assert error.__suppress_context__ or error.__context__ is None
+
+
+def test_shipped_migrations_are_numbered_from_one() -> None:
+    migrations = load_migrations()
+    assert migrations, "no migration shipped"
+    assert migrations[0].name == "0001_initial.sql"
+    assert [m.version for m in migrations] == list(range(1, len(migrations) + 1))
+
+
+async def test_open_creates_directories_and_migrates_from_empty(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "dir" / "bot.db"
+    db = await Database.open(str(path))
+    await db.close()
+    version, mode, tables = _inspect(path)
+    assert version == len(load_migrations())
+    assert mode == "wal"
+    assert tables >= EXPECTED_TABLES
+
+
+async def test_foreign_keys_and_busy_timeout_are_on(tmp_path: Path) -> None:
+    db = await Database.open(str(tmp_path / "bot.db"))
+    try:
+        conn = db._conn
+        async with conn.execute("PRAGMA foreign_keys") as cursor:
+            assert (await cursor.fetchone())[0] == 1  # type: ignore[index]
+        async with conn.execute("PRAGMA busy_timeout") as cursor:
+            assert (await cursor.fetchone())[0] > 0  # type: ignore[index]
+    finally:
+        await db.close()
+
+
+async def test_reopening_a_migrated_file_is_a_no_op(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(str(path))
+    await db.set_guild_settings(GuildSettings(guild_id=1, target=250))
+    await db.close()
+    before = _inspect(path)
+
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="data"):
+        db = await Database.open(str(path))
+    try:
+        assert not [r for r in caplog.records if "Applying database migration" in r.getMessage()]
+        assert (await db.get_guild_settings(1)).target == 250
+    finally:
+        await db.close()
+    assert _inspect(path) == before
+
+
+async def test_first_open_logs_each_migration(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="data"):
+        db = await Database.open(str(tmp_path / "bot.db"))
+    await db.close()
+    applied = [r for r in caplog.records if "Applying database migration" in r.getMessage()]
+    assert len(applied) == len(load_migrations())
+
+
+async def test_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+
+    with pytest.raises(DatabaseVersionError) as info:
+        await Database.open(str(path))
+    assert "999" in str(info.value)
+    assert "newer version of the bot" in str(info.value)
+    _assert_one_sentence(info.value)
+    assert _inspect(path)[0] == 999  # left untouched
+
+
+async def test_garbage_file_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    path.write_bytes(b"definitely not an SQLite file\n" * 500)
+    with pytest.raises(DatabaseOpenError) as info:
+        await Database.open(str(path))
+    assert "not a valid SQLite database or is corrupted" in str(info.value)
+    assert str(path) in str(info.value)
+    _assert_one_sentence(info.value)
+
+
+async def test_corrupted_pages_give_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    db = await Database.open(str(path))
+    for guild in range(1, 200):
+        await db.set_guild_settings(GuildSettings(guild_id=guild))
+    await db.close()
+    raw = bytearray(path.read_bytes())
+    assert len(raw) > 3 * 4096
+    raw[4096:] = b"\xa5" * (len(raw) - 4096)  # keep the header page, smash the rest
+    path.write_bytes(bytes(raw))
+
+    with pytest.raises(DatabaseOpenError) as info:
+        await Database.open(str(path))
+    assert "corrupted" in str(info.value)
+    _assert_one_sentence(info.value)
+
+
+async def test_path_below_a_regular_file_gives_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    with pytest.raises(DatabaseOpenError) as info:
+        await Database.open(str(blocker / "sub" / "bot.db"))
+    assert "choose another path" in str(info.value)
+    _assert_one_sentence(info.value)
+
+
+async def test_path_that_is_a_directory_gives_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseOpenError) as info:
+        await Database.open(str(tmp_path))
+    assert "choose another path" in str(info.value)
+    _assert_one_sentence(info.value)
+
+
+async def test_a_failing_migration_is_rolled_back_completely(tmp_path: Path) -> None:
+    good = Migration(1, "0001_a.sql", "CREATE TABLE a (x INTEGER);")
+    bad = Migration(
+        2,
+        "0002_b.sql",
+        "CREATE TABLE b (x INTEGER);\nINSERT INTO a (x) VALUES (1);\nINSERT INTO nope VALUES (1);",
+    )
+    path = tmp_path / "m.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        with pytest.raises(sqlite3.OperationalError):
+            await migrate(conn, str(path), [good, bad])
+        assert not conn.in_transaction
+    version, _, tables = _inspect(path)
+    assert version == 1
+    assert "b" not in tables
+    check = sqlite3.connect(path)
+    assert check.execute("SELECT COUNT(*) FROM a").fetchone()[0] == 0
+    check.close()
+
+
+def test_load_migrations_rejects_gaps_and_bad_names(tmp_path: Path) -> None:
+    (tmp_path / "0001_a.sql").write_text("SELECT 1;")
+    (tmp_path / "0003_c.sql").write_text("SELECT 1;")
+    with pytest.raises(MigrationError, match="0002"):
+        load_migrations(tmp_path)
+    (tmp_path / "0003_c.sql").unlink()
+    (tmp_path / "two.sql").write_text("SELECT 1;")
+    with pytest.raises(MigrationError, match="NNNN_description"):
+        load_migrations(tmp_path)
+
+
+def test_split_statements_respects_strings_and_comments() -> None:
+    sql = "-- a comment; with a semicolon\nCREATE TABLE t (x TEXT DEFAULT 'a;b');\nSELECT 1;\n"
+    assert split_statements(sql) == [
+        "-- a comment; with a semicolon\nCREATE TABLE t (x TEXT DEFAULT 'a;b');",
+        "SELECT 1;",
+    ]
+    with pytest.raises(MigrationError):
+        split_statements("SELECT 1; SELECT")
