@@ -1,0 +1,83 @@
+"""UNO Power Grab and classic UNO rules: a pure, deterministic library.
+
+No Discord, no I/O, no clock, no logging. See docs/engine-api.md and RULES.md.
+"""
+
+from engine.cards import BLOCKED_BY, Card, Color, Kind, Tower
+from engine.editions import CLASSIC, EDITIONS, POWER_GRAB, Edition, get_edition
+from engine.errors import (
+    CardNotInHandError,
+    ChoiceError,
+    EngineError,
+    GameOverError,
+    IllegalMoveError,
+    NoMatchError,
+    NotAPlayerError,
+    NotYourTurnError,
+    ParseError,
+    SettingsError,
+    UnoCallError,
+)
+from engine.events import Event
+from engine.game import Decision, Game, LegalMoves, PlayerStats
+from engine.moves import (
+    Accept,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    Keep,
+    Move,
+    Pass,
+    Play,
+    move_from_dict,
+    move_to_dict,
+)
+from engine.players import HeuristicPlayer, RandomPlayer, Strategy
+from engine.settings import Settings
+
+__all__ = [
+    "BLOCKED_BY",
+    "CLASSIC",
+    "EDITIONS",
+    "POWER_GRAB",
+    "Accept",
+    "CallUno",
+    "Card",
+    "CardNotInHandError",
+    "Catch",
+    "Challenge",
+    "ChoiceError",
+    "ChooseColor",
+    "Color",
+    "Decision",
+    "Draw",
+    "Edition",
+    "EngineError",
+    "Event",
+    "Game",
+    "GameOverError",
+    "HeuristicPlayer",
+    "IllegalMoveError",
+    "Keep",
+    "Kind",
+    "LegalMoves",
+    "Move",
+    "NoMatchError",
+    "NotAPlayerError",
+    "NotYourTurnError",
+    "ParseError",
+    "Pass",
+    "Play",
+    "PlayerStats",
+    "RandomPlayer",
+    "Settings",
+    "SettingsError",
+    "Strategy",
+    "Tower",
+    "UnoCallError",
+    "get_edition",
+    "move_from_dict",
+    "move_to_dict",
+]

@@ -1,0 +1,1303 @@
+"""The game: state, legal moves and the rules that move it on.
+
+Every rule here is written down in RULES.md with the sheet section or ruling it comes from.
+``apply()`` validates a move completely before changing anything, so a refused move leaves
+the game exactly as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import random
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+from typing import Any
+
+from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Color, Kind, Tower
+from engine.editions import Edition, get_edition
+from engine.errors import (
+    CardNotInHandError,
+    ChoiceError,
+    EngineError,
+    GameOverError,
+    IllegalMoveError,
+    NoMatchError,
+    NotAPlayerError,
+    NotYourTurnError,
+    ParseError,
+    UnoCallError,
+)
+from engine.events import (
+    Accepted,
+    Blocked,
+    Caught,
+    ChallengeResolved,
+    ColorChosen,
+    DealerChosen,
+    DealerDraw,
+    Dealt,
+    Drew,
+    Event,
+    GameWon,
+    InstantUno,
+    Left,
+    Opened,
+    Passed,
+    Played,
+    Reshuffled,
+    Returned,
+    Reversed,
+    RoundStarted,
+    RoundWon,
+    Skipped,
+    TowerGrabbed,
+    TowersReturned,
+    Turn,
+    UnoCalled,
+)
+from engine.moves import (
+    Accept,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    Keep,
+    Move,
+    Pass,
+    Play,
+)
+from engine.settings import Settings
+
+HAND_SIZE = 7
+STATE_VERSION = 1
+
+
+class Decision(enum.Enum):
+    """What the game waits for, and from whom (``Game.turn``)."""
+
+    PLAY = "play"
+    """The turn player plays a card or draws."""
+    DRAWN = "drawn"
+    """The turn player drew a playable card: play it or keep it (pass)."""
+    COLOR = "color"
+    """The first player names the colour of a wild card turned up to open the round."""
+    CHALLENGE = "challenge"
+    """The Wild Draw Four victim accepts or challenges."""
+    KEEP = "keep"
+    """Instant UNO: the player chooses the one card to keep."""
+    OVER = "over"
+    """The game has ended."""
+
+
+@dataclass(slots=True)
+class PlayerStats:
+    """Figures kept per player for the leaderboard and the simulator."""
+
+    rounds_won: int = 0
+    towers_grabbed: int = 0
+    best_round: int = 0
+    instant_unos: int = 0
+    blocks: int = 0
+    challenges_won: int = 0
+    caught: int = 0
+
+
+@dataclass(slots=True)
+class Counters:
+    """Game-wide figures for the simulator."""
+
+    moves: int = 0
+    turns: int = 0
+    grabs: int = 0
+    blocks: int = 0
+    instant_unos: int = 0
+    challenges: int = 0
+    catches: int = 0
+    rounds: int = 0
+
+
+@dataclass(slots=True)
+class _W4:
+    player: str
+    victim: str
+    guilty: bool
+    color: Color | None
+    """The colour in play before the Wild Draw Four (what the challenge is about)."""
+
+
+@dataclass(slots=True)
+class _State:
+    hands: dict[str, list[Card]]
+    draw: list[Card]  # top of the pile is the END of the list
+    discard: list[Card]  # bottom ... top
+    color: Color | None
+    towers: dict[Tower, str | None]
+    turn: str
+    direction: int
+    dealer: str
+    scores: dict[str, int]
+    pending: Decision = Decision.PLAY
+    drawn: Card | None = None
+    color_only: bool = False
+    w4: _W4 | None = None
+    after_keep: str | None = None
+    called: set[str] = field(default_factory=set)
+    catchable: str | None = None
+    winners: list[str] = field(default_factory=list)
+
+
+class LegalMoves:
+    """The moves ``player`` may make now: iterate it, or test a move with ``in``."""
+
+    __slots__ = ("_game", "_player")
+
+    def __init__(self, game: Game, player: str) -> None:
+        self._game = game
+        self._player = player
+
+    def __contains__(self, move: object) -> bool:
+        if not isinstance(move, Play | Draw | Pass | CallUno | Catch | Challenge | Accept
+                          | Keep | ChooseColor):
+            return False
+        if move.player != self._player:
+            return False
+        try:
+            self._game.validate(move)
+        except EngineError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self._game._enumerate(self._player))
+
+    def __len__(self) -> int:
+        return len(self._game._enumerate(self._player))
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves for {self._player}: {list(self)!r}>"
+
+
+class Game:
+    """One game of UNO (an edition), from the first deal to the winner."""
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        *,
+        edition: str | Edition = "power-grab",
+        settings: Settings | None = None,
+        rng: random.Random | None = None,
+        seed: int | None = None,
+        names: Mapping[str, str] | None = None,
+    ) -> None:
+        self.edition = edition if isinstance(edition, Edition) else get_edition(edition)
+        self.settings = settings if settings is not None else Settings()
+        players = list(players)
+        if len(set(players)) != len(players):
+            raise IllegalMoveError("Each player can take only one seat.")
+        lo, hi = self.edition.min_players, self.edition.max_players
+        if not lo <= len(players) <= hi:
+            raise IllegalMoveError(
+                f"{self.edition.title} needs {lo} to {hi} players, not {len(players)}."
+            )
+        for p in players:
+            if not isinstance(p, str) or not p:
+                raise IllegalMoveError("A player needs a non-empty name.")
+        self.players: list[str] = players
+        self._seat: dict[str, int] = {p: i for i, p in enumerate(players)}
+        self.names: dict[str, str] = {p: (names or {}).get(p, p) for p in players}
+        self.rng = rng if rng is not None else random.Random(seed)
+        self.round_number = 0
+        self.stats: dict[str, PlayerStats] = {p: PlayerStats() for p in players}
+        self.counters = Counters()
+        self.started = False
+        self.s = _State(
+            hands={p: [] for p in players},
+            draw=[],
+            discard=[],
+            color=None,
+            towers={t: None for t in Tower},
+            turn=players[0],
+            direction=1,
+            dealer=players[-1],
+            scores={p: 0 for p in players},
+        )
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def new(
+        cls,
+        players: Sequence[str],
+        edition: str | Edition = "power-grab",
+        settings: Settings | None = None,
+        seed: int | None = None,
+        names: Mapping[str, str] | None = None,
+    ) -> Game:
+        return cls(players, edition=edition, settings=settings, seed=seed, names=names)
+
+    def start(self) -> list[Event]:
+        """Shuffle seats if asked, choose the dealer by draw, deal the first round."""
+        if self.started:
+            raise IllegalMoveError("The game has already started.")
+        self.started = True
+        if self.settings.shuffle_seats:
+            self.rng.shuffle(self.players)
+            self._seat = {p: i for i, p in enumerate(self.players)}
+        events: list[Event] = []
+        deck = list(self.edition.deck)
+        self.rng.shuffle(deck)
+        contenders = list(self.players)
+        while True:
+            best = -1
+            drawn: dict[str, int] = {}
+            for p in contenders:
+                if not deck:
+                    deck = list(self.edition.deck)
+                    self.rng.shuffle(deck)
+                card = deck.pop()
+                events.append(DealerDraw(p, card))
+                value = card.number if card.kind is Kind.NUMBER and card.number else 0
+                drawn[p] = value
+                best = max(best, value)
+            contenders = [p for p in contenders if drawn[p] == best]
+            if len(contenders) == 1:
+                break
+        self.s.dealer = contenders[0]
+        events.append(DealerChosen(self.s.dealer))
+        events += self._start_round()
+        return events
+
+    def _start_round(self) -> list[Event]:
+        s = self.s
+        self.round_number += 1
+        self.counters.rounds += 1
+        events: list[Event] = [RoundStarted(self.round_number, s.dealer)]
+        for p in self.players:
+            s.hands[p] = []
+        s.towers = {t: None for t in Tower}
+        s.direction = 1
+        s.called = set()
+        s.catchable = None
+        s.drawn = None
+        s.w4 = None
+        s.after_keep = None
+        s.color_only = False
+        deck = list(self.edition.deck)
+        self.rng.shuffle(deck)
+        s.draw = deck
+        s.discard = []
+        order = [self._next(s.dealer, 1, i + 1) for i in range(len(self.players))]
+        for _ in range(HAND_SIZE):
+            for p in order:
+                s.hands[p].append(s.draw.pop())
+        for p in order:
+            events.append(Dealt(p, HAND_SIZE, tuple(s.hands[p])))
+        events += self._open()
+        return events
+
+    def _open(self) -> list[Event]:
+        """Turn up the first card and apply the first-card rules."""
+        s = self.s
+        events: list[Event] = []
+        while True:
+            card = s.draw.pop()
+            events.append(Opened(card))
+            if card.kind is Kind.WILD_DRAW_FOUR:
+                events.append(Returned(card))
+                s.draw.append(card)
+                self.rng.shuffle(s.draw)
+                continue
+            break
+        s.discard.append(card)
+        s.color = card.color
+        s.direction = 1
+        first = self._next(s.dealer)
+        s.pending = Decision.PLAY
+        kind = card.kind
+        if kind in (Kind.DRAW_ONE, Kind.DRAW_TWO):
+            events += self._draw_cards(first, DRAW_COUNT[kind], "card")
+            events.append(Skipped(first))
+            s.turn = self._next(first)
+        elif kind is Kind.SKIP:
+            events.append(Skipped(first))
+            s.turn = self._next(first)
+        elif kind is Kind.REVERSE:
+            s.direction = -1
+            events.append(Reversed(-1))
+            s.turn = s.dealer
+        elif kind is Kind.GRAB_TWO:
+            s.color_only = True
+            s.turn = first
+        elif card.is_wild:
+            s.turn = first
+            s.pending = Decision.COLOR
+        else:
+            s.turn = first
+        events.append(self._turn_event())
+        return events
+
+    @classmethod
+    def from_setup(
+        cls,
+        players: Sequence[str],
+        *,
+        edition: str = "power-grab",
+        settings: Settings | None = None,
+        seed: int = 0,
+        hands: Mapping[str, Sequence[Card]] | None = None,
+        draw: Sequence[Card] | None = None,
+        discard: Sequence[Card] | None = None,
+        color: Color | None = None,
+        towers: Mapping[Tower, str | None] | None = None,
+        turn: str | None = None,
+        direction: int = 1,
+        dealer: str | None = None,
+        scores: Mapping[str, int] | None = None,
+    ) -> tuple[Game, list[Event]]:
+        """A game set up as a scenario describes it (the replay tool's ``setup``).
+
+        ``draw`` is given top first. Cards not placed anywhere are not in play. When
+        ``discard`` is empty, the top of ``draw`` is turned up and the first-card rules apply.
+        """
+        game = cls(players, edition=edition, settings=settings, seed=seed)
+        game.started = True
+        game.round_number = 1
+        game.counters.rounds = 1
+        s = game.s
+        allowed = game.edition.card_set
+        for label, cards in (("hands", [c for h in (hands or {}).values() for c in h]),
+                             ("draw", list(draw or [])), ("discard", list(discard or []))):
+            for c in cards:
+                if c not in allowed:
+                    raise ParseError(f"{c} is not a card of {game.edition.title} (in {label}).")
+        for p in hands or {}:
+            game._need_player(p)
+        if dealer is not None:
+            game._need_player(dealer)
+            s.dealer = dealer
+        if direction not in (1, -1):
+            raise ParseError("The direction must be 1 or -1.")
+        for p, held in (hands or {}).items():
+            s.hands[p] = list(held)
+        if draw is None:
+            # Whatever the scenario did not place, shuffled by the seed.
+            left = Counter(game.edition.deck)
+            left.subtract(c for h in s.hands.values() for c in h)
+            left.subtract(discard or [])
+            pile = sorted((+left).elements())
+            game.rng.shuffle(pile)
+            s.draw = pile
+        else:
+            s.draw = list(reversed(draw))
+        if hands is None:
+            for _ in range(HAND_SIZE):
+                for i in range(len(players)):
+                    p = game._next(s.dealer, 1, i + 1)
+                    if s.draw:
+                        s.hands[p].append(s.draw.pop())
+        if scores:
+            for p, v in scores.items():
+                game._need_player(p)
+                s.scores[p] = int(v)
+        if towers:
+            for t, holder in towers.items():
+                if holder is not None:
+                    game._need_player(holder)
+                s.towers[t] = holder
+        events: list[Event] = []
+        if not discard:
+            if not s.draw:
+                raise ParseError("The draw pile is empty: there is no card to turn up.")
+            events += game._open()
+            if turn is not None:
+                game._need_player(turn)
+                s.turn = turn
+            return game, events
+        s.discard = list(discard)
+        top = s.discard[-1]
+        if top.is_wild:
+            if color is None:
+                raise ParseError("The top card is wild: the setup needs a \"color\".")
+            s.color = color
+        else:
+            s.color = top.color
+        s.direction = direction
+        if turn is not None:
+            game._need_player(turn)
+            s.turn = turn
+        else:
+            s.turn = game._next(s.dealer)
+        return game, events
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def turn(self) -> str:
+        """The player who must act now (the turn, or a pending decision)."""
+        return self.s.turn
+
+    @property
+    def pending(self) -> Decision:
+        return self.s.pending
+
+    @property
+    def is_over(self) -> bool:
+        return self.s.pending is Decision.OVER
+
+    @property
+    def winners(self) -> list[str]:
+        return list(self.s.winners)
+
+    @property
+    def top(self) -> Card:
+        return self.s.discard[-1]
+
+    @property
+    def color(self) -> Color | None:
+        return self.s.color
+
+    @property
+    def direction(self) -> int:
+        return self.s.direction
+
+    @property
+    def dealer(self) -> str:
+        return self.s.dealer
+
+    @property
+    def towers(self) -> dict[Tower, str | None]:
+        return dict(self.s.towers)
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return dict(self.s.scores)
+
+    @property
+    def drawn_card(self) -> Card | None:
+        return self.s.drawn
+
+    @property
+    def draw_pile(self) -> list[Card]:
+        """The draw pile, top first (a copy)."""
+        return list(reversed(self.s.draw))
+
+    @property
+    def discard_pile(self) -> list[Card]:
+        """The discard pile, bottom to top (a copy)."""
+        return list(self.s.discard)
+
+    @property
+    def catchable(self) -> str | None:
+        """The player who holds one card, did not call UNO and can still be caught."""
+        return self.s.catchable
+
+    @property
+    def challenge_victim(self) -> str | None:
+        return self.s.w4.victim if self.s.w4 else None
+
+    @property
+    def challenge_against(self) -> str | None:
+        return self.s.w4.player if self.s.w4 else None
+
+    @property
+    def challenge_color(self) -> Color | None:
+        """The colour in play before the pending Wild Draw Four."""
+        return self.s.w4.color if self.s.w4 else None
+
+    def name(self, player: str) -> str:
+        return self.names.get(player, player)
+
+    def hand(self, player: str) -> tuple[Card, ...]:
+        self._need_player(player)
+        return tuple(self.s.hands[player])
+
+    def hand_counts(self) -> dict[str, int]:
+        return {p: len(self.s.hands[p]) for p in self.players}
+
+    def towers_of(self, player: str) -> list[Tower]:
+        return [t for t, h in self.s.towers.items() if h == player]
+
+    def has_called(self, player: str) -> bool:
+        return player in self.s.called
+
+    def next_player(self, player: str | None = None) -> str:
+        return self._next(player if player is not None else self.s.turn)
+
+    def card_points(self, card: Card) -> int:
+        return self.edition.points(card, self.settings)
+
+    def can_play_on_top(self, card: Card) -> bool:
+        """Whether ``card`` matches the discard pile now (a Wild Draw Four always does)."""
+        return self._matches(card)
+
+    def wild_draw_four_is_legal(self, player: str) -> bool:
+        """True when ``player`` holds no card of the current colour."""
+        return not any(c.color is self.s.color for c in self.s.hands[player])
+
+    def legal_moves(self, player: str) -> LegalMoves:
+        return LegalMoves(self, player)
+
+    def playable_cards(self, player: str) -> list[Card]:
+        """Distinct cards ``player`` could play now (for menus and autocomplete)."""
+        s = self.s
+        if s.pending is Decision.DRAWN and s.turn == player:
+            return [s.drawn] if s.drawn is not None else []
+        if s.pending is not Decision.PLAY or s.turn != player:
+            return []
+        seen: dict[Card, None] = {}
+        for c in s.hands[player]:
+            if c not in seen and self._matches(c):
+                seen[c] = None
+        return list(seen)
+
+    def tower_choices(self, player: str, card: Card) -> tuple[int, list[Tower]]:
+        """How many towers ``card`` grabs by choice, and which ones ``player`` may pick."""
+        if not self.edition.towers:
+            return 0, []
+        free = [t for t in Tower if self.s.towers[t] != player]
+        if card.kind is Kind.GRAB_TWO:
+            return min(2, len(free)), free
+        if card.kind is Kind.WILD_GRAB:
+            return min(1, len(free)), free
+        return 0, []
+
+    # ------------------------------------------------------------------ helpers
+    def _need_player(self, player: str) -> None:
+        if player not in self._seat:
+            raise NotAPlayerError(f"{player} is not playing in this game.")
+
+    def _next(self, player: str, direction: int | None = None, steps: int = 1) -> str:
+        d = self.s.direction if direction is None else direction
+        return self.players[(self._seat[player] + d * steps) % len(self.players)]
+
+    def _matches(self, card: Card) -> bool:
+        s = self.s
+        if card.kind.is_wild:
+            return True
+        if card.color is s.color:
+            return True
+        if s.color_only:
+            return False
+        top = s.discard[-1]
+        if top.kind.is_wild:
+            return False
+        if card.kind is Kind.NUMBER:
+            return top.kind is Kind.NUMBER and top.number == card.number
+        return card.kind is top.kind
+
+    def _blocks(self, player: str, kind: Kind) -> Tower | None:
+        if not self.edition.towers:
+            return None
+        tower = BLOCKED_BY.get(kind)
+        if tower is not None and self.s.towers[tower] == player:
+            return tower
+        return None
+
+    def _turn_event(self) -> Turn:
+        return Turn(self.s.turn, self.s.pending.value)
+
+    def _not_your_turn(self, player: str) -> NotYourTurnError:
+        s = self.s
+        who = self.name(s.turn)
+        if s.pending is Decision.CHALLENGE:
+            return NotYourTurnError(f"{who} must accept or challenge the Wild Draw Four first.")
+        if s.pending is Decision.KEEP:
+            return NotYourTurnError(f"{who} must choose the card to keep first.")
+        if s.pending is Decision.COLOR:
+            return NotYourTurnError(f"{who} must name the starting colour first.")
+        return NotYourTurnError(f"It's {who}'s turn.")
+
+    def _color_text(self) -> str:
+        return self.s.color.label if self.s.color else "no colour"
+
+    def _top_text(self) -> str:
+        top = self.s.discard[-1]
+        if top.is_wild:
+            return f"the {top.describe()} (colour {self._color_text()})"
+        return f"the {top.describe()}"
+
+    # ------------------------------------------------------------------ validation
+    def validate(self, move: Move) -> Move:
+        """Check ``move`` against the rules without changing anything.
+
+        Returns the move in normal form (choices a card does not take dropped); raises an
+        ``EngineError`` whose message says what is wrong.
+        """
+        s = self.s
+        if s.pending is Decision.OVER:
+            raise GameOverError("The game is over.")
+        self._need_player(move.player)
+        p = move.player
+        if isinstance(move, CallUno):
+            return self._check_call(p)
+        if isinstance(move, Catch):
+            return self._check_catch(p, move.target)
+        if s.turn != p:
+            raise self._not_your_turn(p)
+        if isinstance(move, Play):
+            return self._check_play(move)
+        if isinstance(move, Draw):
+            if s.pending is Decision.DRAWN:
+                raise IllegalMoveError("You already drew: play the drawn card or keep it.")
+            if s.pending is not Decision.PLAY:
+                raise self._wrong_decision()
+            return move
+        if isinstance(move, Pass):
+            if s.pending is not Decision.DRAWN:
+                raise IllegalMoveError("You can keep a card only right after drawing it.")
+            return move
+        if isinstance(move, Accept | Challenge):
+            if s.pending is not Decision.CHALLENGE:
+                raise IllegalMoveError("There is no Wild Draw Four to accept or challenge.")
+            return move
+        if isinstance(move, Keep):
+            if s.pending is not Decision.KEEP:
+                raise IllegalMoveError("You can choose a card to keep only after an instant UNO.")
+            if move.card not in s.hands[p]:
+                raise CardNotInHandError(f"You don't have {move.card}.")
+            return move
+        if isinstance(move, ChooseColor):
+            if s.pending is not Decision.COLOR:
+                raise IllegalMoveError("There is no colour to name now.")
+            return move
+        raise ParseError("Unknown move.")  # pragma: no cover
+
+    def _wrong_decision(self) -> IllegalMoveError:
+        s = self.s
+        if s.pending is Decision.CHALLENGE:
+            return IllegalMoveError("Accept or challenge the Wild Draw Four first.")
+        if s.pending is Decision.KEEP:
+            return IllegalMoveError("Choose the card to keep first.")
+        if s.pending is Decision.COLOR:
+            return IllegalMoveError("Name the starting colour first.")
+        return IllegalMoveError("You can't do that now.")
+
+    def _check_play(self, move: Play) -> Play:
+        s = self.s
+        p = move.player
+        card = move.card
+        if s.pending is Decision.DRAWN:
+            if card != s.drawn:
+                raise IllegalMoveError(
+                    f"After drawing you can only play the card you drew ({s.drawn}) or keep it."
+                )
+        elif s.pending is not Decision.PLAY:
+            raise self._wrong_decision()
+        if card not in s.hands[p]:
+            raise CardNotInHandError(f"You don't have {card}.")
+        if not self._matches(card):
+            if s.color_only:
+                raise NoMatchError(
+                    f"{card} does not match {self._top_text()}: the first play on it "
+                    f"must be {self._color_text()}."
+                )
+            raise NoMatchError(f"{card} does not match {self._top_text()}.")
+        color = move.color
+        if card.is_wild:
+            if color is None:
+                raise ChoiceError(f"Choose a colour for the {card.describe()}.")
+        else:
+            color = None
+        towers: tuple[Tower, ...] = ()
+        need, free = self.tower_choices(p, card)
+        if need:
+            towers = move.towers
+            if len(towers) != need or len(set(towers)) != need:
+                word = "one tower" if need == 1 else f"{need} different towers"
+                raise ChoiceError(f"Choose {word} to grab with the {card.describe()}.")
+            for t in towers:
+                if t not in free:
+                    raise ChoiceError(f"You already hold the {t} tower: grab another one.")
+        if color is move.color and towers == move.towers:
+            return move
+        return replace(move, color=color, towers=towers)
+
+    def _check_call(self, p: str) -> CallUno:
+        s = self.s
+        n = len(s.hands[p])
+        if p in s.called:
+            raise UnoCallError("You already called UNO.")
+        if n == 1:
+            return CallUno(p)
+        if n == 2 and s.turn == p and s.pending in (Decision.PLAY, Decision.DRAWN):
+            return CallUno(p)
+        raise UnoCallError(
+            "You can call UNO on your turn with two cards, or when you hold one card."
+        )
+
+    def _check_catch(self, p: str, target: str) -> Catch:
+        s = self.s
+        self._need_player(target)
+        if target == p:
+            raise UnoCallError("You can't catch yourself: call UNO instead.")
+        if s.catchable != target:
+            who = self.name(target)
+            if len(s.hands[target]) != 1:
+                raise UnoCallError(f"{who} doesn't hold exactly one card.")
+            if target in s.called:
+                raise UnoCallError(f"{who} already called UNO.")
+            raise UnoCallError(f"Too late: {who} can't be caught any more.")
+        return Catch(p, target)
+
+    # ------------------------------------------------------------------ legal moves
+    def _play_variants(self, p: str, card: Card, uno_too: bool) -> list[Move]:
+        colors: list[Color | None] = list(Color) if card.is_wild else [None]
+        need, free = self.tower_choices(p, card)
+        tower_sets: list[tuple[Tower, ...]] = (
+            [tuple(c) for c in combinations(free, need)] if need else [()]
+        )
+        out: list[Move] = []
+        for c in colors:
+            for ts in tower_sets:
+                out.append(Play(p, card, c, ts))
+                if uno_too:
+                    out.append(Play(p, card, c, ts, True))
+        return out
+
+    def _enumerate(self, p: str) -> list[Move]:
+        s = self.s
+        if s.pending is Decision.OVER or p not in self._seat:
+            return []
+        out: list[Move] = []
+        with contextlib.suppress(EngineError):
+            out.append(self._check_call(p))
+        if s.catchable is not None and s.catchable != p:
+            out.append(Catch(p, s.catchable))
+        if s.turn != p:
+            return out
+        hand = s.hands[p]
+        if s.pending is Decision.PLAY:
+            for card in self.playable_cards(p):
+                out += self._play_variants(p, card, len(hand) == 2)
+            out.append(Draw(p))
+        elif s.pending is Decision.DRAWN:
+            assert s.drawn is not None
+            out += self._play_variants(p, s.drawn, len(hand) == 2)
+            out.append(Pass(p))
+        elif s.pending is Decision.COLOR:
+            out += [ChooseColor(p, c) for c in Color]
+        elif s.pending is Decision.CHALLENGE:
+            out += [Accept(p), Challenge(p)]
+        elif s.pending is Decision.KEEP:
+            for c in dict.fromkeys(hand):
+                out += [Keep(p, c), Keep(p, c, True)]
+        return out
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, move: Move) -> list[Event]:
+        """Make ``move``; returns what happened. Raises ``EngineError`` and changes
+        nothing when the move is not allowed."""
+        move = self.validate(move)
+        self.counters.moves += 1
+        p = move.player
+        if isinstance(move, CallUno):
+            self.s.called.add(p)
+            if self.s.catchable == p:
+                self.s.catchable = None
+            return [UnoCalled(p)]
+        if isinstance(move, Catch):
+            return self._do_catch(p, move.target)
+        self._close_window(p)
+        if isinstance(move, Play):
+            return self._do_play(move)
+        if isinstance(move, Draw):
+            return self._do_draw(p)
+        if isinstance(move, Pass):
+            self.s.drawn = None
+            return [Passed(p), *self._end_turn(p)]
+        if isinstance(move, Accept):
+            return self._do_accept(p)
+        if isinstance(move, Challenge):
+            return self._do_challenge(p)
+        if isinstance(move, Keep):
+            return self._do_keep(move)
+        assert isinstance(move, ChooseColor)
+        self.s.color = move.color
+        self.s.pending = Decision.PLAY
+        return [ColorChosen(p, move.color), self._turn_event()]
+
+    def _close_window(self, actor: str) -> None:
+        """A move by anyone but the player at risk closes the UNO catch window."""
+        if self.s.catchable is not None and self.s.catchable != actor:
+            self.s.catchable = None
+
+    def _draw_cards(self, p: str, count: int, reason: str) -> list[Event]:
+        s = self.s
+        events: list[Event] = []
+        got: list[Card] = []
+        hand = s.hands[p]
+        for _ in range(count):
+            if not s.draw:
+                if len(s.discard) <= 1:
+                    break
+                top = s.discard.pop()
+                pile = s.discard
+                self.rng.shuffle(pile)
+                s.draw = pile
+                s.discard = [top]
+                events.append(Reshuffled(len(pile)))
+            card = s.draw.pop()
+            hand.append(card)
+            got.append(card)
+        if got:
+            s.called.discard(p)
+            if s.catchable == p:
+                s.catchable = None
+        events.append(Drew(p, len(got), tuple(got), reason))
+        return events
+
+    def _end_turn(self, p: str) -> list[Event]:
+        s = self.s
+        s.turn = self._next(p)
+        s.pending = Decision.PLAY
+        s.color_only = False
+        self.counters.turns += 1
+        return [self._turn_event()]
+
+    def _grab(self, p: str, tower: Tower) -> list[Event]:
+        s = self.s
+        holder = s.towers[tower]
+        if holder == p:
+            return []
+        s.towers[tower] = p
+        self.stats[p].towers_grabbed += 1
+        self.counters.grabs += 1
+        return [TowerGrabbed(p, tower, holder)]
+
+    def _do_play(self, move: Play) -> list[Event]:
+        s = self.s
+        p = move.player
+        card = move.card
+        hand = s.hands[p]
+        prev_color = s.color
+        hand.remove(card)
+        guilty = card.kind is Kind.WILD_DRAW_FOUR and any(c.color is prev_color for c in hand)
+        s.discard.append(card)
+        s.color = move.color if card.is_wild else card.color
+        s.drawn = None
+        s.color_only = False
+        events: list[Event] = [Played(p, card, s.color)]
+        left = len(hand)
+        if left == 1:
+            if move.uno or p in s.called:
+                if move.uno and p not in s.called:
+                    events.append(UnoCalled(p))
+                s.called.add(p)
+            else:
+                s.catchable = p
+        elif left > 1:
+            s.called.discard(p)
+        if self.edition.towers:
+            if card.icon is not None:
+                events += self._grab(p, card.icon)
+            for t in move.towers:
+                events += self._grab(p, t)
+        if left == 0:
+            return events + self._last_card_effect(p, card) + self._end_round(p)
+        if self.edition.towers and all(h == p for h in s.towers.values()):
+            if left >= 2:
+                s.pending = Decision.KEEP
+                s.after_keep = self._next(p)
+                events.append(self._turn_event())
+                return events
+            events += self._instant_uno(p, hand[0], 0)
+        return events + self._effect(p, card, guilty, prev_color)
+
+    def _instant_uno(self, p: str, kept: Card, discarded: int) -> list[Event]:
+        self.s.towers = {t: None for t in Tower}
+        self.stats[p].instant_unos += 1
+        self.counters.instant_unos += 1
+        return [InstantUno(p, kept, discarded), TowersReturned()]
+
+    def _effect(
+        self, p: str, card: Card, guilty: bool, prev_color: Color | None
+    ) -> list[Event]:
+        """What a played card does to the next player; ends with the next Turn."""
+        s = self.s
+        kind = card.kind
+        victim = self._next(p)
+        events: list[Event] = []
+        if kind is Kind.REVERSE:
+            s.direction = -s.direction
+            events.append(Reversed(s.direction))
+            if len(self.players) == 2:
+                events.append(Skipped(victim))
+                return events + self._end_turn(victim)
+            return events + self._end_turn(p)
+        if kind in (Kind.SKIP, Kind.DRAW_ONE, Kind.DRAW_TWO, Kind.WILD_DRAW_FOUR):
+            tower = self._blocks(victim, kind)
+            if tower is not None:
+                self.stats[victim].blocks += 1
+                self.counters.blocks += 1
+                events.append(Blocked(victim, card, tower))
+                return events + self._end_turn(p)
+            if kind is Kind.WILD_DRAW_FOUR:
+                s.w4 = _W4(p, victim, guilty, prev_color)
+                s.turn = victim
+                s.pending = Decision.CHALLENGE
+                return [*events, self._turn_event()]
+            if kind in DRAW_COUNT:
+                events += self._draw_cards(victim, DRAW_COUNT[kind], "card")
+            events.append(Skipped(victim))
+            return events + self._end_turn(victim)
+        return events + self._end_turn(p)
+
+    def _last_card_effect(self, p: str, card: Card) -> list[Event]:
+        """A drawing card played as the last card still makes the next player draw."""
+        if card.kind not in DRAW_COUNT:
+            return []
+        victim = self._next(p)
+        tower = self._blocks(victim, card.kind)
+        if tower is not None:
+            self.stats[victim].blocks += 1
+            self.counters.blocks += 1
+            return [Blocked(victim, card, tower)]
+        return self._draw_cards(victim, DRAW_COUNT[card.kind], "card")
+
+    def _do_draw(self, p: str) -> list[Event]:
+        s = self.s
+        events = self._draw_cards(p, 1, "draw")
+        drew = events[-1]
+        assert isinstance(drew, Drew)
+        if drew.count == 1 and self._matches(drew.cards[0]):
+            s.pending = Decision.DRAWN
+            s.drawn = drew.cards[0]
+            events.append(self._turn_event())
+            return events
+        return events + self._end_turn(p)
+
+    def _do_accept(self, p: str) -> list[Event]:
+        s = self.s
+        s.w4 = None
+        events: list[Event] = [Accepted(p)]
+        events += self._draw_cards(p, 4, "card")
+        events.append(Skipped(p))
+        return events + self._end_turn(p)
+
+    def _do_challenge(self, p: str) -> list[Event]:
+        s = self.s
+        w4 = s.w4
+        assert w4 is not None
+        s.w4 = None
+        self.counters.challenges += 1
+        against = w4.player
+        events: list[Event] = [
+            ChallengeResolved(p, against, w4.guilty, tuple(s.hands[against]))
+        ]
+        if w4.guilty:
+            self.stats[p].challenges_won += 1
+            events += self._draw_cards(against, 4, "challenge")
+            s.pending = Decision.PLAY
+            s.turn = p
+            self.counters.turns += 1
+            return [*events, self._turn_event()]
+        events += self._draw_cards(p, 6, "challenge")
+        events.append(Skipped(p))
+        return events + self._end_turn(p)
+
+    def _do_keep(self, move: Keep) -> list[Event]:
+        s = self.s
+        p = move.player
+        hand = s.hands[p]
+        hand.remove(move.card)
+        others = list(hand)
+        s.hands[p] = [move.card]
+        top = s.discard.pop()
+        s.discard.extend(others)
+        s.discard.append(top)
+        events = self._instant_uno(p, move.card, len(others))
+        if move.uno:
+            s.called.add(p)
+            events.append(UnoCalled(p))
+        else:
+            s.called.discard(p)
+            s.catchable = p
+        nxt = s.after_keep
+        assert nxt is not None
+        s.after_keep = None
+        s.turn = nxt
+        s.pending = Decision.PLAY
+        self.counters.turns += 1
+        events.append(self._turn_event())
+        return events
+
+    def _do_catch(self, p: str, target: str) -> list[Event]:
+        self.s.catchable = None
+        self.stats[target].caught += 1
+        self.counters.catches += 1
+        return [Caught(target, p), *self._draw_cards(target, 2, "catch")]
+
+    # ------------------------------------------------------------------ round end
+    def _end_round(self, winner: str) -> list[Event]:
+        s = self.s
+        pts = self.card_points
+        gained = {p: 0 for p in self.players}
+        if self.settings.scoring == "standard":
+            won = sum(pts(c) for q in self.players if q != winner for c in s.hands[q])
+            gained[winner] = won
+        else:
+            won = 0
+            for q in self.players:
+                gained[q] = sum(pts(c) for c in s.hands[q])
+        for q, g in gained.items():
+            s.scores[q] += g
+        st = self.stats[winner]
+        st.rounds_won += 1
+        st.best_round = max(st.best_round, won)
+        events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores))]
+        target = self.settings.target
+        if any(v >= target for v in s.scores.values()):
+            if self.settings.scoring == "standard":
+                top = max(s.scores.values())
+            else:
+                top = min(s.scores.values())
+            s.winners = [q for q in self.players if s.scores[q] == top]
+            s.pending = Decision.OVER
+            s.catchable = None
+            events.append(GameWon(tuple(s.winners), dict(s.scores)))
+            return events
+        s.dealer = self._next(s.dealer, 1)
+        return events + self._start_round()
+
+    # ------------------------------------------------------------------ out-of-band
+    def timeout_moves(self) -> list[Move]:
+        """What to do for the player who let their time run out: draw and keep, accept a
+        Wild Draw Four, name the colour they hold most, keep their best card."""
+        s = self.s
+        p = s.turn
+        hand = s.hands[p]
+        if s.pending is Decision.PLAY:
+            return [Draw(p)]
+        if s.pending is Decision.DRAWN:
+            return [Pass(p)]
+        if s.pending is Decision.CHALLENGE:
+            return [Accept(p)]
+        if s.pending is Decision.COLOR:
+            return [ChooseColor(p, most_common_color(hand))]
+        if s.pending is Decision.KEEP:
+            return [Keep(p, max(hand, key=self.card_points))]
+        return []
+
+    def apply_timeout(self) -> list[Event]:
+        """Apply the default for the player who must act (the turn timer ran out)."""
+        events: list[Event] = []
+        for move in self.timeout_moves():
+            events += self.apply(move)
+            if self.s.pending is Decision.DRAWN and self.s.turn == move.player:
+                events += self.apply(Pass(move.player))
+        return events
+
+    def remove_player(self, player: str) -> list[Event]:
+        """``player`` leaves: their cards go under the draw pile, their towers back to
+        the neutral spot, any decision of theirs passes on. With one player left the game
+        ends and they win."""
+        self._need_player(player)
+        s = self.s
+        if s.pending is Decision.OVER:
+            raise GameOverError("The game is over.")
+        events: list[Event] = []
+        cards = s.hands.pop(player)
+        s.draw[0:0] = cards
+        events.append(Left(player, len(cards)))
+        for t, h in s.towers.items():
+            if h == player:
+                s.towers[t] = None
+        s.called.discard(player)
+        if s.catchable == player:
+            s.catchable = None
+        successor = self._next(player)
+        if s.dealer == player:
+            s.dealer = self._next(player, 1, -1)
+        if s.after_keep == player:
+            s.after_keep = self._next(player)
+        turn_moves = False
+        if s.w4 is not None and player in (s.w4.player, s.w4.victim):
+            # The Wild Draw Four is void: its victim (if still here) simply plays.
+            victim = s.w4.victim
+            s.w4 = None
+            if victim != player:
+                s.turn = victim
+                s.pending = Decision.PLAY
+            else:
+                turn_moves = True
+        elif s.turn == player:
+            turn_moves = True
+        if turn_moves:
+            if s.pending is Decision.KEEP:
+                s.turn = s.after_keep or successor
+            else:
+                s.turn = successor
+            if s.pending is not Decision.COLOR:
+                s.pending = Decision.PLAY
+            s.drawn = None
+            s.after_keep = None
+        self.players.remove(player)
+        self._seat = {p: i for i, p in enumerate(self.players)}
+        del s.scores[player]
+        if len(self.players) == 1:
+            s.winners = list(self.players)
+            s.pending = Decision.OVER
+            events.append(GameWon(tuple(s.winners), dict(s.scores)))
+            return events
+        events.append(self._turn_event())
+        return events
+
+    # ------------------------------------------------------------------ views
+    def public_view(self) -> dict[str, Any]:
+        """What the table shows: no card of any hand."""
+        s = self.s
+        return {
+            "edition": self.edition.name,
+            "round": self.round_number,
+            "players": [
+                {
+                    "id": p,
+                    "name": self.name(p),
+                    "cards": len(s.hands[p]),
+                    "towers": [t.value for t in self.towers_of(p)],
+                    "score": s.scores[p],
+                    "uno": p in s.called,
+                }
+                for p in self.players
+            ],
+            "top": s.discard[-1].code if s.discard else None,
+            "color": s.color.label if s.color else None,
+            "direction": s.direction,
+            "dealer": s.dealer,
+            "turn": s.turn,
+            "pending": s.pending.value,
+            "draw_count": len(s.draw),
+            "discard_count": len(s.discard),
+            "towers": {t.value: h for t, h in s.towers.items()},
+            "scores": dict(s.scores),
+            "winners": list(s.winners),
+            "target": self.settings.target,
+        }
+
+    def player_view(self, player: str) -> dict[str, Any]:
+        """The public view plus what ``player`` alone may see."""
+        self._need_player(player)
+        view = self.public_view()
+        view["you"] = player
+        view["hand"] = [c.code for c in self.s.hands[player]]
+        view["playable"] = [c.code for c in self.playable_cards(player)]
+        view["drawn"] = (
+            self.s.drawn.code if self.s.drawn is not None and self.s.turn == player else None
+        )
+        return view
+
+    # ------------------------------------------------------------------ serialisation
+    def to_dict(self) -> dict[str, Any]:
+        s = self.s
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "version": STATE_VERSION,
+            "edition": self.edition.name,
+            "settings": self.settings.to_dict(),
+            "players": list(self.players),
+            "names": dict(self.names),
+            "rng": [version, list(internal), gauss],
+            "round": self.round_number,
+            "started": self.started,
+            "hands": {p: [c.code for c in h] for p, h in s.hands.items()},
+            "draw": [c.code for c in s.draw],
+            "discard": [c.code for c in s.discard],
+            "color": s.color.value if s.color else None,
+            "towers": {t.value: h for t, h in s.towers.items()},
+            "turn": s.turn,
+            "direction": s.direction,
+            "dealer": s.dealer,
+            "scores": dict(s.scores),
+            "pending": s.pending.value,
+            "drawn": s.drawn.code if s.drawn else None,
+            "color_only": s.color_only,
+            "w4": (
+                {"player": s.w4.player, "victim": s.w4.victim, "guilty": s.w4.guilty,
+                 "color": s.w4.color.value if s.w4.color else None}
+                if s.w4 else None
+            ),
+            "after_keep": s.after_keep,
+            "called": sorted(s.called),
+            "catchable": s.catchable,
+            "winners": list(s.winners),
+            "stats": {p: _stats_dict(st) for p, st in self.stats.items()},
+            "counters": _stats_dict(self.counters),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Game:
+        """Rebuild a game saved with ``to_dict`` (raises ``ParseError`` if malformed)."""
+        try:
+            if d.get("version") != STATE_VERSION:
+                raise ParseError("This saved game comes from an unknown version.")
+            game = cls(
+                d["players"],
+                edition=d["edition"],
+                settings=Settings.from_dict(d["settings"]),
+                names=d.get("names"),
+            )
+            v, internal, gauss = d["rng"]
+            game.rng.setstate((v, tuple(internal), gauss))
+            game.round_number = int(d["round"])
+            game.started = bool(d["started"])
+            parse = Card.parse
+            s = game.s
+            s.hands = {p: [parse(c) for c in h] for p, h in d["hands"].items()}
+            s.draw = [parse(c) for c in d["draw"]]
+            s.discard = [parse(c) for c in d["discard"]]
+            s.color = Color(d["color"]) if d["color"] else None
+            s.towers = {Tower(t): h for t, h in d["towers"].items()}
+            s.turn = d["turn"]
+            s.direction = int(d["direction"])
+            s.dealer = d["dealer"]
+            s.scores = {p: int(v) for p, v in d["scores"].items()}
+            s.pending = Decision(d["pending"])
+            s.drawn = parse(d["drawn"]) if d["drawn"] else None
+            s.color_only = bool(d["color_only"])
+            w4 = d["w4"]
+            s.w4 = (
+                _W4(w4["player"], w4["victim"], bool(w4["guilty"]),
+                    Color(w4["color"]) if w4["color"] else None)
+                if w4 else None
+            )
+            s.after_keep = d["after_keep"]
+            s.called = set(d["called"])
+            s.catchable = d["catchable"]
+            s.winners = list(d["winners"])
+            game.stats = {p: PlayerStats(**st) for p, st in d["stats"].items()}
+            game.counters = Counters(**d["counters"])
+        except EngineError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ParseError(f"This saved game is damaged ({exc!r}).") from None
+        return game
+
+    def copy(self) -> Game:
+        return Game.from_dict(self.to_dict())
+
+    def all_cards(self) -> Counter[Card]:
+        """Every card in hands, draw and discard piles (for conservation checks)."""
+        s = self.s
+        c: Counter[Card] = Counter(s.draw)
+        c.update(s.discard)
+        for h in s.hands.values():
+            c.update(h)
+        return c
+
+
+def _stats_dict(obj: PlayerStats | Counters) -> dict[str, int]:
+    return {name: getattr(obj, name) for name in obj.__slots__}
+
+
+def most_common_color(cards: Iterable[Card]) -> Color:
+    counts = Counter(c.color for c in cards if c.color is not None)
+    if not counts:
+        return Color.RED
+    best = max(counts.values())
+    return next(c for c in Color if counts.get(c) == best)

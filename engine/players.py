@@ -1,0 +1,187 @@
+"""Computer players. They see only what their seat may see (``Game.player_view`` facts).
+
+``choose(game, player)`` returns the move for the decision ``player`` owes now (or None);
+``react(game, player)`` returns an out-of-turn move (calling UNO, catching) or None.
+Both are deterministic under the player's seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Protocol
+
+from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Kind, Tower
+from engine.game import Decision, Game, most_common_color
+from engine.moves import (
+    Accept,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    Keep,
+    Move,
+    Pass,
+    Play,
+)
+
+
+class Strategy(Protocol):
+    name: str
+
+    def choose(self, game: Game, player: str) -> Move | None: ...
+
+    def react(self, game: Game, player: str) -> Move | None: ...
+
+
+class RandomPlayer:
+    """Picks uniformly among its legal moves; catches and calls UNO by coin toss."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, game: Game, player: str) -> Move | None:
+        if game.is_over or game.turn != player:
+            return None
+        moves = [m for m in game._enumerate(player) if not isinstance(m, CallUno | Catch)]
+        return self.rng.choice(moves) if moves else None
+
+    def react(self, game: Game, player: str) -> Move | None:
+        if game.is_over:
+            return None
+        target = game.catchable
+        if target is not None and target != player and self.rng.random() < 0.5:
+            return Catch(player, target)
+        return None
+
+
+class HeuristicPlayer:
+    """A player who uses towers, holds blockers, challenges when the odds favour it,
+    calls UNO and catches others."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    # -------------------------------------------------------------- out of turn
+    def react(self, game: Game, player: str) -> Move | None:
+        if game.is_over:
+            return None
+        target = game.catchable
+        if target is not None and target != player:
+            return Catch(player, target)
+        if len(game.hand(player)) == 1 and not game.has_called(player):
+            return CallUno(player)
+        return None
+
+    # -------------------------------------------------------------- decisions
+    def choose(self, game: Game, player: str) -> Move | None:
+        if game.is_over or game.turn != player:
+            return None
+        pending = game.pending
+        hand = game.hand(player)
+        if pending is Decision.COLOR:
+            return ChooseColor(player, most_common_color(hand))
+        if pending is Decision.CHALLENGE:
+            return Challenge(player) if self._guilt_odds(game, player) > 1 / 3 else Accept(player)
+        if pending is Decision.KEEP:
+            return Keep(player, self._card_to_keep(game, hand), uno=True)
+        plays = [m for m in game._enumerate(player) if isinstance(m, Play)]
+        if len(hand) == 2:
+            plays = [m for m in plays if m.uno]
+        if not plays:
+            return Draw(player) if pending is Decision.PLAY else Pass(player)
+        scored = [(self._score(game, player, m), i, m) for i, m in enumerate(plays)]
+        best_score, _, best = max(scored, key=lambda t: (t[0], -t[1]))
+        if pending is Decision.DRAWN and best_score < -25:
+            return Pass(player)
+        return best
+
+    def _guilt_odds(self, game: Game, player: str) -> float:
+        """Chance that the Wild Draw Four player held a card of the colour in play."""
+        color = game.challenge_color
+        against = game.challenge_against
+        if color is None or against is None:
+            return 0.0
+        unseen = Counter(game.edition.deck)
+        unseen.subtract(game.hand(player))
+        unseen.subtract(game.discard_pile)
+        total = sum(v for v in unseen.values() if v > 0)
+        same = sum(v for c, v in unseen.items() if v > 0 and c.color is color)
+        if total <= 0:
+            return 0.0
+        frac = same / total
+        held = len(game.hand(against))
+        return float(1 - (1 - frac) ** held)
+
+    def _card_to_keep(self, game: Game, hand: tuple[Card, ...]) -> Card:
+        order = {Kind.WILD_DRAW_FOUR: 4, Kind.WILD_GRAB: 3, Kind.WILD: 3, Kind.VICTORY_LAP: 2}
+        wilds = [c for c in hand if c.is_wild]
+        if wilds:
+            return max(wilds, key=lambda c: order.get(c.kind, 0))
+        matching = [c for c in hand if game.can_play_on_top(c)]
+        return (matching or list(hand))[0]
+
+    def _score(self, game: Game, player: str, move: Play) -> float:
+        card = move.card
+        hand = game.hand(player)
+        counts = game.hand_counts()
+        nxt = game.next_player(player)
+        n_next = counts[nxt]
+        urgency = 3.0 if n_next <= 2 else (1.5 if n_next <= 4 else 1.0)
+        score = game.card_points(card) * 0.4
+        rest = list(hand)
+        rest.remove(card)
+        same_color_left = sum(1 for c in rest if c.color is not None and c.color is card.color)
+        score += same_color_left * 1.5
+        kind = card.kind
+        holder_next = game.towers
+        if kind in BLOCKED_BY:
+            blocked = holder_next[BLOCKED_BY[kind]] == nxt
+            if blocked:
+                score -= 15
+            else:
+                score += (DRAW_COUNT.get(kind, 0) * 5 + 8) * urgency
+        if kind is Kind.REVERSE and len(game.players) > 2:
+            prev = _previous(game, player)
+            score += 4 if counts[prev] > n_next else -2
+        if card.is_wild:
+            others_playable = any(
+                c for c in rest if not c.is_wild and game.can_play_on_top(c)
+            )
+            if others_playable and len(hand) > 3:
+                score -= 22
+            if move.color is not None:
+                score += 5 * sum(1 for c in rest if c.color is move.color)
+        if kind is Kind.WILD_DRAW_FOUR and not game.wild_draw_four_is_legal(player):
+            score -= 10 if n_next <= 1 else 60
+        if game.edition.towers:
+            grabbed: list[Tower] = list(move.towers)
+            if card.icon is not None:
+                grabbed.append(card.icon)
+            mine_after = {t for t, h in holder_next.items() if h == player} | set(grabbed)
+            for t in set(grabbed):
+                h = holder_next[t]
+                if h == player:
+                    continue
+                score += 7
+                if h is not None and counts[h] <= 3:
+                    score += 4
+                if h == nxt:
+                    score += 3
+            if len(mine_after) == 4 and len(rest) >= 2:
+                score += 150 + 3 * len(rest)
+        score += self.rng.random() * 0.5
+        return score
+
+
+def _previous(game: Game, player: str) -> str:
+    i = game.players.index(player)
+    return game.players[(i - game.direction) % len(game.players)]
+
+
+__all__ = ["HeuristicPlayer", "RandomPlayer", "Strategy"]
