@@ -1,0 +1,232 @@
+"""Replay a scenario file and print what happens, one JSON object per line.
+
+    python -m engine.replay FILE.json
+    python -m engine.replay - < FILE.json
+
+The format is documented in README.md ("Replay files"). A malformed file exits with status 2
+and one line saying what is wrong and where.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from engine.cards import Card, Color, Tower
+from engine.errors import EngineError, ParseError
+from engine.game import Decision, Game
+from engine.moves import move_from_dict
+from engine.settings import Settings
+
+TOP_KEYS = {"edition", "players", "rules", "seed", "setup", "moves"}
+SETUP_KEYS = {"hands", "draw", "discard", "color", "towers", "turn", "direction", "dealer",
+              "scores"}
+
+
+class ReplayFormatError(Exception):
+    """The scenario file is malformed; the message says what and where."""
+
+
+def _cards(value: Any, where: str) -> list[Card]:
+    if not isinstance(value, list):
+        raise ReplayFormatError(f"{where}: expected a list of card codes")
+    out = []
+    for i, code in enumerate(value):
+        if not isinstance(code, str):
+            raise ReplayFormatError(f"{where}[{i}]: a card code must be a string")
+        try:
+            out.append(Card.parse(code))
+        except ParseError as exc:
+            raise ReplayFormatError(f"{where}[{i}]: {exc}") from None
+    return out
+
+
+def _name(value: Any, players: list[str], where: str) -> str:
+    if value not in players:
+        raise ReplayFormatError(f"{where}: {value!r} is not one of the players")
+    assert isinstance(value, str)
+    return value
+
+
+def build_game(data: Any) -> tuple[Game, list[dict[str, Any]]]:
+    """The game a scenario describes, and the events of setting it up."""
+    if not isinstance(data, dict):
+        raise ReplayFormatError("top level: expected a JSON object")
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise ReplayFormatError(f"top level: unknown key {unknown[0]!r}")
+    for key in ("edition", "players", "moves"):
+        if key not in data:
+            raise ReplayFormatError(f"top level: missing {key!r}")
+    edition = data["edition"]
+    if edition not in ("power-grab", "classic"):
+        raise ReplayFormatError("edition: must be \"power-grab\" or \"classic\"")
+    players = data["players"]
+    if (not isinstance(players, list) or not all(isinstance(p, str) and p for p in players)
+            or len(set(players)) != len(players)):
+        raise ReplayFormatError("players: expected a list of distinct names")
+    if not isinstance(data["moves"], list):
+        raise ReplayFormatError("moves: expected a list")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ReplayFormatError("seed: expected a whole number")
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        raise ReplayFormatError("rules: expected an object")
+    try:
+        settings = Settings.from_dict(rules)
+    except (EngineError, TypeError) as exc:
+        raise ReplayFormatError(f"rules: {exc}") from None
+    setup = data.get("setup")
+    try:
+        if setup is None:
+            game = Game.new(players, edition=edition, settings=settings, seed=seed)
+            events = game.start()
+        else:
+            game, events = _from_setup(setup, players, edition, settings, seed)
+    except EngineError as exc:
+        raise ReplayFormatError(f"setup: {exc}") from None
+    return game, [e.to_dict() for e in events]
+
+
+def _from_setup(setup: Any, players: list[str], edition: str, settings: Settings,
+                seed: int) -> tuple[Game, list[Any]]:
+    if not isinstance(setup, dict):
+        raise ReplayFormatError("setup: expected an object")
+    unknown = sorted(set(setup) - SETUP_KEYS)
+    if unknown:
+        raise ReplayFormatError(f"setup: unknown key {unknown[0]!r}")
+    hands = None
+    if "hands" in setup:
+        if not isinstance(setup["hands"], dict):
+            raise ReplayFormatError("setup.hands: expected an object of name: [cards]")
+        hands = {_name(p, players, "setup.hands"): _cards(h, f"setup.hands.{p}")
+                 for p, h in setup["hands"].items()}
+    draw = _cards(setup["draw"], "setup.draw") if "draw" in setup else None
+    discard = _cards(setup.get("discard", []), "setup.discard")
+    color = None
+    if setup.get("color") is not None:
+        if not isinstance(setup["color"], str):
+            raise ReplayFormatError("setup.color: expected a colour name")
+        try:
+            color = Color.parse(setup["color"])
+        except ParseError as exc:
+            raise ReplayFormatError(f"setup.color: {exc}") from None
+    towers = None
+    if "towers" in setup:
+        if not isinstance(setup["towers"], dict):
+            raise ReplayFormatError("setup.towers: expected an object of tower: name or null")
+        towers = {}
+        for t, holder in setup["towers"].items():
+            try:
+                tower = Tower.parse(t)
+            except ParseError as exc:
+                raise ReplayFormatError(f"setup.towers: {exc}") from None
+            towers[tower] = None if holder is None else _name(holder, players,
+                                                              f"setup.towers.{t}")
+    turn = _name(setup["turn"], players, "setup.turn") if "turn" in setup else None
+    dealer = _name(setup["dealer"], players, "setup.dealer") if "dealer" in setup else None
+    direction = setup.get("direction", 1)
+    if direction not in (1, -1) or isinstance(direction, bool):
+        raise ReplayFormatError("setup.direction: expected 1 or -1")
+    scores = setup.get("scores")
+    if scores is not None:
+        if not isinstance(scores, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in scores.values()
+        ):
+            raise ReplayFormatError("setup.scores: expected an object of name: points")
+        for p in scores:
+            _name(p, players, "setup.scores")
+    return Game.from_setup(
+        players, edition=edition, settings=settings, seed=seed, hands=hands, draw=draw,
+        discard=discard, color=color, towers=towers, turn=turn, direction=direction,
+        dealer=dealer, scores=scores,
+    )
+
+
+def state_of(game: Game) -> dict[str, Any]:
+    """The closing ``state`` line."""
+    pending = None
+    if game.pending is Decision.OVER:
+        pending = None
+    elif game.pending is not Decision.PLAY:
+        pending = {"decision": game.pending.value, "player": game.turn}
+    return {
+        "event": "state",
+        "hands": {p: [c.code for c in game.hand(p)] for p in game.players},
+        "draw": [c.code for c in game.draw_pile],
+        "discard": [c.code for c in game.discard_pile],
+        "top": game.top.code if game.discard_pile else None,
+        "color": game.color.label if game.color else None,
+        "towers": {t.value: h for t, h in game.towers.items()},
+        "turn": None if game.is_over else game.turn,
+        "direction": game.direction,
+        "scores": game.scores,
+        "pending": pending,
+        "over": game.is_over,
+        "winners": game.winners,
+        "round": game.round_number,
+    }
+
+
+def replay(data: Any) -> Iterator[dict[str, Any]]:
+    """Play a scenario: yields every event as a dict, then the state.
+
+    Raises ReplayFormatError (before yielding anything for the moves) when malformed.
+    """
+    game, setup_events = build_game(data)
+    moves = []
+    for i, raw in enumerate(data["moves"]):
+        try:
+            moves.append(move_from_dict(raw))
+        except ParseError as exc:
+            raise ReplayFormatError(f"moves[{i}]: {exc}") from None
+    yield from setup_events
+    for i, move in enumerate(moves):
+        try:
+            events = game.apply(move)
+        except EngineError as exc:
+            yield {"event": "rejected", "player": move.player, "reason": str(exc), "move": i}
+            continue
+        for e in events:
+            yield e.to_dict()
+    yield state_of(game)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m engine.replay FILE.json   (or - for standard input)",
+              file=sys.stderr)
+        return 2
+    path = args[0]
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    except OSError as exc:
+        print(f"{path}: cannot read the file ({exc.strerror}).", file=sys.stderr)
+        return 2
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.",
+              file=sys.stderr)
+        return 2
+    try:
+        lines = list(replay(data))
+    except ReplayFormatError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    for line in lines:
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""Computer players play whole games; prints a summary.
+
+    python -m engine.simulate --games 200 --players 4 --edition power-grab --seed 1
+    python -m engine.simulate --games 100 --players 3 --strategies heuristic,random,random
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.editions import EDITIONS
+from engine.game import Game
+from engine.players import HeuristicPlayer, RandomPlayer, Strategy
+from engine.settings import Settings
+
+STRATEGIES: dict[str, Callable[[int], Strategy]] = {
+    "heuristic": HeuristicPlayer,
+    "random": RandomPlayer,
+}
+
+MAX_MOVES = 200_000
+
+
+def run_game(game: Game, strategies: dict[str, Strategy],
+             on_move: Callable[[Game], None] | None = None) -> None:
+    """Play ``game`` (already started) to its end with the given computer players.
+
+    Before every decision each seat may react (call UNO, catch someone)."""
+    moves = 0
+    while not game.is_over:
+        for p in list(game.players):
+            reaction = strategies[p].react(game, p)
+            if reaction is not None and reaction in game.legal_moves(p):
+                game.apply(reaction)
+                if on_move:
+                    on_move(game)
+        if game.is_over:
+            break
+        p = game.turn
+        move = strategies[p].choose(game, p)
+        if move is None:
+            raise RuntimeError(f"{strategies[p].name} player {p} returned no move")
+        game.apply(move)
+        if on_move:
+            on_move(game)
+        moves += 1
+        if moves > MAX_MOVES:
+            raise RuntimeError("game did not finish")
+
+
+@dataclass
+class Summary:
+    games: int = 0
+    rounds: int = 0
+    turns: int = 0
+    moves: int = 0
+    grabs: int = 0
+    blocks: int = 0
+    instant_unos: int = 0
+    challenges: int = 0
+    catches: int = 0
+    wins_by_seat: dict[int, float] = field(default_factory=dict)
+    wins_by_strategy: dict[str, float] = field(default_factory=dict)
+    seats_by_strategy: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        g = max(self.games, 1)
+        return {
+            "games": self.games,
+            "rounds": self.rounds,
+            "rounds_per_game": round(self.rounds / g, 2),
+            "turns": self.turns,
+            "turns_per_round": round(self.turns / max(self.rounds, 1), 2),
+            "moves": self.moves,
+            "grabs": self.grabs,
+            "blocks": self.blocks,
+            "instant_unos": self.instant_unos,
+            "challenges": self.challenges,
+            "catches": self.catches,
+            "win_rate_by_seat": {
+                str(seat): round(n / g, 3) for seat, n in sorted(self.wins_by_seat.items())
+            },
+            "win_rate_by_strategy": {
+                name: round(self.wins_by_strategy.get(name, 0.0) / max(seats, 1), 3)
+                for name, seats in sorted(self.seats_by_strategy.items())
+            },
+        }
+
+
+def simulate(games: int, players: int, edition: str, seed: int,
+             strategies: Sequence[str], settings: Settings | None = None) -> Summary:
+    summary = Summary()
+    for g in range(games):
+        names = [f"seat{i}" for i in range(players)]
+        game = Game.new(names, edition=edition, settings=settings, seed=seed * 1_000_003 + g)
+        kinds = {p: strategies[i % len(strategies)] for i, p in enumerate(names)}
+        bots = {p: STRATEGIES[kinds[p]](seed * 7919 + g * 31 + i)
+                for i, p in enumerate(names)}
+        game.start()
+        run_game(game, bots)
+        summary.games += 1
+        c = game.counters
+        summary.rounds += c.rounds
+        summary.turns += c.turns
+        summary.moves += c.moves
+        summary.grabs += c.grabs
+        summary.blocks += c.blocks
+        summary.instant_unos += c.instant_unos
+        summary.challenges += c.challenges
+        summary.catches += c.catches
+        for p in names:
+            summary.seats_by_strategy[kinds[p]] += 1
+        share = 1 / len(game.winners)
+        for w in game.winners:
+            seat = names.index(w)
+            summary.wins_by_seat[seat] = summary.wins_by_seat.get(seat, 0.0) + share
+            summary.wins_by_strategy[kinds[w]] = summary.wins_by_strategy.get(kinds[w], 0.0) + share
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m engine.simulate", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--edition", choices=sorted(EDITIONS), default="power-grab")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--strategies", default="heuristic,random",
+                    help="comma-separated, assigned to seats in turn (default heuristic,random)")
+    ap.add_argument("--target", type=int, default=500)
+    ap.add_argument("--scoring", choices=["standard", "alternative"], default="standard")
+    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = ap.parse_args(argv)
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    bad = [s for s in strategies if s not in STRATEGIES]
+    if bad or not strategies:
+        print(f"unknown strategy {bad[0] if bad else '(none)'}: use heuristic or random",
+              file=sys.stderr)
+        return 2
+    edition = EDITIONS[args.edition]
+    if not edition.min_players <= args.players <= edition.max_players:
+        print(f"{edition.title} needs {edition.min_players} to {edition.max_players} players.",
+              file=sys.stderr)
+        return 2
+    if args.games < 1:
+        print("--games must be at least 1.", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings(target=args.target, scoring=args.scoring)
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    summary = simulate(args.games, args.players, args.edition, args.seed, strategies, settings)
+    data = summary.to_dict()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{data['games']} games of {edition.title}, {args.players} players, "
+          f"seed {args.seed}, strategies {','.join(strategies)}")
+    for key in ("rounds", "rounds_per_game", "turns", "turns_per_round", "moves", "grabs",
+                "blocks", "instant_unos", "challenges", "catches"):
+        print(f"  {key:<16} {data[key]}")
+    print("  win rate by seat:     " + ", ".join(
+        f"{k}: {v:.1%}" for k, v in data["win_rate_by_seat"].items()))
+    print("  win rate by strategy: " + ", ".join(
+        f"{k}: {v:.1%}" for k, v in data["win_rate_by_strategy"].items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
