@@ -1,0 +1,162 @@
+"""The bot under test as a real subprocess (``python bot.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .server import LoopbackDiscord
+
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE)
+
+
+class BotProcess:
+    """A bot process pointed at a LoopbackDiscord.
+
+    Ready means: IDENTIFY done, READY and every GUILD_CREATE sent, commands synced (first
+    start only) and ``guild_ready_delay`` seconds passed, which is when discord.py fires
+    ``on_ready`` (its ``guild_ready_timeout`` is 2 s after the last GUILD_CREATE).
+    """
+
+    def __init__(
+        self,
+        server: LoopbackDiscord,
+        command: list[str],
+        *,
+        env: dict[str, str],
+        cwd: Path,
+        guild_ready_delay: float = 2.1,
+    ) -> None:
+        self.server = server
+        self.command = command
+        self.cwd = cwd
+        self.guild_ready_delay = guild_ready_delay
+        self.workdir = Path(tempfile.mkdtemp(prefix="loopback-bot-"))
+        self.log_path = self.workdir / "bot.log"
+        self.extra_env = dict(env)
+        self.proc: asyncio.subprocess.Process | None = None
+        self.starts = 0
+        self._traceback_offset = 0
+
+    # -- environment -----------------------------------------------------------
+    def environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        for key in list(env):
+            if key.startswith("DISCORD_"):
+                del env[key]
+        env.update(
+            {
+                "DATABASE_PATH": str(self.workdir / "bot.db"),
+                "LOG_LEVEL": "INFO",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        env.update(self.server.bot_env())
+        env.update(self.extra_env)
+        return {k: v for k, v in env.items() if v != ""}
+
+    # -- lifecycle -------------------------------------------------------------
+    async def start(self, *, ready_timeout: float = 30.0) -> None:
+        assert not self.running, "bot already running"
+        identifies = self.server.identify_count
+        need_sync = not (self.server.global_commands or self.server.guild_commands)
+        syncs = self.server.command_syncs
+        self.starts += 1
+        with self.log_path.open("ab") as log:
+            log.write(f"\n===== start {self.starts}: {' '.join(self.command)}\n".encode())
+            log.flush()
+            self.proc = await asyncio.create_subprocess_exec(
+                *self.command,
+                cwd=str(self.cwd),
+                env=self.environment(),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ready_timeout
+
+        def check_alive(what: str) -> None:
+            if self.proc is not None and self.proc.returncode is not None:
+                raise AssertionError(
+                    f"bot exited with code {self.proc.returncode} before {what}; log tail:\n"
+                    + self.log_tail()
+                )
+            if loop.time() > deadline:
+                raise AssertionError(
+                    f"bot not ready after {ready_timeout} s (waiting for {what}); log tail:\n"
+                    + self.log_tail()
+                )
+
+        while self.server.identify_count <= identifies:
+            check_alive("gateway IDENTIFY")
+            await asyncio.sleep(0.02)
+        ready_at = loop.time() + self.guild_ready_delay
+        while need_sync and self.server.command_syncs <= syncs:
+            check_alive("command sync")
+            await asyncio.sleep(0.02)
+        while loop.time() < ready_at:
+            check_alive("on_ready")
+            await asyncio.sleep(0.02)
+        check_alive("ready")
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.returncode is None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    async def kill(self) -> None:
+        """SIGKILL, as a crash or an OOM kill would."""
+        if self.running:
+            assert self.proc is not None
+            self.proc.send_signal(signal.SIGKILL)
+            await self.proc.wait()
+
+    async def stop(self, timeout: float = 10.0) -> int | None:  # noqa: ASYNC109
+        """SIGTERM and wait for a clean exit (SIGKILL after ``timeout``)."""
+        if self.running:
+            assert self.proc is not None
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), timeout)
+            except TimeoutError:
+                await self.kill()
+        return self.proc.returncode if self.proc else None
+
+    async def restart(self, *, kill: bool = True, ready_timeout: float = 30.0) -> None:
+        """Kill (or stop) and start again with the same environment and database."""
+        if kill:
+            await self.kill()
+        else:
+            await self.stop()
+        await self.start(ready_timeout=ready_timeout)
+
+    # -- output ----------------------------------------------------------------
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log_text().splitlines()[-lines:])
+
+    def take_tracebacks(self) -> list[str]:
+        """Tracebacks the bot logged since the last call (each with a little context)."""
+        text = self.log_text()
+        new = text[self._traceback_offset :]
+        self._traceback_offset = len(text)
+        found = []
+        for match in _TRACEBACK.finditer(new):
+            start = new.rfind("\n", 0, max(0, match.start() - 1)) + 1
+            found.append(new[start : match.start() + 3000])
+        return found

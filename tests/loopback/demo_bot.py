@@ -1,0 +1,202 @@
+"""A small discord.py bot that follows the bot.py contract, to exercise the harness.
+
+Run as ``python tests/loopback/demo_bot.py`` with DISCORD_TOKEN, DISCORD_API_BASE,
+DISCORD_GATEWAY_URL and optionally DEV_GUILD_ID set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from typing import Any
+
+import discord
+import yarl
+from discord import app_commands
+from discord.ext import commands
+
+log = logging.getLogger("demo_bot")
+
+
+def configure_endpoints() -> None:
+    api = os.environ.get("DISCORD_API_BASE")
+    if api:
+        discord.http.Route.BASE = api
+    gateway = os.environ.get("DISCORD_GATEWAY_URL")
+    if gateway:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+
+
+class CounterButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"demo:btn:(?P<n>[0-9]+)"
+):
+    """A persistent button that survives restarts: its state lives in the custom_id."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Count {n}", custom_id=f"demo:btn:{n}", style=discord.ButtonStyle.primary
+            )
+        )
+        self.n = n
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> CounterButton:
+        return cls(int(match["n"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        view = discord.ui.View(timeout=None)
+        view.add_item(CounterButton(self.n + 1))
+        await interaction.response.edit_message(content=f"count is {self.n + 1}", view=view)
+
+
+class PickView(discord.ui.View):
+    def __init__(self) -> None:
+        super().__init__(timeout=300)
+
+    @discord.ui.button(label="Red", style=discord.ButtonStyle.danger)
+    async def red(
+        self, interaction: discord.Interaction[Any], button: discord.ui.Button[Any]
+    ) -> None:
+        await interaction.response.send_message(f"{interaction.user.name} clicked red")
+
+    @discord.ui.button(label="Blue", style=discord.ButtonStyle.primary)
+    async def blue(
+        self, interaction: discord.Interaction[Any], button: discord.ui.Button[Any]
+    ) -> None:
+        button.disabled = True
+        await interaction.response.edit_message(content="blue was clicked", view=self)
+
+    @discord.ui.select(
+        placeholder="Pick a card",
+        options=[
+            discord.SelectOption(label="Red 7", value="R7"),
+            discord.SelectOption(label="Green 2", value="G2"),
+            discord.SelectOption(label="Wild", value="W"),
+        ],
+    )
+    async def card(
+        self, interaction: discord.Interaction[Any], select: discord.ui.Select[Any]
+    ) -> None:
+        await interaction.response.send_message(
+            f"you picked {select.values[0]}", ephemeral=True
+        )
+
+
+CARDS = ["R1", "R7", "G2", "B5", "Y9", "W", "W4"]
+
+
+class Demo(app_commands.Group):
+    """Demo commands for the loopback harness."""
+
+    @app_commands.command(description="Public pong")
+    async def ping(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message("pong")
+
+    @app_commands.command(description="Only you can see this")
+    async def secret(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(
+            f"the secret for {interaction.user.name} is 42", ephemeral=True
+        )
+
+    @app_commands.command(description="Buttons and a select")
+    async def pick(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message("pick something", view=PickView())
+
+    @app_commands.command(description="Describe a member")
+    async def whois(self, interaction: discord.Interaction[Any], user: discord.Member) -> None:
+        await interaction.response.send_message(
+            embed=discord.Embed(title=f"whois {user.name}", description=f"id {user.id}"),
+        )
+
+    @app_commands.command(description="Play a card")
+    @app_commands.describe(card="The card to play")
+    async def play(self, interaction: discord.Interaction[Any], card: str) -> None:
+        await interaction.response.send_message(f"played {card}", ephemeral=True)
+
+    @play.autocomplete("card")
+    async def play_card(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=c, value=c) for c in CARDS if c.startswith(current)]
+
+    @app_commands.command(description="Think, then answer")
+    async def later(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.defer(thinking=True)
+        await asyncio.sleep(0.2)
+        await interaction.edit_original_response(content="done thinking")
+        await interaction.followup.send("a followup", ephemeral=True)
+
+    @app_commands.command(description="Too slow on purpose")
+    async def slow(self, interaction: discord.Interaction[Any]) -> None:
+        await asyncio.sleep(4)
+        await interaction.response.send_message("finally")
+
+    @app_commands.command(description="Acknowledges twice")
+    async def twice(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message("first")
+        # pretend discord.py forgot it already answered, to provoke Discord's 40060
+        interaction.response._response_type = None
+        await interaction.response.send_message("second")
+
+    @app_commands.command(description="A select with 26 options")
+    async def toomany(self, interaction: discord.Interaction[Any]) -> None:
+        select: discord.ui.Select[Any] = discord.ui.Select(
+            options=[discord.SelectOption(label=f"o{i}") for i in range(26)]
+        )
+        view = discord.ui.View()
+        view.add_item(select)
+        await interaction.response.send_message("too many", view=view)
+
+    @app_commands.command(description="Persistent counter button")
+    async def counter(self, interaction: discord.Interaction[Any]) -> None:
+        view = discord.ui.View(timeout=None)
+        view.add_item(CounterButton(0))
+        await interaction.response.send_message("count is 0", view=view)
+
+    @app_commands.command(description="Posts to the channel")
+    async def announce(self, interaction: discord.Interaction[Any], times: int = 1) -> None:
+        await interaction.response.send_message("announcing", ephemeral=True)
+        channel = interaction.channel
+        assert isinstance(channel, discord.abc.Messageable)
+        for i in range(times):
+            await channel.send(f"announcement {i + 1}")
+
+
+class DemoBot(commands.Bot):
+    def __init__(self) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
+
+    async def setup_hook(self) -> None:
+        self.tree.add_command(Demo(name="demo", description="Demo commands"))
+        self.add_dynamic_items(CounterButton)
+        guild_id = os.environ.get("DEV_GUILD_ID")
+        if guild_id:
+            guild = discord.Object(id=int(guild_id))
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        else:
+            await self.tree.sync()
+
+    async def on_ready(self) -> None:
+        log.info("demo bot ready as %s", self.user)
+
+
+def main() -> None:
+    configure_endpoints()
+    level = os.environ.get("LOG_LEVEL", "INFO")
+    discord.utils.setup_logging(level=getattr(logging, level.upper(), logging.INFO))
+    token = os.environ["DISCORD_TOKEN"]
+    DemoBot().run(token, log_handler=None)
+
+
+if __name__ == "__main__":
+    main()

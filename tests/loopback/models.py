@@ -1,0 +1,546 @@
+"""Guilds, channels, members and messages as the loopback Discord stores them."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+if TYPE_CHECKING:
+    from .server import LoopbackDiscord
+    from .users import Member
+
+DISCORD_EPOCH_MS = 1420070400000
+_counter = itertools.count()
+_last_id = 0
+
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+IS_COMPONENTS_V2 = 1 << 15
+
+# what a fresh Discord server grants @everyone
+EVERYONE_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    create_public_threads=True,
+    embed_links=True,
+    attach_files=True,
+    add_reactions=True,
+    use_external_emojis=True,
+    use_external_stickers=True,
+    mention_everyone=True,
+    read_message_history=True,
+    use_application_commands=True,
+    connect=True,
+    speak=True,
+    stream=True,
+    use_voice_activation=True,
+    change_nickname=True,
+    create_instant_invite=True,
+)
+BOT_PERMISSIONS = discord.Permissions.all() & ~discord.Permissions(administrator=True)
+
+
+def snowflake() -> int:
+    """A fresh, strictly increasing snowflake with the current time in it."""
+    global _last_id
+    ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+    new = (ms << 22) | (next(_counter) & 0xFFF)
+    if new <= _last_id:
+        new = _last_id + 1
+    _last_id = new
+    return new
+
+
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass
+class Problem:
+    """Something Discord would have rejected or the harness could not handle."""
+
+    kind: str  # "invalid_body", "limits", "unknown_route", "late_ack", "double_ack", ...
+    message: str
+    method: str = ""
+    path: str = ""
+    code: int | None = None
+
+    def __str__(self) -> str:
+        where = f" [{self.method} {self.path}]" if self.method else ""
+        code = f" (code {self.code})" if self.code else ""
+        return f"{self.kind}{code}{where}: {self.message}"
+
+
+@dataclass
+class Identity:
+    """A user account and its membership in one guild."""
+
+    id: int
+    name: str
+    bot: bool = False
+    role_ids: list[int] = field(default_factory=list)
+    joined_at: str = field(default_factory=iso_now)
+    locale: str = "en-US"
+
+    def user_payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "username": self.name,
+            "global_name": None if self.bot else self.name.capitalize(),
+            "discriminator": "0",
+            "avatar": None,
+            "bot": self.bot,
+            "system": False,
+            "public_flags": 0,
+            "flags": 0,
+            "banner": None,
+            "accent_color": None,
+            "avatar_decoration_data": None,
+            "primary_guild": None,
+            "collectibles": None,
+        }
+
+    def member_payload(self, *, with_user: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "nick": None,
+            "avatar": None,
+            "banner": None,
+            "roles": [str(r) for r in self.role_ids],
+            "joined_at": self.joined_at,
+            "premium_since": None,
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+            "communication_disabled_until": None,
+        }
+        if with_user:
+            data["user"] = self.user_payload()
+        return data
+
+
+@dataclass
+class Role:
+    id: int
+    name: str
+    permissions: discord.Permissions
+    position: int = 0
+    managed: bool = False
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "position": self.position,
+            "permissions": str(self.permissions.value),
+            "managed": self.managed,
+            "mentionable": False,
+            "flags": 0,
+        }
+
+
+class Message:
+    """A message as stored by the server (public, or ephemeral for one user)."""
+
+    def __init__(
+        self,
+        *,
+        server: LoopbackDiscord,
+        channel: Channel,
+        author: dict[str, Any],
+        data: dict[str, Any],
+        ephemeral_for: int | None = None,
+        msg_type: int = 0,
+        interaction: dict[str, Any] | None = None,
+        webhook_id: int | None = None,
+    ) -> None:
+        self.server = server
+        self.id = snowflake()
+        self.channel = channel
+        self.author = author
+        self.ephemeral_for = ephemeral_for
+        self.type = msg_type
+        self.interaction_metadata = interaction
+        self.webhook_id = webhook_id
+        self.timestamp = iso_now()
+        self.edited_timestamp: str | None = None
+        self.deleted = False
+        self.content: str = ""
+        self.embeds: list[dict[str, Any]] = []
+        self.components: list[dict[str, Any]] = []
+        self.attachments: list[dict[str, Any]] = []
+        self.flags = 0
+        self.tts = False
+        self.history: list[dict[str, Any]] = []
+        self.change_seq = 0
+        self.apply(data, initial=True)
+
+    # -- mutation --------------------------------------------------------------
+    def apply(self, data: dict[str, Any], *, initial: bool = False) -> None:
+        if not initial:
+            self.history.append(self.payload())
+            self.edited_timestamp = iso_now()
+        if "content" in data:
+            self.content = data["content"] or ""
+        if "embeds" in data:
+            self.embeds = list(data["embeds"] or [])
+        if "components" in data:
+            self.components = list(data["components"] or [])
+        if "attachments" in data:
+            self.attachments = [
+                {
+                    "id": str(a.get("id", snowflake())),
+                    "filename": a.get("filename", "file"),
+                    "size": 0,
+                    "url": "http://127.0.0.1/attachment",
+                    "proxy_url": "http://127.0.0.1/attachment",
+                }
+                for a in data["attachments"] or []
+            ]
+        if "tts" in data:
+            self.tts = bool(data["tts"])
+        if "flags" in data and data["flags"] is not None:
+            keep = self.flags & (EPHEMERAL | IS_COMPONENTS_V2)
+            self.flags = int(data["flags"]) | keep
+        if self.ephemeral_for is not None:
+            self.flags |= EPHEMERAL
+        if not initial:
+            self.flags &= ~LOADING
+        self.change_seq = self.server.next_change()
+
+    # -- views -----------------------------------------------------------------
+    @property
+    def ephemeral(self) -> bool:
+        return self.ephemeral_for is not None
+
+    @property
+    def loading(self) -> bool:
+        return bool(self.flags & LOADING)
+
+    def payload(self) -> dict[str, Any]:
+        guild = self.channel.guild
+        data: dict[str, Any] = {
+            "id": str(self.id),
+            "channel_id": str(self.channel.id),
+            "author": self.author,
+            "content": self.content,
+            "timestamp": self.timestamp,
+            "edited_timestamp": self.edited_timestamp,
+            "tts": self.tts,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "mention_channels": [],
+            "attachments": self.attachments,
+            "embeds": self.embeds,
+            "reactions": [],
+            "pinned": False,
+            "type": self.type,
+            "flags": self.flags,
+            "components": self.components,
+        }
+        if guild is not None:
+            data["guild_id"] = str(guild.id)
+        if self.webhook_id is not None:
+            data["webhook_id"] = str(self.webhook_id)
+            data["application_id"] = str(self.server.application_id)
+        if self.interaction_metadata is not None:
+            data["interaction_metadata"] = self.interaction_metadata
+        return data
+
+    def text(self) -> str:
+        """Everything a person reads in the message: content, embeds, text displays."""
+        parts = [self.content] if self.content else []
+        for embed in self.embeds:
+            for key in ("title", "description"):
+                if embed.get(key):
+                    parts.append(str(embed[key]))
+            if embed.get("author", {}).get("name"):
+                parts.append(str(embed["author"]["name"]))
+            for fld in embed.get("fields", []) or []:
+                parts.append(f"{fld.get('name', '')}: {fld.get('value', '')}")
+            if embed.get("footer", {}).get("text"):
+                parts.append(str(embed["footer"]["text"]))
+        for comp in self.walk_components():
+            if comp.get("type") == 10 and comp.get("content"):
+                parts.append(str(comp["content"]))
+        return "\n".join(parts)
+
+    def walk_components(self) -> Iterator[dict[str, Any]]:
+        stack = list(reversed(self.components))
+        while stack:
+            comp = stack.pop()
+            yield comp
+            children = list(comp.get("components", []) or [])
+            if comp.get("accessory"):
+                children.append(comp["accessory"])
+            stack.extend(reversed(children))
+
+    def buttons(self) -> list[dict[str, Any]]:
+        return [c for c in self.walk_components() if c.get("type") == 2]
+
+    def selects(self) -> list[dict[str, Any]]:
+        return [c for c in self.walk_components() if c.get("type") in (3, 5, 6, 7, 8)]
+
+    def button_labels(self) -> list[str]:
+        return [str(b.get("label", "")) for b in self.buttons()]
+
+    def __repr__(self) -> str:
+        vis = f" ephemeral_for={self.ephemeral_for}" if self.ephemeral else ""
+        text = self.text().replace("\n", " | ")
+        if len(text) > 80:
+            text = text[:77] + "..."
+        return f"<Message {self.id}{vis} {text!r} buttons={self.button_labels()}>"
+
+
+class Channel:
+    """A guild text channel (or a DM channel when ``guild`` is None)."""
+
+    def __init__(
+        self,
+        server: LoopbackDiscord,
+        guild: Guild | None,
+        name: str,
+        *,
+        channel_type: int = 0,
+        recipient: Identity | None = None,
+    ) -> None:
+        self.server = server
+        self.guild = guild
+        self.id = snowflake()
+        self.name = name
+        self.type = channel_type
+        self.recipient = recipient
+        self.all_messages: list[Message] = []
+        self._writes: deque[float] = deque()
+        self.max_writes_per_5s = 0
+
+    @property
+    def messages(self) -> list[Message]:
+        """Public (non-ephemeral, not deleted) messages, oldest first."""
+        return [m for m in self.all_messages if not m.ephemeral and not m.deleted]
+
+    def last_message(self) -> Message:
+        msgs = self.messages
+        assert msgs, f"#{self.name} has no messages"
+        return msgs[-1]
+
+    def payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": str(self.id),
+            "type": self.type,
+            "name": self.name,
+            "flags": 0,
+            "last_message_id": str(self.all_messages[-1].id) if self.all_messages else None,
+        }
+        if self.guild is not None:
+            data.update(
+                guild_id=str(self.guild.id),
+                position=self.guild.channels.index(self) if self in self.guild.channels else 0,
+                permission_overwrites=[],
+                topic=None,
+                nsfw=False,
+                rate_limit_per_user=0,
+                parent_id=None,
+            )
+        if self.recipient is not None:
+            data["recipients"] = [self.recipient.user_payload()]
+            data.pop("name")
+        return data
+
+    def member(self, name: str, **permissions: bool) -> Member:
+        """The guild member ``name`` acting in this channel."""
+        assert self.guild is not None, "DM channels have no members"
+        return self.guild.member(name, **permissions).at(self)
+
+    def record_write(self) -> int:
+        """Count a channel message create/edit; return how many in the last 5 s."""
+        now = time.monotonic()
+        self._writes.append(now)
+        while self._writes and self._writes[0] <= now - 5.0:
+            self._writes.popleft()
+        self.max_writes_per_5s = max(self.max_writes_per_5s, len(self._writes))
+        return len(self._writes)
+
+    def writes_in_window(self) -> int:
+        now = time.monotonic()
+        return sum(1 for t in self._writes if t > now - 5.0)
+
+    def mark(self) -> int:
+        """A point in time for :meth:`wait_for` (only later creates/edits count)."""
+        return self.server.change_seq
+
+    async def wait_for(
+        self,
+        predicate: Callable[[Message], bool],
+        *,
+        timeout: float = 5.0,  # noqa: ASYNC109
+        after: int | None = None,
+    ) -> Message:
+        """Wait for a public message of this channel (created or edited after ``after``,
+        default: any, including existing ones) for which ``predicate`` is true."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            for msg in reversed(self.messages):
+                if (after is None or msg.change_seq > after) and predicate(msg):
+                    return msg
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                recent = "\n  ".join(repr(m) for m in self.messages[-8:])
+                raise AssertionError(
+                    f"no matching message in #{self.name} within {timeout} s; "
+                    f"latest messages:\n  {recent}"
+                )
+            await self.server.wait_change(remaining)
+
+    def __repr__(self) -> str:
+        return f"<Channel #{self.name} {self.id}>"
+
+
+class Guild:
+    def __init__(self, server: LoopbackDiscord, name: str) -> None:
+        self.server = server
+        self.id = snowflake()
+        self.name = name
+        self.channels: list[Channel] = []
+        self.identities: dict[str, Identity] = {}
+        self.members_by_id: dict[int, Identity] = {}
+        self.everyone = Role(self.id, "@everyone", EVERYONE_PERMISSIONS)
+        self.roles: list[Role] = [self.everyone]
+        self.owner = Identity(snowflake(), "owner")
+        self._add_identity(self.owner)
+        self.bot_role = Role(snowflake(), server.bot_identity.name, BOT_PERMISSIONS, 1, True)
+        self.roles.append(self.bot_role)
+        self.bot_member = Identity(server.bot_identity.id, server.bot_identity.name, bot=True)
+        self.bot_member.role_ids.append(self.bot_role.id)
+        self.members_by_id[self.bot_member.id] = self.bot_member
+        self.default_channel = self._make_channel("general")
+
+    def _add_identity(self, ident: Identity) -> None:
+        self.identities[ident.name] = ident
+        self.members_by_id[ident.id] = ident
+
+    def _make_channel(self, name: str) -> Channel:
+        channel = Channel(self.server, self, name)
+        self.channels.append(channel)
+        self.server.channels[channel.id] = channel
+        return channel
+
+    def new_channel(self, name: str | None = None) -> Channel:
+        """Create a text channel (announced to a connected bot with CHANNEL_CREATE)."""
+        channel = self._make_channel(name or f"test-{len(self.channels)}")
+        self.server.dispatch_soon("CHANNEL_CREATE", channel.payload())
+        return channel
+
+    def member(self, name: str, **permissions: bool) -> Member:
+        """The member ``name`` (created on first use), in the guild's default channel.
+
+        Keyword arguments are discord.Permissions flags (``manage_guild=True``); they are
+        granted through a role of the member's own.
+        """
+        from .users import Member
+
+        ident = self.identities.get(name)
+        if ident is None:
+            ident = Identity(snowflake(), name)
+            self._add_identity(ident)
+        if permissions:
+            perms = discord.Permissions(**permissions)
+            role = next((r for r in self.roles if r.name == f"{name}-role"), None)
+            if role is None:
+                role = Role(snowflake(), f"{name}-role", perms, len(self.roles))
+                self.roles.append(role)
+                ident.role_ids.append(role.id)
+                self.server.dispatch_soon(
+                    "GUILD_ROLE_CREATE", {"guild_id": str(self.id), "role": role.payload()}
+                )
+            else:
+                role.permissions = perms
+        return Member(self.server, self, ident, self.default_channel)
+
+    def permissions_of(self, ident: Identity) -> discord.Permissions:
+        if ident.id == self.owner.id:
+            return discord.Permissions.all()
+        value = self.everyone.permissions.value
+        for role in self.roles:
+            if role.id in ident.role_ids:
+                value |= role.permissions.value
+        perms = discord.Permissions(value)
+        if perms.administrator:
+            return discord.Permissions.all()
+        return perms
+
+    def role(self, role_id: int) -> Role | None:
+        return next((r for r in self.roles if r.id == role_id), None)
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "owner_id": str(self.owner.id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": [r.payload() for r in self.roles],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "mfa_level": 0,
+            "application_id": None,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "max_members": 500000,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "preferred_locale": "en-US",
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "safety_alerts_channel_id": None,
+        }
+
+    def create_payload(self) -> dict[str, Any]:
+        """GUILD_CREATE: the guild plus channels, the bot's member and roles."""
+        data = self.payload()
+        data.update(
+            joined_at=self.bot_member.joined_at,
+            large=False,
+            unavailable=False,
+            member_count=len(self.members_by_id),
+            voice_states=[],
+            members=[self.bot_member.member_payload()],
+            channels=[c.payload() for c in self.channels],
+            threads=[],
+            presences=[],
+            stage_instances=[],
+            guild_scheduled_events=[],
+            soundboard_sounds=[],
+        )
+        return data
+
+    def __repr__(self) -> str:
+        return f"<Guild {self.name} {self.id}>"

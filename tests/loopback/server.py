@@ -1,0 +1,1111 @@
+"""The loopback Discord server: REST under /api/v10 and a gateway websocket at /gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import logging
+import re
+import secrets
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from .bot_process import BotProcess
+from .limits import check_message_limits
+from .models import (
+    EPHEMERAL,
+    LOADING,
+    Channel,
+    Guild,
+    Identity,
+    Message,
+    Problem,
+    snowflake,
+)
+from .openapi import OpenApiValidator
+
+log = logging.getLogger("loopback")
+
+API_PREFIX = "/api/v10"
+DEFAULT_CWD = Path(__file__).resolve().parents[2]
+JSON_HEADERS = {"Content-Type": "application/json"}
+ACK_DEADLINE = 3.0
+INTENT_GUILD_MESSAGES = 1 << 9
+
+Handler = Callable[["Request"], Awaitable[web.StreamResponse]]
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    """A JSON response with ``Content-Type: application/json`` exactly (no charset)."""
+    return web.Response(status=status, body=json.dumps(data).encode(), headers=JSON_HEADERS)
+
+
+def error_response(status: int, code: int, message: str, errors: Any = None) -> web.Response:
+    data: dict[str, Any] = {"message": message, "code": code}
+    if errors:
+        data["errors"] = errors
+    return json_response(data, status)
+
+
+@dataclass
+class Request:
+    """One REST call, after routing and body parsing."""
+
+    method: str
+    path: str
+    template: str
+    params: dict[str, str]
+    query: dict[str, str]
+    body: Any
+    raw: web.Request
+
+
+@dataclass
+class InteractionState:
+    id: int
+    token: str
+    type: int
+    user: Identity
+    channel: Channel
+    payload: dict[str, Any]
+    sent_at: float
+    label: str
+    source_message: Message | None = None
+    ack_type: int | None = None
+    acked_at: float | None = None
+    original: Message | None = None
+    followups: list[Message] = field(default_factory=list)
+    response_data: dict[str, Any] | None = None
+    ack: asyncio.Future[int] | None = None
+    waiting: bool = False
+
+
+class GatewaySession:
+    def __init__(self, session_id: str, intents: int) -> None:
+        self.session_id = session_id
+        self.intents = intents
+        self.seq = 0
+        self.buffer: list[dict[str, Any]] = []
+        self.ws: web.WebSocketResponse | None = None
+        self.lock = asyncio.Lock()
+        self.ready = asyncio.Event()
+
+    async def send_event(self, name: str, data: Any) -> None:
+        async with self.lock:
+            self.seq += 1
+            frame = {"op": 0, "t": name, "s": self.seq, "d": data}
+            self.buffer.append(frame)
+            if self.ws is not None and not self.ws.closed:
+                try:
+                    await self.ws.send_str(json.dumps(frame))
+                except (ConnectionError, RuntimeError):
+                    log.info("gateway send failed; event %s buffered for RESUME", name)
+
+
+class LoopbackDiscord:
+    """A Discord stand-in on 127.0.0.1 that a real discord.py process can log in to.
+
+    Use as ``async with LoopbackDiscord() as discord_:``.
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        ack_deadline: float = ACK_DEADLINE,
+        action_timeout: float = 5.0,
+        enforce_rate_limits: bool = False,
+        validate_bodies: bool = True,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.ack_deadline = ack_deadline
+        self.action_timeout = action_timeout
+        self.enforce_rate_limits = enforce_rate_limits
+        self.validate_bodies = validate_bodies
+        self.validator = OpenApiValidator.shared() if validate_bodies else None
+        self.application_id = snowflake()
+        self.bot_identity = Identity(self.application_id, "loopback-bot", bot=True)
+        # generated per run; the first part encodes the bot id like a real token would
+        self.token = ".".join(
+            [
+                base64.urlsafe_b64encode(str(self.application_id).encode()).decode().rstrip("="),
+                secrets.token_urlsafe(6),
+                secrets.token_urlsafe(27),
+            ]
+        )
+        self.guilds: list[Guild] = []
+        self.channels: dict[int, Channel] = {}
+        self.messages: dict[int, Message] = {}
+        self.global_commands: list[dict[str, Any]] = []
+        self.guild_commands: dict[int, list[dict[str, Any]]] = {}
+        self.command_syncs = 0
+        self.interactions: dict[int, InteractionState] = {}
+        self.problems: list[Problem] = []
+        self.requests: list[tuple[str, str, Any]] = []
+        self.sessions: dict[str, GatewaySession] = {}
+        self.current_session: GatewaySession | None = None
+        self.identify_count = 0
+        self.resume_count = 0
+        self.change_seq = 0
+        self._change_event = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
+        self.bots: list[BotProcess] = []
+        self._setup_routes()
+
+    # -- lifecycle -------------------------------------------------------------
+    async def __aenter__(self) -> LoopbackDiscord:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/gateway/", self._gateway)
+        app.router.add_route("*", "/{tail:.*}", self._outside_api)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        for bot in list(self.bots):
+            await bot.kill()
+        for session in self.sessions.values():
+            if session.ws is not None and not session.ws.closed:
+                await session.ws.close()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @property
+    def api_base(self) -> str:
+        return f"http://{self.host}:{self.port}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://{self.host}:{self.port}/gateway"
+
+    def bot_env(self) -> dict[str, str]:
+        """Environment variables that point a bot (bot.py contract) at this server."""
+        env = {
+            "DISCORD_TOKEN": self.token,
+            "DISCORD_API_BASE": self.api_base,
+            "DISCORD_GATEWAY_URL": self.gateway_url,
+        }
+        if self.guilds:
+            env["DEV_GUILD_ID"] = str(self.guilds[0].id)
+        return env
+
+    async def start_bot(
+        self,
+        command: Sequence[str] | None = None,
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+        ready_timeout: float = 30.0,
+        guild_ready_delay: float = 2.1,
+    ) -> BotProcess:
+        """Start the bot as a subprocess and wait until it is ready (see BotProcess)."""
+        bot = BotProcess(
+            self,
+            list(command) if command else [sys.executable, "bot.py"],
+            env=env or {},
+            cwd=Path(cwd) if cwd else DEFAULT_CWD,
+            guild_ready_delay=guild_ready_delay,
+        )
+        self.bots.append(bot)
+        await bot.start(ready_timeout=ready_timeout)
+        return bot
+
+    # -- state helpers -----------------------------------------------------------
+    def add_guild(self, name: str = "Test") -> Guild:
+        guild = Guild(self, name)
+        self.guilds.append(guild)
+        self.dispatch_soon("GUILD_CREATE", guild.create_payload())
+        return guild
+
+    def next_change(self) -> int:
+        self.change_seq += 1
+        self._change_event.set()
+        self._change_event = asyncio.Event()
+        return self.change_seq
+
+    async def wait_change(self, seconds: float) -> None:
+        """Wait until some message changes (or ``seconds`` pass)."""
+        event = self._change_event
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), seconds)
+
+    def problem(
+        self, kind: str, message: str, req: Request | None = None, code: int | None = None
+    ) -> Problem:
+        p = Problem(kind, message, req.method if req else "", req.path if req else "", code)
+        log.warning("loopback problem: %s", p)
+        self.problems.append(p)
+        return p
+
+    def take_problems(
+        self, kind: str | None = None, *, code: int | None = None, contains: str | None = None
+    ) -> list[Problem]:
+        """Remove and return recorded problems matching the filters (all by default)."""
+        taken = [
+            p
+            for p in self.problems
+            if (kind is None or p.kind == kind)
+            and (code is None or p.code == code)
+            and (contains is None or contains in str(p))
+        ]
+        self.problems = [p for p in self.problems if p not in taken]
+        return taken
+
+    def assert_no_problems(self) -> None:
+        problems = self.take_problems()
+        if problems:
+            listing = "\n  ".join(str(p) for p in problems)
+            raise AssertionError(f"the bot did things Discord would reject:\n  {listing}")
+
+    def commands_for(self, guild: Guild | None) -> list[dict[str, Any]]:
+        cmds = list(self.global_commands)
+        if guild is not None:
+            cmds += self.guild_commands.get(guild.id, [])
+        return cmds
+
+    def find_guild(self, guild_id: int) -> Guild | None:
+        return next((g for g in self.guilds if g.id == guild_id), None)
+
+    # -- gateway -----------------------------------------------------------------
+    def dispatch_soon(self, name: str, data: Any) -> None:
+        """Send an event to the connected bot (no-op when none is identified)."""
+        session = self.current_session
+        if session is None:
+            return
+        if name.startswith("MESSAGE_") and not session.intents & INTENT_GUILD_MESSAGES:
+            return
+        task = asyncio.get_running_loop().create_task(session.send_event(name, data))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def dispatch(self, name: str, data: Any) -> None:
+        session = self.current_session
+        assert session is not None, "no bot is connected to the gateway"
+        await session.send_event(name, data)
+
+    async def drop_gateway(self, code: int = 4000, *, wait_resume: float | None = 10.0) -> None:
+        """Close the bot's websocket (a resumable close code by default) and, unless
+        ``wait_resume`` is None, wait until the bot has RESUMEd."""
+        session = self.current_session
+        assert session is not None and session.ws is not None, "no gateway connection"
+        resumes = self.resume_count
+        await session.ws.close(code=code, message=b"loopback drop")
+        if wait_resume is not None:
+            await self._wait(lambda: self.resume_count > resumes, wait_resume, "bot RESUME")
+
+    async def request_reconnect(self, *, wait_resume: float | None = 10.0) -> None:
+        """Send op 7 RECONNECT, as Discord does before moving a session."""
+        session = self.current_session
+        assert session is not None and session.ws is not None, "no gateway connection"
+        resumes = self.resume_count
+        await session.ws.send_str(json.dumps({"op": 7, "d": None}))
+        if wait_resume is not None:
+            await self._wait(lambda: self.resume_count > resumes, wait_resume, "bot RESUME")
+
+    async def _wait(self, cond: Callable[[], bool], seconds: float, what: str) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while not cond():
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out after {seconds} s waiting for {what}")
+            await asyncio.sleep(0.02)
+
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=16 * 1024 * 1024)
+        await ws.prepare(request)
+        session: GatewaySession | None = None
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    if msg.type == WSMsgType.BINARY:
+                        self.problem("gateway", "binary gateway frame from the bot")
+                    continue
+                payload = json.loads(msg.data)
+                op = payload.get("op")
+                data = payload.get("d")
+                if op == 1:
+                    await ws.send_str(json.dumps({"op": 11}))
+                elif op == 2:
+                    session = await self._identify(ws, data)
+                    if session is None:
+                        break
+                elif op == 6:
+                    session = await self._resume(ws, data)
+                elif op == 8:
+                    await self._request_members(ws, session, data)
+                elif op in (3, 4):
+                    pass  # presence / voice state updates
+                else:
+                    self.problem("gateway", f"unexpected gateway op {op}: {payload!r}"[:300])
+        finally:
+            if session is not None and session.ws is ws:
+                session.ws = None
+        return ws
+
+    async def _identify(
+        self, ws: web.WebSocketResponse, data: dict[str, Any]
+    ) -> GatewaySession | None:
+        if data.get("token") != self.token:
+            await ws.close(code=4004, message=b"Authentication failed.")
+            self.problem("gateway", "IDENTIFY with a wrong token")
+            return None
+        session = GatewaySession(secrets.token_hex(16), int(data.get("intents", 0)))
+        session.ws = ws
+        self.sessions[session.session_id] = session
+        self.current_session = session
+        ready = {
+            "v": 10,
+            "user": {
+                **self.bot_identity.user_payload(),
+                "verified": True,
+                "mfa_enabled": False,
+                "email": None,
+            },
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in self.guilds],
+            "session_id": session.session_id,
+            "session_type": "normal",
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+            "user_settings": {},
+            "auth": {},
+            "_trace": ["loopback"],
+        }
+        if data.get("shard") is not None:
+            ready["shard"] = data["shard"]
+        await session.send_event("READY", ready)
+        for guild in self.guilds:
+            await session.send_event("GUILD_CREATE", guild.create_payload())
+        self.identify_count += 1
+        session.ready.set()
+        return session
+
+    async def _resume(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> GatewaySession:
+        session = self.sessions.get(data.get("session_id", ""))
+        if session is None or data.get("token") != self.token:
+            await ws.send_str(json.dumps({"op": 9, "d": False}))
+            raise web.HTTPBadRequest()  # ends this handler; the bot reconnects
+        async with session.lock:
+            session.ws = ws
+            since = int(data.get("seq") or 0)
+            for frame in session.buffer:
+                if frame["s"] > since:
+                    await ws.send_str(json.dumps(frame))
+        self.current_session = session
+        await session.send_event("RESUMED", {"_trace": ["loopback"]})
+        self.resume_count += 1
+        return session
+
+    async def _request_members(
+        self, ws: web.WebSocketResponse, session: GatewaySession | None, data: dict[str, Any]
+    ) -> None:
+        if session is None:
+            return
+        guild = self.find_guild(int(data.get("guild_id", 0)))
+        if guild is None:
+            return
+        members = [i.member_payload() for i in guild.members_by_id.values()]
+        chunk = {
+            "guild_id": str(guild.id),
+            "members": members,
+            "chunk_index": 0,
+            "chunk_count": 1,
+            "not_found": [],
+        }
+        if data.get("nonce"):
+            chunk["nonce"] = data["nonce"]
+        await session.send_event("GUILD_MEMBERS_CHUNK", chunk)
+
+    # -- REST plumbing -------------------------------------------------------------
+    def route(self, method: str, template: str) -> Callable[[Handler], Handler]:
+        pattern = "^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template)) + "$"
+
+        def deco(fn: Handler) -> Handler:
+            self._routes.append((method, re.compile(pattern), template, fn))
+            return fn
+
+        return deco
+
+    async def _outside_api(self, request: web.Request) -> web.StreamResponse:
+        self.problem("unknown_route", f"{request.method} {request.path_qs} (outside /api/v10)")
+        return error_response(404, 0, "404: Not Found")
+
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = request.path[len(API_PREFIX) :]
+        query = dict(request.query)
+        handler: Handler | None = None
+        params: dict[str, str] = {}
+        template = ""
+        candidates = []
+        for method, regex, tmpl, fn in self._routes:
+            m = regex.match(path)
+            if m and method == request.method:
+                candidates.append((tmpl.count("{"), tmpl, fn, m.groupdict()))
+        if candidates:
+            candidates.sort(key=lambda c: c[0])
+            _, template, handler, params = candidates[0]
+        try:
+            body = await self._read_body(request)
+        except ValueError as exc:
+            self.problem("invalid_body", str(exc))
+            return error_response(400, 50109, "The request body contains invalid JSON.")
+        req = Request(request.method, path, template, params, query, body, request)
+        self.requests.append((request.method, request.path_qs, body))
+        if handler is None:
+            self.problem("unknown_route", f"the bot called {request.method} {path}", req)
+            return error_response(404, 0, "404: Not Found")
+        if self.validator is not None:
+            for text in self.validator.validate_query(request.method, request.path, query):
+                self.problem("invalid_query", text, req)
+            if body is not None or request.method in ("POST", "PUT", "PATCH"):
+                errors = self.validator.validate_body(request.method, request.path, body)
+                if errors and self.validator.find(request.method, request.path) is not None:
+                    for text in errors:
+                        self.problem("invalid_body", text, req, 50035)
+                    tree = self.validator.error_tree(request.method, request.path, body)
+                    return error_response(400, 50035, "Invalid Form Body", tree)
+        try:
+            return await handler(req)
+        except web.HTTPException:
+            raise
+        except Exception as exc:
+            log.exception("loopback handler crashed")
+            self.problem("harness_error", f"{type(exc).__name__}: {exc}", req)
+            return error_response(500, 0, "loopback harness error")
+
+    async def _read_body(self, request: web.Request) -> Any:
+        if not request.can_read_body:
+            return None
+        ctype = request.content_type
+        if ctype == "multipart/form-data":
+            reader = await request.multipart()
+            payload: Any = None
+            async for part in reader:
+                if part is None:
+                    break
+                name = getattr(part, "name", None)
+                data = await part.read()  # type: ignore[union-attr]
+                if name == "payload_json":
+                    payload = json.loads(data)
+            return payload
+        raw = await request.read()
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{request.method} {request.path}: body is not JSON: {exc}") from exc
+
+    # -- routes --------------------------------------------------------------------
+    def _setup_routes(self) -> None:
+        r = self.route
+        r("GET", "/users/@me")(self._get_me)
+        r("GET", "/users/{user_id}")(self._get_user)
+        r("GET", "/oauth2/applications/@me")(self._get_application)
+        r("GET", "/applications/@me")(self._get_application)
+        r("GET", "/gateway/bot")(self._get_gateway_bot)
+        r("GET", "/gateway")(self._get_gateway)
+        r("PUT", "/applications/{app}/commands")(self._put_commands)
+        r("GET", "/applications/{app}/commands")(self._get_commands)
+        r("PUT", "/applications/{app}/guilds/{guild}/commands")(self._put_commands)
+        r("GET", "/applications/{app}/guilds/{guild}/commands")(self._get_commands)
+        r("POST", "/interactions/{iid}/{token}/callback")(self._callback)
+        r("POST", "/webhooks/{app}/{token}")(self._followup)
+        r("GET", "/webhooks/{app}/{token}/messages/{mid}")(self._webhook_message)
+        r("PATCH", "/webhooks/{app}/{token}/messages/{mid}")(self._webhook_message)
+        r("DELETE", "/webhooks/{app}/{token}/messages/{mid}")(self._webhook_message)
+        r("GET", "/channels/{cid}")(self._get_channel)
+        r("GET", "/channels/{cid}/messages")(self._list_messages)
+        r("POST", "/channels/{cid}/messages")(self._create_message)
+        r("GET", "/channels/{cid}/messages/{mid}")(self._channel_message)
+        r("PATCH", "/channels/{cid}/messages/{mid}")(self._channel_message)
+        r("DELETE", "/channels/{cid}/messages/{mid}")(self._channel_message)
+        r("POST", "/channels/{cid}/typing")(self._no_content)
+        r("PUT", "/channels/{cid}/messages/{mid}/reactions/{emoji}/@me")(self._no_content)
+        r("DELETE", "/channels/{cid}/messages/{mid}/reactions/{emoji}/@me")(self._no_content)
+        r("GET", "/guilds/{gid}")(self._get_guild)
+        r("GET", "/guilds/{gid}/channels")(self._get_guild_channels)
+        r("GET", "/guilds/{gid}/members/{uid}")(self._get_member)
+        r("POST", "/users/@me/channels")(self._create_dm)
+
+    async def _no_content(self, req: Request) -> web.StreamResponse:
+        return web.Response(status=204)
+
+    async def _get_me(self, req: Request) -> web.StreamResponse:
+        return json_response(
+            {**self.bot_identity.user_payload(), "verified": True, "mfa_enabled": False}
+        )
+
+    def _user_by_id(self, user_id: int) -> Identity | None:
+        if user_id == self.bot_identity.id:
+            return self.bot_identity
+        for guild in self.guilds:
+            if user_id in guild.members_by_id:
+                return guild.members_by_id[user_id]
+        return None
+
+    async def _get_user(self, req: Request) -> web.StreamResponse:
+        ident = self._user_by_id(int(req.params["user_id"]))
+        if ident is None:
+            return error_response(404, 10013, "Unknown User")
+        return json_response(ident.user_payload())
+
+    async def _get_application(self, req: Request) -> web.StreamResponse:
+        owner = Identity(snowflake(), "app-owner")
+        return json_response(
+            {
+                "id": str(self.application_id),
+                "name": self.bot_identity.name,
+                "icon": None,
+                "description": "loopback test application",
+                "summary": "",
+                "type": None,
+                "bot": self.bot_identity.user_payload(),
+                "bot_public": False,
+                "bot_require_code_grant": False,
+                "verify_key": secrets.token_hex(32),
+                "flags": 0,
+                "owner": owner.user_payload(),
+                "team": None,
+                "rpc_origins": [],
+                "tags": [],
+                "redirect_uris": [],
+                "interactions_endpoint_url": None,
+                "approximate_guild_count": len(self.guilds),
+                "integration_types_config": {"0": {}},
+            }
+        )
+
+    async def _get_gateway_bot(self, req: Request) -> web.StreamResponse:
+        return json_response(
+            {
+                "url": self.gateway_url,
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 14400000,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    async def _get_gateway(self, req: Request) -> web.StreamResponse:
+        return json_response({"url": self.gateway_url})
+
+    def _check_app(self, req: Request) -> web.Response | None:
+        if req.params.get("app") != str(self.application_id):
+            self.problem("wrong_application", f"application id {req.params.get('app')}", req)
+            return error_response(404, 10002, "Unknown Application")
+        return None
+
+    async def _put_commands(self, req: Request) -> web.StreamResponse:
+        bad = self._check_app(req)
+        if bad:
+            return bad
+        guild_id = int(req.params["guild"]) if "guild" in req.params else None
+        if guild_id is not None and self.find_guild(guild_id) is None:
+            self.problem("unknown_guild", f"command sync to unknown guild {guild_id}", req)
+            return error_response(404, 10004, "Unknown Guild")
+        previous = {
+            (c["name"], c.get("type", 1)): c
+            for c in (self.guild_commands.get(guild_id, []) if guild_id else self.global_commands)
+        }
+        stored = []
+        for cmd in req.body or []:
+            old = previous.get((cmd["name"], cmd.get("type", 1)))
+            data = {
+                "type": 1,
+                "description": "",
+                "options": [],
+                "default_member_permissions": None,
+                "nsfw": False,
+                "contexts": None,
+                "integration_types": [0],
+                "name_localizations": None,
+                "description_localizations": None,
+                **cmd,
+                "id": old["id"] if old else str(snowflake()),
+                "application_id": str(self.application_id),
+                "version": str(snowflake()),
+            }
+            if guild_id is not None:
+                data["guild_id"] = str(guild_id)
+            else:
+                data.setdefault("dm_permission", True)
+            stored.append(data)
+        if guild_id is None:
+            self.global_commands = stored
+        else:
+            self.guild_commands[guild_id] = stored
+        self.command_syncs += 1
+        return json_response(stored)
+
+    async def _get_commands(self, req: Request) -> web.StreamResponse:
+        bad = self._check_app(req)
+        if bad:
+            return bad
+        if "guild" in req.params:
+            return json_response(self.guild_commands.get(int(req.params["guild"]), []))
+        return json_response(self.global_commands)
+
+    # -- messages --------------------------------------------------------------------
+    def _limits(self, req: Request, data: dict[str, Any] | None) -> web.Response | None:
+        if not isinstance(data, dict):
+            return None
+        issues = check_message_limits(data)
+        if not issues:
+            return None
+        for text in issues:
+            self.problem("limits", text, req, 50035)
+        return error_response(
+            400,
+            50035,
+            "Invalid Form Body",
+            {"_errors": [{"code": "BASE_TYPE_INVALID", "message": t} for t in issues]},
+        )
+
+    def store_message(
+        self,
+        channel: Channel,
+        data: dict[str, Any],
+        *,
+        ephemeral_for: int | None = None,
+        msg_type: int = 0,
+        interaction: InteractionState | None = None,
+        loading: bool = False,
+    ) -> Message:
+        meta = None
+        if interaction is not None:
+            meta = {
+                "id": str(interaction.id),
+                "type": interaction.type,
+                "user": interaction.user.user_payload(),
+                "authorizing_integration_owners": {"0": str(channel.guild.id)}
+                if channel.guild
+                else {},
+            }
+            if interaction.source_message is not None:
+                meta["interacted_message_id"] = str(interaction.source_message.id)
+        msg = Message(
+            server=self,
+            channel=channel,
+            author=self.bot_identity.user_payload(),
+            data=data,
+            ephemeral_for=ephemeral_for,
+            msg_type=msg_type,
+            interaction=meta,
+            webhook_id=self.application_id if interaction is not None else None,
+        )
+        if loading:
+            msg.flags |= LOADING
+        self.messages[msg.id] = msg
+        channel.all_messages.append(msg)
+        if not msg.ephemeral:
+            event = msg.payload()
+            if channel.guild is not None:
+                event["member"] = channel.guild.bot_member.member_payload(with_user=False)
+            self.dispatch_soon("MESSAGE_CREATE", event)
+        return msg
+
+    def edit_message(self, msg: Message, data: dict[str, Any]) -> None:
+        msg.apply(data)
+        if not msg.ephemeral:
+            self.dispatch_soon("MESSAGE_UPDATE", msg.payload())
+
+    def delete_message(self, msg: Message) -> None:
+        msg.deleted = True
+        self.next_change()
+        if not msg.ephemeral:
+            payload: dict[str, Any] = {"id": str(msg.id), "channel_id": str(msg.channel.id)}
+            if msg.channel.guild is not None:
+                payload["guild_id"] = str(msg.channel.guild.id)
+            self.dispatch_soon("MESSAGE_DELETE", payload)
+
+    def _channel(self, req: Request) -> Channel | None:
+        return self.channels.get(int(req.params["cid"]))
+
+    def _rate(self, req: Request, channel: Channel) -> web.Response | None:
+        count = channel.record_write()
+        if self.enforce_rate_limits and count > 5:
+            self.problem("rate_limited", f"more than 5 writes in 5 s in #{channel.name}", req, 429)
+            return web.Response(
+                status=429,
+                body=json.dumps(
+                    {"message": "You are being rate limited.", "retry_after": 1.0, "global": False}
+                ).encode(),
+                headers={
+                    **JSON_HEADERS,
+                    "Retry-After": "1",
+                    "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset-After": "1.0",
+                    "X-RateLimit-Bucket": "loopback",
+                    "X-RateLimit-Scope": "shared",
+                },
+            )
+        return None
+
+    async def _get_channel(self, req: Request) -> web.StreamResponse:
+        channel = self._channel(req)
+        if channel is None:
+            return error_response(404, 10003, "Unknown Channel")
+        return json_response(channel.payload())
+
+    async def _list_messages(self, req: Request) -> web.StreamResponse:
+        channel = self._channel(req)
+        if channel is None:
+            return error_response(404, 10003, "Unknown Channel")
+        limit = int(req.query.get("limit", "50"))
+        msgs = list(reversed(channel.messages))[:limit]
+        return json_response([m.payload() for m in msgs])
+
+    async def _create_message(self, req: Request) -> web.StreamResponse:
+        channel = self._channel(req)
+        if channel is None:
+            return error_response(404, 10003, "Unknown Channel")
+        bad = self._limits(req, req.body)
+        if bad:
+            return bad
+        limited = self._rate(req, channel)
+        if limited:
+            return limited
+        body = dict(req.body or {})
+        has_any = any(body.get(k) for k in ("content", "embeds", "components", "attachments"))
+        if not has_any and "sticker_ids" not in body and "poll" not in body:
+            self.problem("invalid_body", "Cannot send an empty message", req, 50006)
+            return error_response(400, 50006, "Cannot send an empty message")
+        msg = self.store_message(channel, body)
+        return json_response(msg.payload())
+
+    async def _channel_message(self, req: Request) -> web.StreamResponse:
+        channel = self._channel(req)
+        msg = self.messages.get(int(req.params["mid"]))
+        if channel is None:
+            return error_response(404, 10003, "Unknown Channel")
+        if msg is None or msg.channel is not channel or msg.deleted or msg.ephemeral:
+            return error_response(404, 10008, "Unknown Message")
+        if req.method == "GET":
+            return json_response(msg.payload())
+        if req.method == "DELETE":
+            self.delete_message(msg)
+            return web.Response(status=204)
+        if msg.author.get("id") != str(self.bot_identity.id):
+            self.problem("forbidden", "editing a message authored by another user", req, 50005)
+            return error_response(403, 50005, "Cannot edit a message authored by another user")
+        bad = self._limits(req, req.body)
+        if bad:
+            return bad
+        limited = self._rate(req, channel)
+        if limited:
+            return limited
+        self.edit_message(msg, req.body or {})
+        return json_response(msg.payload())
+
+    async def _get_guild(self, req: Request) -> web.StreamResponse:
+        guild = self.find_guild(int(req.params["gid"]))
+        if guild is None:
+            return error_response(404, 10004, "Unknown Guild")
+        return json_response(guild.payload())
+
+    async def _get_guild_channels(self, req: Request) -> web.StreamResponse:
+        guild = self.find_guild(int(req.params["gid"]))
+        if guild is None:
+            return error_response(404, 10004, "Unknown Guild")
+        return json_response([c.payload() for c in guild.channels])
+
+    async def _get_member(self, req: Request) -> web.StreamResponse:
+        guild = self.find_guild(int(req.params["gid"]))
+        ident = guild.members_by_id.get(int(req.params["uid"])) if guild else None
+        if guild is None or ident is None:
+            return error_response(404, 10007, "Unknown Member")
+        return json_response(ident.member_payload())
+
+    async def _create_dm(self, req: Request) -> web.StreamResponse:
+        body = req.body or {}
+        ident = self._user_by_id(int(body.get("recipient_id", 0)))
+        if ident is None:
+            return error_response(400, 50007, "Cannot send messages to this user")
+        for channel in self.channels.values():
+            if channel.recipient is ident:
+                return json_response(channel.payload())
+        channel = Channel(self, None, f"dm-{ident.name}", channel_type=1, recipient=ident)
+        self.channels[channel.id] = channel
+        return json_response(channel.payload())
+
+    def dm_channel(self, ident: Identity) -> Channel | None:
+        return next((c for c in self.channels.values() if c.recipient is ident), None)
+
+    # -- interactions ----------------------------------------------------------------
+    def _interaction(self, req: Request) -> InteractionState | None:
+        try:
+            state = self.interactions.get(int(req.params["iid"]))
+        except ValueError:
+            return None
+        if state is None or state.token != req.params["token"]:
+            return None
+        return state
+
+    def _fail_interaction(self, state: InteractionState, exc: Exception, problem: Problem) -> None:
+        """Deliver an error to the user action still waiting, else keep it as a problem."""
+        if state.ack is not None and not state.ack.done() and state.waiting:
+            state.ack.set_exception(exc)
+            self.problems.remove(problem)
+
+    async def _callback(self, req: Request) -> web.StreamResponse:
+        state = self._interaction(req)
+        if state is None:
+            self.problem("unknown_interaction", "callback for an unknown interaction", req, 10062)
+            return error_response(404, 10062, "Unknown interaction")
+        loop = asyncio.get_running_loop()
+        elapsed = loop.time() - state.sent_at
+        if state.ack_type is not None:
+            self.problem(
+                "double_ack",
+                f"{state.label}: second acknowledgement (already answered with type "
+                f"{state.ack_type})",
+                req,
+                40060,
+            )
+            return error_response(400, 40060, "Interaction has already been acknowledged.")
+        if elapsed > self.ack_deadline:
+            text = (
+                f"{state.label}: acknowledged after {elapsed:.2f} s (Discord's limit is "
+                f"{self.ack_deadline:g} s); Discord answers 404 code 10062 Unknown interaction"
+            )
+            p = self.problem("late_ack", text, req, 10062)
+            state.ack_type = -1
+            from .users import InteractionFailed
+
+            self._fail_interaction(state, InteractionFailed(text, code=10062), p)
+            return error_response(404, 10062, "Unknown interaction")
+        body = req.body or {}
+        rtype = int(body.get("type", 0))
+        data = body.get("data") or {}
+        allowed = {
+            2: {4, 5, 9},
+            3: {4, 5, 6, 7, 9},
+            4: {8},
+            5: {4, 5, 6, 7},
+        }[state.type]
+        if rtype not in allowed:
+            self.problem(
+                "invalid_callback",
+                f"{state.label}: callback type {rtype} is not valid for interaction type "
+                f"{state.type}",
+                req,
+                50035,
+            )
+            return error_response(400, 50035, "Invalid Form Body")
+        if rtype in (4, 7):
+            bad = self._limits(req, data)
+            if bad:
+                return bad
+        flags = int(data.get("flags") or 0)
+        ephemeral_for = state.user.id if flags & EPHEMERAL else None
+        resource: dict[str, Any] = {"type": rtype}
+        message: Message | None = None
+        if rtype == 4:
+            message = self.store_message(
+                state.channel,
+                data,
+                ephemeral_for=ephemeral_for,
+                msg_type=20 if state.type == 2 else 0,
+                interaction=state,
+            )
+            state.original = message
+            resource["message"] = message.payload()
+        elif rtype == 5:
+            message = self.store_message(
+                state.channel,
+                {"content": "", "flags": flags & EPHEMERAL},
+                ephemeral_for=ephemeral_for,
+                msg_type=20 if state.type == 2 else 0,
+                interaction=state,
+                loading=True,
+            )
+            state.original = message
+        elif rtype in (6, 7):
+            message = state.source_message
+            state.original = message
+            if rtype == 7 and message is not None:
+                self.edit_message(message, data)
+                resource["message"] = message.payload()
+        elif rtype in (8, 9):
+            state.response_data = data
+        state.ack_type = rtype
+        state.acked_at = loop.time()
+        if state.ack is not None and not state.ack.done():
+            state.ack.set_result(rtype)
+        if req.query.get("with_response") not in ("1", "true", "True"):
+            return web.Response(status=204)
+        interaction: dict[str, Any] = {"id": str(state.id), "type": state.type}
+        if message is not None and rtype in (4, 5):
+            interaction["response_message_id"] = str(message.id)
+            interaction["response_message_loading"] = rtype == 5
+            interaction["response_message_ephemeral"] = message.ephemeral
+        result: dict[str, Any] = {"interaction": interaction}
+        if rtype != 6:
+            result["resource"] = resource
+        return json_response(result)
+
+    def _webhook_state(self, req: Request) -> tuple[InteractionState | None, web.Response | None]:
+        if req.params["app"] != str(self.application_id):
+            self.problem("unknown_webhook", "webhook call with a wrong application id", req)
+            return None, error_response(404, 10015, "Unknown Webhook")
+        state = next(
+            (s for s in self.interactions.values() if s.token == req.params["token"]), None
+        )
+        if state is None:
+            self.problem("unknown_webhook", "webhook call with an unknown token", req, 10015)
+            return None, error_response(404, 10015, "Unknown Webhook")
+        if state.ack_type is None or state.ack_type < 0:
+            self.problem(
+                "unknown_webhook", f"{state.label}: followup before acknowledgement", req, 10015
+            )
+            return None, error_response(404, 10015, "Unknown Webhook")
+        return state, None
+
+    async def _followup(self, req: Request) -> web.StreamResponse:
+        state, bad = self._webhook_state(req)
+        if state is None:
+            assert bad is not None
+            return bad
+        data = dict(req.body or {})
+        bad = self._limits(req, data)
+        if bad:
+            return bad
+        flags = int(data.get("flags") or 0)
+        # the first followup after a thinking defer replaces the "thinking" message
+        if state.ack_type == 5 and state.original is not None and state.original.loading:
+            self.edit_message(state.original, data)
+            return json_response(state.original.payload())
+        msg = self.store_message(
+            state.channel,
+            data,
+            ephemeral_for=state.user.id if flags & EPHEMERAL else None,
+            msg_type=20 if state.type == 2 else 0,
+            interaction=state,
+        )
+        state.followups.append(msg)
+        return json_response(msg.payload())
+
+    async def _webhook_message(self, req: Request) -> web.StreamResponse:
+        state, bad = self._webhook_state(req)
+        if state is None:
+            assert bad is not None
+            return bad
+        mid = req.params["mid"]
+        if mid == "@original":
+            msg = state.original
+        else:
+            msg = next((m for m in state.followups if str(m.id) == mid), None)
+            if msg is None and state.original is not None and str(state.original.id) == mid:
+                msg = state.original
+        if msg is None or msg.deleted:
+            return error_response(404, 10008, "Unknown Message")
+        if req.method == "GET":
+            return json_response(msg.payload())
+        if req.method == "DELETE":
+            self.delete_message(msg)
+            return web.Response(status=204)
+        data = dict(req.body or {})
+        bad = self._limits(req, {**data, "flags": msg.flags | int(data.get("flags") or 0)})
+        if bad:
+            return bad
+        self.edit_message(msg, data)
+        return json_response(msg.payload())
+
+    # -- sending interactions (used by users.Member) -----------------------------------
+    async def send_interaction(
+        self,
+        *,
+        itype: int,
+        user: Identity,
+        channel: Channel,
+        data: dict[str, Any],
+        label: str,
+        source_message: Message | None = None,
+    ) -> InteractionState:
+        assert self.current_session is not None, "no bot is connected to the gateway"
+        guild = channel.guild
+        iid = snowflake()
+        token = "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48)
+        payload: dict[str, Any] = {
+            "id": str(iid),
+            "application_id": str(self.application_id),
+            "type": itype,
+            "data": data,
+            "channel": channel.payload(),
+            "channel_id": str(channel.id),
+            "token": token,
+            "version": 1,
+            "locale": user.locale,
+            "entitlements": [],
+            "authorizing_integration_owners": (
+                {"0": str(guild.id)} if guild else {"1": str(user.id)}
+            ),
+            "context": 0 if guild else 1,
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        if guild is not None:
+            perms = guild.permissions_of(user)
+            payload.update(
+                guild_id=str(guild.id),
+                guild={"id": str(guild.id), "locale": "en-US", "features": []},
+                guild_locale="en-US",
+                member={**user.member_payload(), "permissions": str(perms.value)},
+                app_permissions=str(guild.permissions_of(guild.bot_member).value),
+            )
+        else:
+            payload.update(user=user.user_payload(), app_permissions=str(0x0000_C000))
+        if source_message is not None:
+            payload["message"] = source_message.payload()
+        state = InteractionState(
+            id=iid,
+            token=token,
+            type=itype,
+            user=user,
+            channel=channel,
+            payload=payload,
+            sent_at=asyncio.get_running_loop().time(),
+            label=label,
+            source_message=source_message,
+        )
+        state.ack = asyncio.get_running_loop().create_future()
+        self.interactions[iid] = state
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return state
