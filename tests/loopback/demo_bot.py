@@ -86,9 +86,7 @@ class PickView(discord.ui.View):
     async def card(
         self, interaction: discord.Interaction[Any], select: discord.ui.Select[Any]
     ) -> None:
-        await interaction.response.send_message(
-            f"you picked {select.values[0]}", ephemeral=True
-        )
+        await interaction.response.send_message(f"you picked {select.values[0]}", ephemeral=True)
 
 
 CARDS = ["R1", "R7", "G2", "B5", "Y9", "W", "W4"]

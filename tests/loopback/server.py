@@ -495,6 +495,7 @@ class LoopbackDiscord:
                 if errors and self.validator.find(request.method, request.path) is not None:
                     for text in errors:
                         self.problem("invalid_body", text, req, 50035)
+                    self._fail_interaction(req, "Discord rejected: " + "; ".join(errors), 50035)
                     tree = self.validator.error_tree(request.method, request.path, body)
                     return error_response(400, 50035, "Invalid Form Body", tree)
         try:
@@ -691,6 +692,7 @@ class LoopbackDiscord:
             return None
         for text in issues:
             self.problem("limits", text, req, 50035)
+        self._fail_interaction(req, "Discord rejected: " + "; ".join(issues), 50035)
         return error_response(
             400,
             50035,
@@ -879,11 +881,17 @@ class LoopbackDiscord:
             return None
         return state
 
-    def _fail_interaction(self, state: InteractionState, exc: Exception, problem: Problem) -> None:
-        """Deliver an error to the user action still waiting, else keep it as a problem."""
-        if state.ack is not None and not state.ack.done() and state.waiting:
-            state.ack.set_exception(exc)
-            self.problems.remove(problem)
+    def _fail_interaction(self, req: Request, text: str, code: int) -> None:
+        """A rejected callback: the user action waiting on it raises InteractionFailed (the
+        problem stays recorded too)."""
+        if not req.template.endswith("/callback"):
+            return
+        state = self._interaction(req)
+        if state is not None and state.ack is not None and not state.ack.done():
+            from .users import InteractionFailed
+
+            state.ack.set_exception(InteractionFailed(text, code=code))
+            state.ack.exception()  # mark retrieved: nobody may be waiting any more
 
     async def _callback(self, req: Request) -> web.StreamResponse:
         state = self._interaction(req)
@@ -906,11 +914,9 @@ class LoopbackDiscord:
                 f"{state.label}: acknowledged after {elapsed:.2f} s (Discord's limit is "
                 f"{self.ack_deadline:g} s); Discord answers 404 code 10062 Unknown interaction"
             )
-            p = self.problem("late_ack", text, req, 10062)
+            self.problem("late_ack", text, req, 10062)
+            self._fail_interaction(req, text, 10062)
             state.ack_type = -1
-            from .users import InteractionFailed
-
-            self._fail_interaction(state, InteractionFailed(text, code=10062), p)
             return error_response(404, 10062, "Unknown interaction")
         body = req.body or {}
         rtype = int(body.get("type", 0))
@@ -922,13 +928,12 @@ class LoopbackDiscord:
             5: {4, 5, 6, 7},
         }[state.type]
         if rtype not in allowed:
-            self.problem(
-                "invalid_callback",
+            text = (
                 f"{state.label}: callback type {rtype} is not valid for interaction type "
-                f"{state.type}",
-                req,
-                50035,
+                f"{state.type}"
             )
+            self.problem("invalid_callback", text, req, 50035)
+            self._fail_interaction(req, text, 50035)
             return error_response(400, 50035, "Invalid Form Body")
         if rtype in (4, 7):
             bad = self._limits(req, data)

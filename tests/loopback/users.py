@@ -77,9 +77,7 @@ class InteractionResult:
         while msg.loading:
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise AssertionError(
-                    f"{self.state.label}: bot still 'thinking' after {timeout} s"
-                )
+                raise AssertionError(f"{self.state.label}: bot still 'thinking' after {timeout} s")
             await server.wait_change(remaining)
         return msg
 
@@ -121,9 +119,7 @@ class Member:
     def ephemerals(self) -> list[Message]:
         """This member's ephemeral messages in the channel, oldest first."""
         return [
-            m
-            for m in self.channel.all_messages
-            if m.ephemeral_for == self.id and not m.deleted
+            m for m in self.channel.all_messages if m.ephemeral_for == self.id and not m.deleted
         ]
 
     def sees(self) -> list[Message]:
@@ -337,9 +333,7 @@ class Member:
         return choices
 
     # -- components -------------------------------------------------------------
-    def _messages_with(
-        self, message: Message | None, has: Any
-    ) -> list[Message]:
+    def _messages_with(self, message: Message | None, has: Any) -> list[Message]:
         if message is not None:
             visible = message.ephemeral_for in (None, self.id) and not message.deleted
             assert visible, f"{self.name} cannot see {message!r}"
@@ -414,7 +408,10 @@ class Member:
                     )
                     data = {"custom_id": sel["custom_id"], "component_type": 3, "values": values}
                     return await self._act(
-                        3, data, f"{self.name}: select {list(choices)}", source=msg,
+                        3,
+                        data,
+                        f"{self.name}: select {list(choices)}",
+                        source=msg,
                         timeout=timeout,
                     )
         visible = "\n  ".join(repr(m) for m in self.sees()[-8:])
@@ -441,13 +438,18 @@ class Member:
             if comp.get("required", True) and not value:
                 raise AssertionError(f"modal field {comp['custom_id']!r} is required")
             rows.append(
-                {"type": 1, "components": [{"type": 4, "custom_id": comp["custom_id"],
-                                            "value": value}]}
+                {
+                    "type": 1,
+                    "components": [{"type": 4, "custom_id": comp["custom_id"], "value": value}],
+                }
             )
         data = {"custom_id": modal["custom_id"], "components": rows}
         return await self._act(
-            5, data, f"{self.name}: submit modal {modal.get('title')!r}",
-            source=result.state.source_message, timeout=timeout,
+            5,
+            data,
+            f"{self.name}: submit modal {modal.get('title')!r}",
+            source=result.state.source_message,
+            timeout=timeout,
         )
 
 
