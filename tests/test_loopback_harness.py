@@ -17,8 +17,8 @@ from loopback.users import InteractionFailed
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest.fixture(scope="module")
-def loopback_bot_command() -> list[str]:  # type: ignore[no-redef]
+@pytest.fixture(scope="module")  # type: ignore[no-redef]
+def loopback_bot_command() -> list[str]:
     return [sys.executable, "tests/loopback/demo_bot.py"]
 
 
