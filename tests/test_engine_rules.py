@@ -293,3 +293,271 @@ def test_first_icon_card_grabs_nothing() -> None:
     g, events = setup({"Ann": "R1", "Ben": "R2", "Cat": "R3"}, discard=None, draw="G5U G1")
     assert kinds(events) == ["opened", "turn"]
     assert all(h is None for h in g.towers.values()) and g.turn == "Ann"
+
+
+# ---------------------------------------------------------------- matching
+
+@pytest.mark.parametrize(
+    ("top", "color", "card", "ok"),
+    [
+        ("R7", None, "R3", True),       # colour
+        ("R7", None, "B7", True),       # number
+        ("R7", None, "B7O", True),      # number, the icon does not matter
+        ("R7", None, "Y5", False),
+        ("R5U", None, "B1U", False),    # icons never match
+        ("R5U", None, "B5", True),
+        ("RS", None, "BS", True),       # symbol
+        ("RS", None, "B+2", False),
+        ("R+1", None, "G+1", True),
+        ("R+2", None, "Y+2", True),
+        ("RR", None, "GR", True),
+        ("RG", None, "YG", True),
+        ("R7", None, "WG", True),       # wilds go on anything
+        ("R7", None, "W+4", True),
+        ("WG", Color.BLUE, "B3", True),  # on a wild: the colour named
+        ("WG", Color.BLUE, "R3", False),
+        ("W+4", Color.GREEN, "GS", True),
+        ("W+4", Color.GREEN, "RS", False),
+        ("WG", Color.BLUE, "WG", True),
+    ],
+)
+def test_matching(top: str, color: Color | None, card: str, ok: bool) -> None:
+    """R-MATCH, R-MATCH-WILD, R-MATCH-ICON: colour, number or symbol; wilds anywhere; the
+    named colour on a wild; Power Icons never match (sheet 000, Let's Play)."""
+    g = G({"Ann": f"{card} Y9", "Ben": "B1", "Cat": "B2"}, discard=top, color=color)
+    assert g.can_play_on_top(c(card)) is ok
+    assert (c(card) in g.playable_cards("Ann")) is ok
+    if not ok:
+        refused(g, Play("Ann", c(card)), NoMatchError)
+
+
+def test_mismatch_messages_read_well() -> None:
+    """R-ERRORS: the mismatch message names the card and what is on top."""
+    g = G({"Ann": "R5 Y9", "Ben": "B1", "Cat": "B2"}, discard="B7")
+    assert refused(g, Play("Ann", c("R5"))) == "R5 does not match the blue 7."
+    g = G({"Ann": "R5 Y9", "Ben": "B1", "Cat": "B2"}, discard="B7O")
+    assert refused(g, Play("Ann", c("R5"))) == "R5 does not match the blue 7 (O)."
+    g = G({"Ann": "R5 Y9", "Ben": "B1", "Cat": "B2"}, discard="WG", color=Color.GREEN)
+    assert refused(g, Play("Ann", c("R5"))) == \
+        "R5 does not match the Wild Grab-A-Tower (colour green)."
+
+
+def test_wrong_turn_and_not_held_messages() -> None:
+    """R-ERRORS, R-DECISION-TURN: out-of-turn moves name whose turn it is; a card not held
+    is named (RULINGS, Deal and round)."""
+    g = G(HANDS3)
+    assert refused(g, Play("Ben", c("B7")), NotYourTurnError) == "It's Ann's turn."
+    assert refused(g, Draw("Cat"), NotYourTurnError) == "It's Ann's turn."
+    assert refused(g, Play("Ann", c("R9")), CardNotInHandError) == "You don't have R9."
+    assert refused(g, Play("Zed", c("R9"))) == "Zed is not playing in this game."
+
+
+# ---------------------------------------------------------------- drawing
+
+def test_draw_playable_card_only_that_card() -> None:
+    """R-DRAW, R-DRAW-PLAYABLE: a playable drawn card may be played at once, but no other
+    card of the hand (sheet 000, Let's Play; RULINGS, Turn)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7", "Cat": "Y1"}, draw="R3 G5")
+    events = g.apply(Draw("Ann"))
+    assert D(events) == [
+        {"event": "drew", "player": "Ann", "count": 1, "cards": ["R3"], "reason": "draw"},
+        {"event": "turn", "player": "Ann", "decision": "drawn"},
+    ]
+    assert g.drawn_card == c("R3")
+    assert "cards" not in events[0].public_dict()
+    msg = refused(g, Play("Ann", c("R1")), IllegalMoveError)
+    assert msg == "After drawing you can only play the card you drew (R3) or keep it."
+    assert refused(g, Draw("Ann")) == "You already drew: play the drawn card or keep it."
+    assert [m for m in g.legal_moves("Ann") if isinstance(m, Play)] == [Play("Ann", c("R3"))]
+    events = g.apply(Play("Ann", c("R3")))
+    assert kinds(events) == ["played", "turn"] and g.turn == "Ben"
+
+
+def test_draw_playable_then_keep() -> None:
+    """R-DRAW-PLAYABLE: keeping the drawn card (Pass) ends the turn (RULINGS, Turn)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7", "Cat": "Y1"}, draw="R3 G5")
+    g.apply(Draw("Ann"))
+    events = g.apply(Pass("Ann"))
+    assert D(events) == [{"event": "passed", "player": "Ann"},
+                         {"event": "turn", "player": "Ben", "decision": "play"}]
+    assert g.hand("Ann") == (c("R1"), c("B2"), c("R3")) and g.drawn_card is None
+
+
+def test_draw_unplayable_ends_turn() -> None:
+    """R-DRAW-UNPLAYABLE: a drawn card that can't be played ends the turn at once
+    (RULINGS, Turn)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7", "Cat": "Y1"}, draw="G5 R3")
+    events = g.apply(Draw("Ann"))
+    assert kinds(events) == ["drew", "turn"] and g.turn == "Ben"
+    assert g.pending is Decision.PLAY
+
+
+def test_draw_allowed_with_a_playable_card_and_pass_only_after_drawing() -> None:
+    """R-DRAW, R-DRAW-ONCE: drawing instead of playing is allowed; Pass only right after
+    drawing a playable card (sheet 000, Let's Play)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7", "Cat": "Y1"}, draw="G5 R3")
+    assert Draw("Ann") in g.legal_moves("Ann")
+    assert refused(g, Pass("Ann")) == "You can keep a card only right after drawing it."
+
+
+# ---------------------------------------------------------------- action cards
+
+@pytest.mark.parametrize(("code", "n"), [("R+1", 1), ("R+2", 2)])
+def test_draw_cards(code: str, n: int) -> None:
+    """R-DRAW-ONE, R-DRAW-TWO: the next player draws 1 / 2 and loses the turn
+    (sheet 000, Draw One, Draw Two)."""
+    g = G({"Ann": f"{code} B2", "Ben": "B7", "Cat": "Y1"}, draw="G1 G2 G3")
+    events = g.apply(Play("Ann", c(code)))
+    assert D(events) == [
+        {"event": "played", "player": "Ann", "card": code, "color": "red"},
+        {"event": "drew", "player": "Ben", "count": n, "cards": ["G1", "G2"][:n],
+         "reason": "card"},
+        {"event": "skipped", "player": "Ben"},
+        {"event": "turn", "player": "Cat", "decision": "play"},
+    ]
+
+
+def test_skip() -> None:
+    """R-SKIP: the next player loses the turn (sheet 000, Skip)."""
+    g = G({"Ann": "RS B2", "Ben": "B7", "Cat": "Y1"})
+    events = g.apply(Play("Ann", c("RS")))
+    assert kinds(events) == ["played", "skipped", "turn"] and g.turn == "Cat"
+    assert g.hand("Ben") == (c("B7"),)
+
+
+def test_reverse() -> None:
+    """R-REVERSE: the direction changes (sheet 000, Reverse)."""
+    g = G({"Ann": "RR B2", "Ben": "B7", "Cat": "R1 R2"})
+    events = g.apply(Play("Ann", c("RR")))
+    assert D(events)[1] == {"event": "reversed", "direction": -1}
+    assert g.turn == "Cat" and g.direction == -1
+    g.apply(Play("Cat", c("R1")))
+    assert g.turn == "Ben"
+
+
+def test_grab_two_towers() -> None:
+    """R-GRAB2: two different towers not held, from the tray or other players
+    (sheet 000, Grab-2-Towers; RULINGS, Towers)."""
+    g = G({"Ann": "RG B2 B3", "Ben": "B7", "Cat": "Y1"}, towers={U: "Ann", N: "Ben"})
+    assert refused(g, Play("Ann", c("RG")), ChoiceError) == \
+        "Choose 2 different towers to grab with the red Grab-2-Towers."
+    refused(g, Play("Ann", c("RG"), towers=(N, N)), ChoiceError)
+    refused(g, Play("Ann", c("RG"), towers=(N,)), ChoiceError)
+    assert refused(g, Play("Ann", c("RG"), towers=(U, N)), ChoiceError) == \
+        "You already hold the U tower: grab another one."
+    options = {m.towers for m in g.legal_moves("Ann") if isinstance(m, Play) and not m.uno}
+    assert options == {(N, O), (N, BANG), (O, BANG)}
+    events = g.apply(Play("Ann", c("RG"), towers=(N, O)))
+    assert D(events) == [
+        {"event": "played", "player": "Ann", "card": "RG", "color": "red"},
+        {"event": "tower", "player": "Ann", "tower": "N", "from": "Ben"},
+        {"event": "tower", "player": "Ann", "tower": "O", "from": None},
+        {"event": "turn", "player": "Ben", "decision": "play"},
+    ]
+    assert g.towers == {U: "Ann", N: "Ann", O: "Ann", BANG: None}
+
+
+def test_grab_two_with_one_tower_left_takes_only_it() -> None:
+    """R-GRAB2: with fewer than two towers not held, the player takes what there is
+    (RULINGS, Towers)."""
+    g = G({"Ann": "RG B2 B3", "Ben": "B7", "Cat": "Y1"}, towers={U: "Ann", N: "Ann", O: "Ann"})
+    assert refused(g, Play("Ann", c("RG"), towers=(BANG, U)), ChoiceError) == \
+        "Choose one tower to grab with the red Grab-2-Towers."
+    events = g.apply(Play("Ann", c("RG"), towers=(BANG,)))
+    assert kinds(events) == ["played", "tower", "turn"]  # all four: instant UNO (keep)
+    assert g.pending is Decision.KEEP
+
+
+def test_wild_grab_a_tower() -> None:
+    """R-WILD-GRAB: a wild naming a colour and grabbing one tower not held
+    (sheet 000, Wild Grab-A-Tower)."""
+    g = G({"Ann": "WG B2 B3", "Ben": "B7", "Cat": "Y1"}, towers={BANG: "Cat", U: "Ann"})
+    assert refused(g, Play("Ann", c("WG"), towers=(BANG,)), ChoiceError) == \
+        "Choose a colour for the Wild Grab-A-Tower."
+    assert refused(g, Play("Ann", c("WG"), color=Color.BLUE), ChoiceError) == \
+        "Choose one tower to grab with the Wild Grab-A-Tower."
+    refused(g, Play("Ann", c("WG"), color=Color.BLUE, towers=(U,)), ChoiceError)
+    events = g.apply(Play("Ann", c("WG"), color=Color.YELLOW, towers=(BANG,)))
+    assert D(events)[:2] == [
+        {"event": "played", "player": "Ann", "card": "WG", "color": "yellow"},
+        {"event": "tower", "player": "Ann", "tower": "!", "from": "Cat"},
+    ]
+    assert g.color is Color.YELLOW and g.towers[BANG] == "Ann"
+
+
+def test_non_wild_play_ignores_colour_and_non_grab_ignores_towers() -> None:
+    """R-MATCH: choices a card does not take are dropped (engine)."""
+    g = G({"Ann": "R3 B2", "Ben": "B7", "Cat": "Y1"})
+    events = g.apply(Play("Ann", c("R3"), color=Color.BLUE, towers=(U,)))
+    assert D(events)[0]["color"] == "red" and g.color is Color.RED
+    assert g.towers[U] is None
+
+
+@pytest.mark.parametrize(("holder", "frm"), [("Cat", "Cat"), (None, None), ("Ann", None)])
+def test_icon_grab(holder: str | None, frm: str | None) -> None:
+    """R-ICON-GRAB: an icon card grabs its tower from its holder or the tray, whatever the
+    card's colour (sheet 000, Power Icons & Power Towers)."""
+    g = G({"Ann": "R5U B2", "Ben": "B7", "Cat": "Y1"}, towers={U: holder})
+    events = g.apply(Play("Ann", c("R5U")))
+    if holder == "Ann":
+        assert kinds(events) == ["played", "turn"]
+    else:
+        assert D(events)[1] == {"event": "tower", "player": "Ann", "tower": "U", "from": frm}
+    assert g.towers[U] == "Ann"
+
+
+# ---------------------------------------------------------------- blocks
+
+@pytest.mark.parametrize(("code", "tower"), [("R+1", U), ("R+2", N), ("RS", BANG)])
+def test_block_and_matching_after(code: str, tower: Tower) -> None:
+    """R-TOWERS, R-BLOCK, R-BLOCK-MATCH: the next player holding the tower neither draws nor
+    loses the turn; the card is then matched by colour or symbol (sheet 000, Power Icons &
+    Power Towers; RULINGS, Towers)."""
+    sym = code[1:]
+    g = G({"Ann": f"{code} B2", "Ben": f"G{sym} Y3 R4", "Cat": "Y1"}, towers={tower: "Ben"})
+    events = g.apply(Play("Ann", c(code)))
+    assert D(events) == [
+        {"event": "played", "player": "Ann", "card": code, "color": "red"},
+        {"event": "blocked", "player": "Ben", "card": code, "tower": tower.value},
+        {"event": "turn", "player": "Ben", "decision": "play"},
+    ]
+    assert len(g.hand("Ben")) == 3 and g.towers[tower] == "Ben"
+    assert g.playable_cards("Ben") == [c(f"G{sym}"), c("R4")]
+
+
+@pytest.mark.parametrize(("code", "tower"), [("R+1", N), ("R+2", U), ("RS", O), ("R+1", BANG)])
+def test_wrong_tower_does_not_block(code: str, tower: Tower) -> None:
+    """R-TOWERS: each tower blocks only its own card (sheet 000, Power Icons & Power
+    Towers)."""
+    g = G({"Ann": f"{code} B2", "Ben": "B7", "Cat": "Y1"}, towers={tower: "Ben"})
+    events = g.apply(Play("Ann", c(code)))
+    assert "blocked" not in kinds(events) and "skipped" in kinds(events)
+
+
+def test_tower_of_someone_else_does_not_block() -> None:
+    """R-BLOCK: only the next player's tower blocks (RULINGS, Towers)."""
+    g = G({"Ann": "R+2 B2", "Ben": "B7", "Cat": "Y1"}, towers={N: "Cat"})
+    events = g.apply(Play("Ann", c("R+2")))
+    assert "blocked" not in kinds(events) and len(g.hand("Ben")) == 3
+
+
+def test_reverse_and_grab_two_unblockable() -> None:
+    """R-UNBLOCKABLE: Reverse and Grab-2-Towers can't be blocked, even a Reverse acting as
+    Skip between two players (RULINGS, Power Grab deck)."""
+    towers = {U: "Ben", N: "Ben", O: "Ben"}
+    g = G({"Ann": "RR B2", "Ben": "B7"}, players=P2, towers=towers)
+    events = g.apply(Play("Ann", c("RR")))
+    assert "blocked" not in kinds(events) and g.turn == "Ann"
+    g = G({"Ann": "RR B2", "Ben": "B7"}, players=P2, towers={BANG: "Ben"})
+    events = g.apply(Play("Ann", c("RR")))
+    assert "blocked" not in kinds(events) and g.turn == "Ann"
+    g = G({"Ann": "RG B2 B3", "Ben": "B7", "Cat": "Y1"}, towers={BANG: "Ben"})
+    events = g.apply(Play("Ann", c("RG"), towers=(U, N)))
+    assert "blocked" not in kinds(events) and g.turn == "Ben"
+
+
+def test_classic_edition_has_no_towers() -> None:
+    """R-DECK-CLASSIC: no grabs or blocks in the classic edition (RULINGS, Classic)."""
+    g = G({"Ann": "R+2 R5", "Ben": "B7", "Cat": "Y1"}, edition="classic", draw="R1 R2 R3")
+    events = g.apply(Play("Ann", c("R+2")))
+    assert "tower" not in kinds(events) and len(g.hand("Ben")) == 3
