@@ -87,26 +87,51 @@ class InteractionState:
     waiting: bool = False
 
 
+class Connection:
+    """One websocket; a single writer task sends frames in the order they were queued."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        self.ws = ws
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self.queue.put_nowait(json.dumps(frame))
+
+    async def _run(self) -> None:
+        while True:
+            text = await self.queue.get()
+            try:
+                await self.ws.send_str(text)
+            except (ConnectionError, RuntimeError):
+                log.info("gateway send failed; events stay buffered for RESUME")
+                return
+
+    def close(self) -> None:
+        self.task.cancel()
+
+
 class GatewaySession:
+    """A gateway session: sequence numbers and every dispatched event, for RESUME."""
+
     def __init__(self, session_id: str, intents: int) -> None:
         self.session_id = session_id
         self.intents = intents
         self.seq = 0
         self.buffer: list[dict[str, Any]] = []
-        self.ws: web.WebSocketResponse | None = None
-        self.lock = asyncio.Lock()
-        self.ready = asyncio.Event()
+        self.conn: Connection | None = None
 
-    async def send_event(self, name: str, data: Any) -> None:
-        async with self.lock:
-            self.seq += 1
-            frame = {"op": 0, "t": name, "s": self.seq, "d": data}
-            self.buffer.append(frame)
-            if self.ws is not None and not self.ws.closed:
-                try:
-                    await self.ws.send_str(json.dumps(frame))
-                except (ConnectionError, RuntimeError):
-                    log.info("gateway send failed; event %s buffered for RESUME", name)
+    @property
+    def ws(self) -> web.WebSocketResponse | None:
+        return self.conn.ws if self.conn is not None else None
+
+    def send_event(self, name: str, data: Any) -> None:
+        """Number the event, keep it for RESUME and queue it on the live connection."""
+        self.seq += 1
+        frame = {"op": 0, "t": name, "s": self.seq, "d": data}
+        self.buffer.append(frame)
+        if self.conn is not None:
+            self.conn.send(frame)
 
 
 class LoopbackDiscord:
@@ -192,6 +217,8 @@ class LoopbackDiscord:
         for session in self.sessions.values():
             if session.ws is not None and not session.ws.closed:
                 await session.ws.close()
+            if session.conn is not None:
+                session.conn.close()
         for task in list(self._tasks):
             task.cancel()
         if self._runner is not None:
@@ -302,14 +329,12 @@ class LoopbackDiscord:
             return
         if name.startswith("MESSAGE_") and not session.intents & INTENT_GUILD_MESSAGES:
             return
-        task = asyncio.get_running_loop().create_task(session.send_event(name, data))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        session.send_event(name, data)
 
-    async def dispatch(self, name: str, data: Any) -> None:
+    def dispatch(self, name: str, data: Any) -> None:
         session = self.current_session
         assert session is not None, "no bot is connected to the gateway"
-        await session.send_event(name, data)
+        session.send_event(name, data)
 
     async def drop_gateway(self, code: int = 4000, *, wait_resume: float | None = 10.0) -> None:
         """Close the bot's websocket (a resumable close code by default) and, unless
@@ -326,7 +351,8 @@ class LoopbackDiscord:
         session = self.current_session
         assert session is not None and session.ws is not None, "no gateway connection"
         resumes = self.resume_count
-        await session.ws.send_str(json.dumps({"op": 7, "d": None}))
+        assert session.conn is not None
+        session.conn.send({"op": 7, "d": None})
         if wait_resume is not None:
             await self._wait(lambda: self.resume_count > resumes, wait_resume, "bot RESUME")
 
@@ -342,7 +368,8 @@ class LoopbackDiscord:
         ws = web.WebSocketResponse(max_msg_size=16 * 1024 * 1024)
         await ws.prepare(request)
         session: GatewaySession | None = None
-        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 41250}}))
+        conn = Connection(ws)
+        conn.send({"op": 10, "d": {"heartbeat_interval": 41250}})
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
@@ -353,33 +380,35 @@ class LoopbackDiscord:
                 op = payload.get("op")
                 data = payload.get("d")
                 if op == 1:
-                    await ws.send_str(json.dumps({"op": 11}))
+                    conn.send({"op": 11})
                 elif op == 2:
-                    session = await self._identify(ws, data)
+                    session = await self._identify(conn, data)
                     if session is None:
                         break
                 elif op == 6:
-                    session = await self._resume(ws, data)
+                    session = self._resume(conn, data)
+                    if session is None:
+                        await asyncio.sleep(0.05)  # let op 9 go out first
+                        break
                 elif op == 8:
-                    await self._request_members(ws, session, data)
+                    self._request_members(session, data)
                 elif op in (3, 4):
                     pass  # presence / voice state updates
                 else:
                     self.problem("gateway", f"unexpected gateway op {op}: {payload!r}"[:300])
         finally:
-            if session is not None and session.ws is ws:
-                session.ws = None
+            conn.close()
+            if session is not None and session.conn is conn:
+                session.conn = None
         return ws
 
-    async def _identify(
-        self, ws: web.WebSocketResponse, data: dict[str, Any]
-    ) -> GatewaySession | None:
+    async def _identify(self, conn: Connection, data: dict[str, Any]) -> GatewaySession | None:
         if data.get("token") != self.token:
-            await ws.close(code=4004, message=b"Authentication failed.")
+            await conn.ws.close(code=4004, message=b"Authentication failed.")
             self.problem("gateway", "IDENTIFY with a wrong token")
             return None
         session = GatewaySession(secrets.token_hex(16), int(data.get("intents", 0)))
-        session.ws = ws
+        session.conn = conn
         self.sessions[session.session_id] = session
         self.current_session = session
         ready = {
@@ -406,32 +435,28 @@ class LoopbackDiscord:
         }
         if data.get("shard") is not None:
             ready["shard"] = data["shard"]
-        await session.send_event("READY", ready)
+        session.send_event("READY", ready)
         for guild in self.guilds:
-            await session.send_event("GUILD_CREATE", guild.create_payload())
+            session.send_event("GUILD_CREATE", guild.create_payload())
         self.identify_count += 1
-        session.ready.set()
         return session
 
-    async def _resume(self, ws: web.WebSocketResponse, data: dict[str, Any]) -> GatewaySession:
+    def _resume(self, conn: Connection, data: dict[str, Any]) -> GatewaySession | None:
         session = self.sessions.get(data.get("session_id", ""))
         if session is None or data.get("token") != self.token:
-            await ws.send_str(json.dumps({"op": 9, "d": False}))
-            raise web.HTTPBadRequest()  # ends this handler; the bot reconnects
-        async with session.lock:
-            session.ws = ws
-            since = int(data.get("seq") or 0)
-            for frame in session.buffer:
-                if frame["s"] > since:
-                    await ws.send_str(json.dumps(frame))
+            conn.send({"op": 9, "d": False})
+            return None
+        session.conn = conn
+        since = int(data.get("seq") or 0)
+        for frame in session.buffer:
+            if frame["s"] > since:
+                conn.send(frame)
         self.current_session = session
-        await session.send_event("RESUMED", {"_trace": ["loopback"]})
+        session.send_event("RESUMED", {"_trace": ["loopback"]})
         self.resume_count += 1
         return session
 
-    async def _request_members(
-        self, ws: web.WebSocketResponse, session: GatewaySession | None, data: dict[str, Any]
-    ) -> None:
+    def _request_members(self, session: GatewaySession | None, data: dict[str, Any]) -> None:
         if session is None:
             return
         guild = self.find_guild(int(data.get("guild_id", 0)))
@@ -447,7 +472,7 @@ class LoopbackDiscord:
         }
         if data.get("nonce"):
             chunk["nonce"] = data["nonce"]
-        await session.send_event("GUILD_MEMBERS_CHUNK", chunk)
+        session.send_event("GUILD_MEMBERS_CHUNK", chunk)
 
     # -- REST plumbing -------------------------------------------------------------
     def route(self, method: str, template: str) -> Callable[[Handler], Handler]:
@@ -1112,5 +1137,5 @@ class LoopbackDiscord:
         )
         state.ack = asyncio.get_running_loop().create_future()
         self.interactions[iid] = state
-        await self.dispatch("INTERACTION_CREATE", payload)
+        self.dispatch("INTERACTION_CREATE", payload)
         return state
