@@ -561,3 +561,403 @@ def test_classic_edition_has_no_towers() -> None:
     g = G({"Ann": "R+2 R5", "Ben": "B7", "Cat": "Y1"}, edition="classic", draw="R1 R2 R3")
     events = g.apply(Play("Ann", c("R+2")))
     assert "tower" not in kinds(events) and len(g.hand("Ben")) == 3
+
+
+# ---------------------------------------------------------------- Wild Draw Four
+
+def test_wd4_bluff_challenged_guilty() -> None:
+    """R-WD4-ANYTIME, R-WD4-CHALLENGE: a bluff is allowed; guilty: the player draws 4, the
+    challenger draws nothing and plays; only the challenger sees the hand
+    (sheet 000, Wild Draw 4; RULINGS, Turn)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B7 G3", "Cat": "Y1"}, draw="G1 G2 G4 G5 Y5 Y6")
+    assert Play("Ann", c("W+4"), color=Color.BLUE) in g.legal_moves("Ann")
+    assert not g.wild_draw_four_is_legal("Ann")
+    events = g.apply(Play("Ann", c("W+4"), color=Color.BLUE))
+    assert D(events)[-1] == {"event": "turn", "player": "Ben", "decision": "challenge"}
+    assert g.pending is Decision.CHALLENGE and g.challenge_color is Color.RED
+    assert refused(g, Play("Ben", c("B7")), IllegalMoveError) == \
+        "Accept or challenge the Wild Draw Four first."
+    assert refused(g, Draw("Cat"), NotYourTurnError) == \
+        "Ben must accept or challenge the Wild Draw Four first."
+    events = g.apply(Challenge("Ben"))
+    ch = events[0]
+    assert ch.to_dict() == {"event": "challenge", "by": "Ben", "against": "Ann", "guilty": True,
+                            "hand": ["R1", "B2"]}
+    assert "hand" not in ch.public_dict() and ch.owner == "Ben"
+    assert "hand" in ch.visible_to("Ben") and "hand" not in ch.visible_to("Cat")
+    assert "hand" not in ch.visible_to("Ann")
+    assert D(events)[1:] == [
+        {"event": "drew", "player": "Ann", "count": 4, "cards": ["G1", "G2", "G4", "G5"],
+         "reason": "challenge"},
+        {"event": "turn", "player": "Ben", "decision": "play"},
+    ]
+    assert len(g.hand("Ben")) == 2 and g.color is Color.BLUE
+    g.apply(Play("Ben", c("B7")))
+    assert g.turn == "Cat"
+
+
+def test_wd4_challenged_innocent() -> None:
+    """R-WD4-ANYTIME, R-WD4-CHALLENGE: legal when no card of the colour in play is held
+    (same number or symbol does not matter); innocent: the challenger draws 6 and loses the
+    turn (sheet 000, Wild Draw 4)."""
+    g = G({"Ann": "W+4 B7 GS", "Ben": "B1", "Cat": "Y1"}, discard="R7",
+          draw="G1 G2 G4 G5 Y5 Y6 Y7")
+    assert g.wild_draw_four_is_legal("Ann")
+    g.apply(Play("Ann", c("W+4"), color=Color.GREEN))
+    events = g.apply(Challenge("Ben"))
+    assert D(events)[0]["guilty"] is False
+    assert D(events)[1:] == [
+        {"event": "drew", "player": "Ben", "count": 6,
+         "cards": ["G1", "G2", "G4", "G5", "Y5", "Y6"], "reason": "challenge"},
+        {"event": "skipped", "player": "Ben"},
+        {"event": "turn", "player": "Cat", "decision": "play"},
+    ]
+
+
+def test_wd4_legality_on_a_wild_uses_named_colour() -> None:
+    """R-WD4-ANYTIME: on a wild, the colour it named is the colour in play (RULINGS, Turn)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B1", "Cat": "Y1"}, discard="WG", color=Color.GREEN)
+    assert g.wild_draw_four_is_legal("Ann")
+    g.apply(Play("Ann", c("W+4"), color=Color.RED))
+    g.apply(Challenge("Ben"))
+    assert len(g.hand("Ben")) == 7 and g.turn == "Cat"
+
+
+def test_wd4_accept() -> None:
+    """R-WD4-ACCEPT: accepting: draw 4 and lose the turn (sheet 000, Wild Draw 4)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B1", "Cat": "Y1"}, draw="G1 G2 G4 G5 Y5")
+    g.apply(Play("Ann", c("W+4"), color=Color.YELLOW))
+    events = g.apply(Accept("Ben"))
+    assert D(events) == [
+        {"event": "accepted", "player": "Ben"},
+        {"event": "drew", "player": "Ben", "count": 4, "cards": ["G1", "G2", "G4", "G5"],
+         "reason": "card"},
+        {"event": "skipped", "player": "Ben"},
+        {"event": "turn", "player": "Cat", "decision": "play"},
+    ]
+    assert g.color is Color.YELLOW
+
+
+def test_wd4_no_answer_accepts() -> None:
+    """R-WD4-TIMEOUT, R-TIMEOUT: no answer in time counts as accepting (RULINGS, Turn)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B1", "Cat": "Y1"})
+    g.apply(Play("Ann", c("W+4"), color=Color.YELLOW))
+    assert g.timeout_moves() == [Accept("Ben")]
+    events = g.apply_timeout()
+    assert kinds(events) == ["accepted", "drew", "skipped", "turn"]
+    assert len(g.hand("Ben")) == 5
+
+
+def test_wd4_blocked_cannot_be_challenged() -> None:
+    """R-WD4-BLOCKED: blocked by O, there is nothing to challenge; the next player plays
+    (RULINGS, Towers)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B1 G2", "Cat": "Y1"}, towers={O: "Ben"})
+    events = g.apply(Play("Ann", c("W+4"), color=Color.GREEN))
+    assert D(events)[1:] == [
+        {"event": "blocked", "player": "Ben", "card": "W+4", "tower": "O"},
+        {"event": "turn", "player": "Ben", "decision": "play"},
+    ]
+    assert refused(g, Challenge("Ben")) == "There is no Wild Draw Four to accept or challenge."
+    refused(g, Accept("Ben"))
+    assert g.playable_cards("Ben") == [c("G2")]
+
+
+def test_wd4_as_last_card() -> None:
+    """R-WD4-LAST, R-LAST-DRAW: a Wild Draw Four as last card: the next player draws 4, no
+    challenge, the round ends and the four count (RULINGS, Turn; sheet 000, Going Out)."""
+    g = G({"Ann": "W+4", "Ben": "B1", "Cat": "Y2"}, draw="G1 G2 G4 G5 Y5")
+    events = g.apply(Play("Ann", c("W+4"), color=Color.RED))
+    assert kinds(events)[:3] == ["played", "drew", "round_won"]
+    won = events[2].to_dict()
+    assert won["player"] == "Ann" and won["points"] == 1 + 1 + 2 + 4 + 5 + 2
+    assert "challenge" not in kinds(events)
+
+
+# ---------------------------------------------------------------- instant UNO
+
+def _three_towers(**kw: Any) -> Game:
+    return G({"Ann": "R4! R1 B2 G3", "Ben": "B7 B8", "Cat": "Y1 Y2"},
+             towers={U: "Ann", N: "Ben", O: "Ann"} | kw.pop("towers", {}), **kw)
+
+
+def test_instant_uno_keep() -> None:
+    """R-INSTANT-UNO: holding all four towers, the player keeps one card; the others go under
+    the top of the discard pile; the towers return to the tray (sheet 000, Power Icons &
+    Power Towers; RULINGS, Towers)."""
+    g = _three_towers(towers={N: "Ann"})
+    events = g.apply(Play("Ann", c("R4!")))
+    assert D(events) == [
+        {"event": "played", "player": "Ann", "card": "R4!", "color": "red"},
+        {"event": "tower", "player": "Ann", "tower": "!", "from": None},
+        {"event": "turn", "player": "Ann", "decision": "keep"},
+    ]
+    assert refused(g, Keep("Ann", c("Y1")), CardNotInHandError) == "You don't have Y1."
+    assert refused(g, Play("Ben", c("B7"))) == "Ann must choose the card to keep first."
+    events = g.apply(Keep("Ann", c("B2")))
+    assert D(events) == [
+        {"event": "instant_uno", "player": "Ann", "kept": "B2", "discarded": 2},
+        {"event": "towers_returned"},
+        {"event": "turn", "player": "Ben", "decision": "play"},
+    ]
+    assert "kept" not in events[0].public_dict()
+    assert g.hand("Ann") == (c("B2"),)
+    assert g.discard_pile == C("R7 R1 G3 R4!") and g.top == c("R4!")
+    assert all(h is None for h in g.towers.values())
+    assert g.color is Color.RED
+
+
+def test_instant_uno_grabbing_from_another_player() -> None:
+    """R-INSTANT-UNO: the fourth tower may come from another player (sheet 000, Power Icons
+    & Power Towers)."""
+    g = _three_towers(towers={N: "Ann", BANG: "Cat"})
+    events = g.apply(Play("Ann", c("R4!")))
+    assert D(events)[1]["from"] == "Cat" and g.pending is Decision.KEEP
+
+
+def test_instant_uno_call_rule_after_keep() -> None:
+    """R-INSTANT-UNO-CALL, R-UNO-WINDOW: after the keep without a call the player can be
+    caught until the next player's first move (RULINGS, Towers)."""
+    g = _three_towers(towers={N: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    g.apply(Keep("Ann", c("B2")))
+    assert g.catchable == "Ann"
+    assert Catch("Cat", "Ann") in g.legal_moves("Cat")
+    events = g.apply(Catch("Cat", "Ann"))
+    assert kinds(events) == ["caught", "drew"] and len(g.hand("Ann")) == 3
+    # the window closes at the next player's first move
+    g = _three_towers(towers={N: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    g.apply(Keep("Ann", c("B2")))
+    g.apply(Draw("Ben"))
+    assert refused(g, Catch("Cat", "Ann"), UnoCallError) == "Too late: Ann can't be caught any more."
+
+
+def test_instant_uno_keep_with_call() -> None:
+    """R-INSTANT-UNO-CALL: calling with the keep protects the player (RULINGS, Towers)."""
+    g = _three_towers(towers={N: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    events = g.apply(Keep("Ann", c("B2"), uno=True))
+    assert "uno" in kinds(events) and g.catchable is None and g.has_called("Ann")
+    refused(g, Catch("Cat", "Ann"), UnoCallError)
+
+
+def test_instant_uno_call_with_the_play_does_not_count() -> None:
+    """R-INSTANT-UNO-CALL, R-UNO-CALL: a call with a play that leaves several cards is
+    ignored; after the keep the player must call (RULINGS, Towers; UNO call and catch)."""
+    g = _three_towers(towers={N: "Ann"})
+    events = g.apply(Play("Ann", c("R4!"), uno=True))
+    assert "uno" not in kinds(events)
+    g.apply(Keep("Ann", c("B2")))
+    assert g.catchable == "Ann"
+    g.apply(CallUno("Ann"))
+    assert g.catchable is None
+
+
+def test_instant_uno_with_one_card_left() -> None:
+    """R-INSTANT-UNO: a play leaving one card: nothing to choose, it is kept at once; the
+    call made with the play counts (RULINGS, Towers)."""
+    g = G({"Ann": "R4! B2", "Ben": "B7", "Cat": "Y1"}, towers={U: "Ann", N: "Ann", O: "Ann"})
+    events = g.apply(Play("Ann", c("R4!"), uno=True))
+    assert kinds(events) == ["played", "uno", "tower", "instant_uno", "towers_returned", "turn"]
+    assert D(events)[3] == {"event": "instant_uno", "player": "Ann", "kept": "B2",
+                            "discarded": 0}
+    assert g.turn == "Ben" and all(h is None for h in g.towers.values())
+
+
+def test_instant_uno_on_last_card_is_going_out() -> None:
+    """R-INSTANT-UNO-OUT: the fourth tower grabbed with the last card: the player has gone
+    out (RULINGS, Towers)."""
+    g = G({"Ann": "R4!", "Ben": "B7", "Cat": "Y1"}, towers={U: "Ann", N: "Ann", O: "Ann"})
+    events = g.apply(Play("Ann", c("R4!")))
+    assert "round_won" in kinds(events) and "instant_uno" not in kinds(events)
+    assert g.scores["Ann"] == 8
+
+
+def test_keep_timeout_keeps_highest_card() -> None:
+    """R-TIMEOUT: an instant UNO that times out keeps the highest-scoring card (engine)."""
+    g = _three_towers(towers={N: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    assert g.timeout_moves() == [Keep("Ann", c("G3"))]
+
+
+# ---------------------------------------------------------------- UNO call and catch
+
+def test_call_with_two_cards_on_turn() -> None:
+    """R-UNO-CALL: with two cards on your turn you may call, then play (RULINGS, UNO call
+    and catch)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7 B8", "Cat": "Y1 Y2"})
+    assert refused(g, CallUno("Ben"), UnoCallError) == \
+        "You can call UNO on your turn with two cards, or when you hold one card."
+    assert kinds(g.apply(CallUno("Ann"))) == ["uno"]
+    assert refused(g, CallUno("Ann"), UnoCallError) == "You already called UNO."
+    events = g.apply(Play("Ann", c("R1")))
+    assert "uno" not in kinds(events) and g.catchable is None and g.has_called("Ann")
+
+
+def test_call_with_the_play() -> None:
+    """R-UNO-CALL: a call made with the play leaving one card counts (RULINGS, UNO call and
+    catch)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7 B8", "Cat": "Y1 Y2"})
+    events = g.apply(Play("Ann", c("R1"), uno=True))
+    assert D(events)[1] == {"event": "uno", "player": "Ann"}
+    assert g.catchable is None
+    refused(g, Catch("Cat", "Ann"), UnoCallError)
+
+
+def test_call_ignored_when_more_than_one_card_left() -> None:
+    """R-UNO-CALL: a call with a play leaving more than one card is ignored (RULINGS, UNO
+    call and catch)."""
+    g = G({"Ann": "R1 B2 B3", "Ben": "B7 B8", "Cat": "Y1 Y2"})
+    events = g.apply(Play("Ann", c("R1"), uno=True))
+    assert kinds(events) == ["played", "turn"] and not g.has_called("Ann")
+
+
+def test_call_with_one_card_out_of_turn() -> None:
+    """R-UNO-CALL: holding one card, a player may call at any time (RULINGS, UNO call and
+    catch)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7", "Cat": "Y1 Y2"})
+    assert CallUno("Ben") in g.legal_moves("Ben")
+    g.apply(CallUno("Ben"))
+    assert g.has_called("Ben")
+
+
+def test_catch_penalty_and_window() -> None:
+    """R-UNO-CATCH, R-UNO-WINDOW: an uncalled last-but-one play can be caught by anyone else
+    (2 cards) until the next player's first move (sheet 000, Going Out; RULINGS, UNO call
+    and catch)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7 B8", "Cat": "Y1 Y2"}, draw="G1 G2 G3")
+    g.apply(Play("Ann", c("R1")))
+    assert g.catchable == "Ann"
+    assert refused(g, Catch("Ann", "Ann"), UnoCallError) == \
+        "You can't catch yourself: call UNO instead."
+    assert refused(g, Catch("Cat", "Ben"), UnoCallError) == "Ben doesn't hold exactly one card."
+    events = g.apply(Catch("Cat", "Ann"))
+    assert D(events) == [
+        {"event": "caught", "player": "Ann", "by": "Cat"},
+        {"event": "drew", "player": "Ann", "count": 2, "cards": ["G1", "G2"], "reason": "catch"},
+    ]
+    assert g.catchable is None and g.turn == "Ben"
+    refused(g, Catch("Ben", "Ann"), UnoCallError)
+
+
+def test_catch_window_closes_at_next_players_move() -> None:
+    """R-UNO-WINDOW: the next player's first move closes the window (RULINGS, UNO call and
+    catch)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7 B8", "Cat": "Y1 Y2"})
+    g.apply(Play("Ann", c("R1")))
+    g.apply(Draw("Ben"))
+    assert g.catchable is None
+    assert refused(g, Catch("Cat", "Ann"), UnoCallError) == "Too late: Ann can't be caught any more."
+
+
+def test_call_after_the_play_before_a_catch() -> None:
+    """R-UNO-CALL, R-UNO-WINDOW: calling late, before anyone catches, is safe (RULINGS, UNO
+    call and catch)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7 B8", "Cat": "Y1 Y2"})
+    g.apply(Play("Ann", c("R1")))
+    g.apply(CallUno("Ann"))
+    assert refused(g, Catch("Cat", "Ann"), UnoCallError) == "Ann already called UNO."
+
+
+def test_forced_draw_does_not_close_the_window() -> None:
+    """R-UNO-WINDOW: when the next player is made to draw and skip, the window stays open
+    until the player after them moves (RULINGS, UNO call and catch)."""
+    g = G({"Ann": "R+2 B2", "Ben": "B7 B8", "Cat": "Y1 Y2 R3"})
+    g.apply(Play("Ann", c("R+2")))
+    assert g.turn == "Cat" and g.catchable == "Ann"
+    g.apply(Catch("Ben", "Ann"))
+    assert len(g.hand("Ann")) == 3
+    g = G({"Ann": "R+2 B2", "Ben": "B7 B8", "Cat": "Y1 Y2 R3"})
+    g.apply(Play("Ann", c("R+2")))
+    g.apply(Play("Cat", c("R3")))
+    refused(g, Catch("Ben", "Ann"), UnoCallError)
+
+
+def test_accepting_wd4_closes_the_window() -> None:
+    """R-UNO-WINDOW: accept or challenge is the next player's first move (RULINGS, UNO call
+    and catch)."""
+    g = G({"Ann": "W+4 B2", "Ben": "B7 B8", "Cat": "Y1 Y2 R3"})
+    g.apply(Play("Ann", c("W+4"), color=Color.RED))
+    assert g.catchable == "Ann"
+    g.apply(Accept("Ben"))
+    assert g.catchable is None
+
+
+def test_drawing_loses_the_call() -> None:
+    """R-UNO-CALL: a called player who draws no longer has one card, and loses the call."""
+    g = G({"Ann": "R1 B2", "Ben": "B7", "Cat": "Y1 Y2"}, draw="G1 G2")
+    g.apply(CallUno("Ben"))
+    g.apply(Play("Ann", c("R1"), uno=True))
+    g.apply(Draw("Ben"))
+    assert not g.has_called("Ben")
+
+
+# ---------------------------------------------------------------- two players
+
+def test_two_players_reverse_is_skip() -> None:
+    """R-TWO-REVERSE: with two players a Reverse acts as a Skip (RULINGS, Turn)."""
+    g = G({"Ann": "RR B2", "Ben": "B7"}, players=P2)
+    events = g.apply(Play("Ann", c("RR")))
+    assert D(events)[1:] == [
+        {"event": "reversed", "direction": -1},
+        {"event": "skipped", "player": "Ben"},
+        {"event": "turn", "player": "Ann", "decision": "play"},
+    ]
+
+
+@pytest.mark.parametrize("code", ["RS", "R+1", "R+2"])
+def test_two_players_go_again(code: str) -> None:
+    """R-TWO-AGAIN: after Skip, Draw One, Draw Two the player goes again (RULINGS, Turn)."""
+    g = G({"Ann": f"{code} B2", "Ben": "B7"}, players=P2)
+    g.apply(Play("Ann", c(code)))
+    assert g.turn == "Ann"
+
+
+def test_two_players_go_again_after_wd4() -> None:
+    """R-TWO-AGAIN: after an accepted Wild Draw Four the player goes again (RULINGS, Turn)."""
+    g = G({"Ann": "W+4 B2", "Ben": "B7"}, players=P2)
+    g.apply(Play("Ann", c("W+4"), color=Color.BLUE))
+    g.apply(Accept("Ben"))
+    assert g.turn == "Ann"
+
+
+@pytest.mark.parametrize(("code", "tower"), [("RS", BANG), ("R+1", U), ("R+2", N)])
+def test_two_players_blocked_passes_turn(code: str, tower: Tower) -> None:
+    """R-TWO-AGAIN, R-BLOCK: a blocked card hands the turn to the other player."""
+    g = G({"Ann": f"{code} B2", "Ben": "B7"}, players=P2, towers={tower: "Ben"})
+    g.apply(Play("Ann", c(code)))
+    assert g.turn == "Ben"
+
+
+# ---------------------------------------------------------------- draw pile
+
+def test_reshuffle_discard_under_top() -> None:
+    """R-RESHUFFLE: the discard pile but its top card becomes the draw pile (sheet 000,
+    Going Out; RULINGS, Turn)."""
+    g = G({"Ann": "B2 B3", "Ben": "B7", "Cat": "Y1"}, draw="", discard="G1 G2 G3 R7")
+    events = g.apply(Draw("Ann"))
+    assert D(events)[0] == {"event": "reshuffled", "count": 3}
+    assert g.discard_pile == [c("R7")]
+    assert sorted(g.draw_pile + [g.hand("Ann")[-1]]) == sorted(C("G1 G2 G3"))
+
+
+def test_nothing_to_draw_ends_the_turn() -> None:
+    """R-NOTHING-TO-DRAW: with nothing to draw the draw is skipped and the turn ends
+    (RULINGS, Turn)."""
+    g = G({"Ann": "B2 B3", "Ben": "B7", "Cat": "Y1"}, draw="", discard="R7")
+    events = g.apply(Draw("Ann"))
+    assert D(events) == [
+        {"event": "drew", "player": "Ann", "count": 0, "cards": [], "reason": "draw"},
+        {"event": "turn", "player": "Ben", "decision": "play"},
+    ]
+
+
+def test_penalty_draws_what_there_is() -> None:
+    """R-NOTHING-TO-DRAW: a penalty draws as many cards as are left (RULINGS, Turn)."""
+    g = G({"Ann": "R+2 B3", "Ben": "B7", "Cat": "Y1"}, draw="", discard="G1 R7")
+    events = g.apply(Play("Ann", c("R+2")))
+    assert kinds(events) == ["played", "reshuffled", "drew", "skipped", "turn"]
+    assert D(events)[2]["count"] == 2
+    g = G({"Ann": "R+2 B3", "Ben": "B7", "Cat": "Y1"}, draw="G5", discard="R7")
+    events = g.apply(Play("Ann", c("R+2")))
+    assert D(events)[1]["count"] == 1 and g.turn == "Cat"
