@@ -8,6 +8,7 @@ so Ann plays first and Ben is next (R-REPLAY-SETUP).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -41,7 +42,7 @@ from engine import (
 
 P3 = ("Ann", "Ben", "Cat")
 P2 = ("Ann", "Ben")
-U, N, O, BANG = Tower.U, Tower.N, Tower.O, Tower.BANG
+U, N, O, BANG = Tower.U, Tower.N, Tower.O, Tower.BANG  # noqa: E741
 
 
 def C(codes: str) -> list[Card]:
@@ -144,7 +145,7 @@ def test_dealer_tie_is_redrawn_among_the_tied() -> None:
         if len(rounds) < 2:
             continue
         found += 1
-        for prev, nxt in zip(rounds, rounds[1:], strict=False):
+        for prev, nxt in pairwise(rounds):
             best = max(prev.values())
             assert sorted(nxt) == sorted(p for p, v in prev.items() if v == best)
             assert len(nxt) >= 2
@@ -729,7 +730,8 @@ def test_instant_uno_call_rule_after_keep() -> None:
     g.apply(Play("Ann", c("R4!")))
     g.apply(Keep("Ann", c("B2")))
     g.apply(Draw("Ben"))
-    assert refused(g, Catch("Cat", "Ann"), UnoCallError) == "Too late: Ann can't be caught any more."
+    msg = refused(g, Catch("Cat", "Ann"), UnoCallError)
+    assert msg == "Too late: Ann can't be caught any more."
 
 
 def test_instant_uno_keep_with_call() -> None:
@@ -847,7 +849,8 @@ def test_catch_window_closes_at_next_players_move() -> None:
     g.apply(Play("Ann", c("R1")))
     g.apply(Draw("Ben"))
     assert g.catchable is None
-    assert refused(g, Catch("Cat", "Ann"), UnoCallError) == "Too late: Ann can't be caught any more."
+    msg = refused(g, Catch("Cat", "Ann"), UnoCallError)
+    assert msg == "Too late: Ann can't be caught any more."
 
 
 def test_call_after_the_play_before_a_catch() -> None:
@@ -938,7 +941,7 @@ def test_reshuffle_discard_under_top() -> None:
     events = g.apply(Draw("Ann"))
     assert D(events)[0] == {"event": "reshuffled", "count": 3}
     assert g.discard_pile == [c("R7")]
-    assert sorted(g.draw_pile + [g.hand("Ann")[-1]]) == sorted(C("G1 G2 G3"))
+    assert sorted(map(str, [*g.draw_pile, g.hand("Ann")[-1]])) == ["G1", "G2", "G3"]
 
 
 def test_nothing_to_draw_ends_the_turn() -> None:
@@ -961,3 +964,201 @@ def test_penalty_draws_what_there_is() -> None:
     g = G({"Ann": "R+2 B3", "Ben": "B7", "Cat": "Y1"}, draw="G5", discard="R7")
     events = g.apply(Play("Ann", c("R+2")))
     assert D(events)[1]["count"] == 1 and g.turn == "Cat"
+
+
+# ---------------------------------------------------------------- going out and scoring
+
+def test_points_of_every_card() -> None:
+    """R-POINTS: numbers face value; Draw One/Two, Skip, Reverse 20; Grab-2-Towers 20 or 50;
+    wilds 50 (sheet 000, Scoring; sheets 001/003, Scoring; RULINGS, Scoring)."""
+    for grab2 in (20, 50):
+        g = G(HANDS3, settings=Settings(grab2_points=grab2))
+        expect = {"R7": 7, "B1U": 1, "Y9": 9, "R+1": 20, "G+2": 20, "BS": 20, "YR": 20,
+                  "RG": grab2, "WG": 50, "W+4": 50}
+        assert {k: g.card_points(c(k)) for k in expect} == expect
+    g = G(HANDS3, edition="classic")
+    assert g.card_points(c("W")) == 50 and g.card_points(c("B0")) == 0
+
+
+@pytest.mark.parametrize("grab2", [20, 50])
+def test_standard_scoring(grab2: int) -> None:
+    """R-GO-OUT, R-SCORE-STANDARD: the round winner scores the cards left in the other hands
+    (sheet 000, Going Out, Scoring; RULINGS, Scoring)."""
+    g = G({"Ann": "R1", "Ben": "B7 YG WG", "Cat": "Y+2 G5"}, scores={"Ann": 10, "Ben": 30},
+          settings=Settings(grab2_points=grab2))
+    events = g.apply(Play("Ann", c("R1")))
+    won = events[1].to_dict()
+    pts = 7 + grab2 + 50 + 20 + 5
+    assert won == {"event": "round_won", "player": "Ann", "points": pts,
+                   "gained": {"Ann": pts, "Ben": 0, "Cat": 0},
+                   "scores": {"Ann": 10 + pts, "Ben": 30, "Cat": 0}}
+
+
+def test_last_card_draw_effect_counts() -> None:
+    """R-LAST-DRAW: a Draw Two as last card still makes the next player draw, and those
+    cards are scored (sheet 000, Going Out; RULINGS, Scoring)."""
+    g = G({"Ann": "R+2", "Ben": "B7", "Cat": "Y3"}, draw="RS G5 B1")
+    events = g.apply(Play("Ann", c("R+2")))
+    assert kinds(events)[:3] == ["played", "drew", "round_won"]
+    assert events[2].to_dict()["points"] == 7 + 20 + 5 + 3
+
+
+def test_last_card_draw_effect_blocked() -> None:
+    """R-LAST-DRAW, R-BLOCK: the next player's tower blocks it; nothing drawn
+    (RULINGS, Scoring)."""
+    g = G({"Ann": "R+1", "Ben": "B7", "Cat": "Y3"}, draw="RS G5 B1", towers={U: "Ben"})
+    events = g.apply(Play("Ann", c("R+1")))
+    assert D(events)[1] == {"event": "blocked", "player": "Ben", "card": "R+1", "tower": "U"}
+    assert events[2].to_dict()["points"] == 7 + 3
+
+
+def test_last_card_skip_does_nothing_more() -> None:
+    """R-LAST-DRAW: only drawing cards have an effect after going out (sheet 000, Going
+    Out)."""
+    g = G({"Ann": "RS", "Ben": "B7", "Cat": "Y3"})
+    events = g.apply(Play("Ann", c("RS")))
+    assert kinds(events)[:2] == ["played", "round_won"]
+    assert events[1].to_dict()["points"] == 10
+
+
+def test_target_reached_ends_the_game() -> None:
+    """R-GAME-END, R-SCORE-STANDARD: the first to reach the target wins; then every move is
+    refused (sheet 000, Winning the Game; RULINGS, Scoring)."""
+    g = G({"Ann": "R1", "Ben": "B7", "Cat": "Y3"}, scores={"Ann": 490},
+          settings=Settings(target=500))
+    events = g.apply(Play("Ann", c("R1")))
+    assert D(events)[-1] == {"event": "game_won", "players": ["Ann"],
+                             "scores": {"Ann": 500, "Ben": 0, "Cat": 0}}
+    assert g.is_over and g.winners == ["Ann"] and g.pending is Decision.OVER
+    assert refused(g, Draw("Ben"), GameOverError) == "The game is over."
+    assert list(g.legal_moves("Ben")) == []
+    with pytest.raises(GameOverError):
+        g.remove_player("Ben")
+
+
+def test_new_round_starts_by_itself() -> None:
+    """R-GAME-END, R-DEALER-PASSES: below the target a new round starts: the deal passes
+    left, seven cards each, towers back, direction reset (RULINGS, Deal and round)."""
+    g = G({"Ann": "R1", "Ben": "B7", "Cat": "Y3"}, towers={U: "Ben", N: "Cat"}, direction=-1,
+          turn="Ann")
+    events = g.apply(Play("Ann", c("R1")))
+    ks = kinds(events)
+    assert ks[:3] == ["played", "round_won", "round_started"]
+    assert D(events)[2] == {"event": "round_started", "round": 2, "dealer": "Ann"}
+    assert g.dealer == "Ann" and g.round_number == 2
+    assert [e.to_dict()["player"] for e in events if e.kind == "dealt"] == ["Ben", "Cat", "Ann"]
+    assert all(h is None for h in g.towers.values())
+    assert g.scores == {"Ann": 10, "Ben": 0, "Cat": 0}
+    assert sum(g.hand_counts().values()) + len(g.draw_pile) + len(g.discard_pile) == 112
+    assert g.direction in (1, -1)
+
+
+def test_alternative_scoring() -> None:
+    """R-SCORE-ALT: everyone adds their own hand; the winner of the round adds nothing
+    (sheet 000, Alternative Scoring and Winning; RULINGS, Scoring)."""
+    g = G({"Ann": "R1", "Ben": "B7 WG", "Cat": "Y3"}, scores={"Ann": 5},
+          settings=Settings(scoring="alternative", target=100))
+    events = g.apply(Play("Ann", c("R1")))
+    assert D(events)[1] == {"event": "round_won", "player": "Ann", "points": 0,
+                            "gained": {"Ann": 0, "Ben": 57, "Cat": 3},
+                            "scores": {"Ann": 5, "Ben": 57, "Cat": 3}}
+    assert not g.is_over
+
+
+def test_alternative_scoring_lowest_wins_ties_all_win() -> None:
+    """R-SCORE-ALT: when anyone reaches the target the lowest total wins; players tied for
+    lowest all win (RULINGS, Scoring)."""
+    g = G({"Ann": "R1", "Ben": "B7 WG", "Cat": "Y3"}, scores={"Ann": 3, "Ben": 50},
+          settings=Settings(scoring="alternative", target=100))
+    events = g.apply(Play("Ann", c("R1")))
+    assert D(events)[-1] == {"event": "game_won", "players": ["Ann", "Cat"],
+                             "scores": {"Ann": 3, "Ben": 107, "Cat": 3}}
+    assert g.winners == ["Ann", "Cat"]
+
+
+# ---------------------------------------------------------------- errors and refusals
+
+def test_refused_moves_leave_the_game_unchanged() -> None:
+    """R-ERRORS: every refused move raises one sentence and changes nothing (engine)."""
+    g = G(HANDS3)
+    moves = [
+        Play("Ben", c("B7")), Play("Ann", c("R9")), Play("Ann", c("B2")), Pass("Ann"),
+        Accept("Ann"), Challenge("Ann"), Keep("Ann", c("R1")), ChooseColor("Ann", Color.RED),
+        CallUno("Ann"), Catch("Ben", "Ann"), Catch("Ben", "Zed"), Draw("Zed"),
+    ]
+    for m in moves:
+        refused(g, m)
+
+
+def test_from_setup_rejects_bad_positions() -> None:
+    """R-REPLAY-SETUP: cards of another edition, a wild on top without a colour, unknown
+    players are refused (engine)."""
+    from engine import ParseError
+    with pytest.raises(ParseError, match="not a card of UNO Power Grab"):
+        setup({"Ann": "W"})
+    with pytest.raises(ParseError, match="needs a \"color\""):
+        setup({"Ann": "R1"}, discard="WG")
+    with pytest.raises(EngineError, match="Zed is not playing"):
+        setup({"Zed": "R1"})
+
+
+# ---------------------------------------------------------------- timeouts and leaving
+
+def test_timeout_defaults() -> None:
+    """R-TIMEOUT: on the turn: draw and keep; a colour: the one held most (engine)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7", "Cat": "Y1"}, draw="R3 G5")
+    assert g.timeout_moves() == [Draw("Ann")]
+    events = g.apply_timeout()
+    assert kinds(events) == ["drew", "turn", "passed", "turn"]
+    assert g.turn == "Ben" and len(g.hand("Ann")) == 3
+    g, _ = setup({"Ann": "B1 B2 G3", "Ben": "R2", "Cat": "R3"}, discard=None, draw="WG G1")
+    assert g.timeout_moves() == [ChooseColor("Ann", Color.BLUE)]
+    g.apply_timeout()
+    assert g.color is Color.BLUE and g.turn == "Ann"
+
+
+def test_leaving_player() -> None:
+    """R-LEAVE: cards under the draw pile, towers back to the tray, the turn passes on
+    (engine)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7 G7", "Cat": "Y1"}, draw="R3 G5", towers={U: "Ann"})
+    events = g.remove_player("Ann")
+    assert D(events) == [{"event": "left", "player": "Ann", "cards": 2},
+                         {"event": "turn", "player": "Ben", "decision": "play"}]
+    assert g.draw_pile[:2] == C("R3 G5")
+    assert sorted(map(str, g.draw_pile[2:])) == ["B2", "R1"]
+    assert g.towers[U] is None and g.players == ["Ben", "Cat"]
+    assert "Ann" not in g.scores
+
+
+def test_leaving_voids_their_wild_draw_four() -> None:
+    """R-LEAVE: a pending Wild Draw Four of the leaving player is void: its victim plays."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B7 G7", "Cat": "Y1"})
+    g.apply(Play("Ann", c("W+4"), color=Color.GREEN))
+    g.remove_player("Ann")
+    assert g.turn == "Ben" and g.pending is Decision.PLAY and len(g.hand("Ben")) == 2
+
+
+def test_leaving_victim_of_wild_draw_four() -> None:
+    """R-LEAVE: when the victim leaves, the next player plays (engine)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B7 G7", "Cat": "Y1"})
+    g.apply(Play("Ann", c("W+4"), color=Color.GREEN))
+    g.remove_player("Ben")
+    assert g.turn == "Cat" and g.pending is Decision.PLAY
+
+
+def test_last_player_left_wins() -> None:
+    """R-LEAVE: with one player left that player wins (engine)."""
+    g = G({"Ann": "R1 B2", "Ben": "B7"}, players=P2)
+    events = g.remove_player("Ann")
+    assert D(events)[-1] == {"event": "game_won", "players": ["Ben"], "scores": {"Ben": 0}}
+    assert g.is_over and g.winners == ["Ben"]
+
+
+def test_leaving_dealer_passes_the_deal_on() -> None:
+    """R-LEAVE: if the dealer leaves, the next deal goes to the seat after theirs (engine)."""
+    g = G({"Ann": "R1", "Ben": "B7", "Cat": "Y1", "Dan": "Y2"}, players=("Ann", "Ben", "Cat",
+                                                                          "Dan"))
+    assert g.dealer == "Dan"
+    g.remove_player("Dan")
+    g.apply(Play("Ann", c("R1")))
+    assert g.dealer == "Ann"
