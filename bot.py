@@ -1,0 +1,206 @@
+"""Entry point: `python bot.py` (settings from the environment or a .env file)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import logging
+import os
+import signal
+import sys
+from dataclasses import dataclass
+
+import discord
+import yarl
+from discord.ext import commands
+from dotenv import load_dotenv
+
+from data import Database
+
+log = logging.getLogger("unobot")
+
+EXTENSIONS: tuple[str, ...] = ("cogs.uno",)
+
+TOKEN_HELP = (
+    "{problem} The bot needs a Discord bot token in DISCORD_TOKEN (in the environment or in "
+    "a .env file beside bot.py; see .env.example). To get one: open the Discord Developer "
+    "Portal (https://discord.com/developers/applications), create an application, open its "
+    "Bot page, press Reset Token and copy the token; then invite the bot with the URL that "
+    "README.md describes (scopes bot and applications.commands)."
+)
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    token: str
+    database_path: str
+    dev_guild_id: int | None
+    log_level: str
+    api_base: str | None
+    gateway_url: str | None
+    time_scale: float
+    cpu_delay: float
+
+    @classmethod
+    def from_env(cls) -> Config:
+        token = os.environ.get("DISCORD_TOKEN", "").strip()
+        if not token:
+            raise ConfigError(TOKEN_HELP.format(problem="DISCORD_TOKEN is not set."))
+        if not looks_like_token(token):
+            raise ConfigError(TOKEN_HELP.format(
+                problem="DISCORD_TOKEN does not look like a bot token (three parts "
+                        "separated by dots, the first one the bot's id)."))
+        guild = os.environ.get("DEV_GUILD_ID", "").strip()
+        if guild and not guild.isdigit():
+            raise ConfigError("DEV_GUILD_ID must be a server id (digits only), or left empty.")
+        level = os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ConfigError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL.")
+        return cls(
+            token=token,
+            database_path=os.environ.get("DATABASE_PATH", "").strip() or "uno.db",
+            dev_guild_id=int(guild) if guild else None,
+            log_level=level,
+            api_base=os.environ.get("DISCORD_API_BASE", "").strip() or None,
+            gateway_url=os.environ.get("DISCORD_GATEWAY_URL", "").strip() or None,
+            time_scale=_positive_float("UNO_TIME_SCALE", 1.0),
+            cpu_delay=_positive_float("UNO_CPU_DELAY", 1.5),
+        )
+
+
+def _positive_float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, not '{raw}'.") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative.")
+    return value
+
+
+def looks_like_token(token: str) -> bool:
+    """Discord bot tokens are three base64url parts; the first is the bot's user id."""
+    parts = token.split(".")
+    if len(parts) != 3 or not all(parts):
+        return False
+    first = parts[0] + "=" * (-len(parts[0]) % 4)
+    try:
+        user_id = base64.urlsafe_b64decode(first).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return user_id.isdigit()
+
+
+def point_at(config: Config) -> None:
+    """Send REST and gateway traffic to a Discord-compatible server when configured."""
+    if config.api_base:
+        discord.http.Route.BASE = config.api_base.rstrip("/")
+    if config.gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
+
+
+class UnoBot(commands.Bot):
+    """The bot: one database connection, the game cogs, persistent buttons."""
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=discord.Intents.default(),
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        self.config = config
+        self._db: Database | None = None
+
+    @property
+    def db(self) -> Database:
+        assert self._db is not None, "the database opens in setup_hook"
+        return self._db
+
+    async def setup_hook(self) -> None:
+        self._db = await Database.open(self.config.database_path)
+        for ext in EXTENSIONS:
+            try:
+                await self.load_extension(ext)
+            except commands.ExtensionError:
+                log.exception("Extension %s failed to load; the others go on", ext)
+        if self.config.dev_guild_id is not None:
+            guild = discord.Object(id=self.config.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("Synced %d commands to guild %s", len(synced), self.config.dev_guild_id)
+        else:
+            synced = await self.tree.sync()
+            log.info("Synced %d global commands", len(synced))
+
+    async def on_ready(self) -> None:
+        user = self.user
+        log.info("Ready as %s (%s) in %d servers", user, user.id if user else "?",
+                 len(self.guilds))
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            if self._db is not None:
+                await self._db.close()
+                self._db = None
+
+
+async def run(config: Config) -> None:
+    point_at(config)
+    bot = UnoBot(config)
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+
+    def _stop() -> None:
+        log.info("Signal received: closing")
+        stopping.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, _stop)
+    async with bot:
+        runner = asyncio.create_task(bot.start(config.token))
+        waiter = asyncio.create_task(stopping.wait())
+        done, _ = await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if runner in done:
+            waiter.cancel()
+            runner.result()
+        else:
+            await bot.close()
+            await asyncio.gather(runner, return_exceptions=True)
+    log.info("Closed cleanly")
+
+
+def main() -> int:
+    load_dotenv()
+    try:
+        config = Config.from_env()
+    except ConfigError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 2
+    logging.basicConfig(
+        level=config.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        asyncio.run(run(config))
+    except discord.LoginFailure:
+        sys.stderr.write(TOKEN_HELP.format(problem="Discord refused the token.") + "\n")
+        return 2
+    except RuntimeError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

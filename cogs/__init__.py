@@ -1,0 +1,1 @@
+"""Discord extensions: they translate interactions into engine moves and events into messages."""

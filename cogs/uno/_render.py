@@ -1,0 +1,294 @@
+"""Turning engine state and events into text and embeds.
+
+Public renderings use only ``Event.public_dict()`` facts and the public view, never a hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+
+from cogs.i18n import Locale, _
+from cogs.uno._session import Session
+from engine import Card, Color, Decision, Game, Kind, Tower
+from engine.events import (
+    Accepted,
+    Blocked,
+    Caught,
+    ChallengeResolved,
+    ColorChosen,
+    DealerChosen,
+    DealerDraw,
+    Drew,
+    Event,
+    GameWon,
+    InstantUno,
+    Left,
+    Opened,
+    Passed,
+    Played,
+    Reshuffled,
+    Returned,
+    Reversed,
+    RoundStarted,
+    RoundWon,
+    Skipped,
+    TowerGrabbed,
+    TowersReturned,
+    UnoCalled,
+)
+
+COLOR_EMOJI = {Color.RED: "🟥", Color.BLUE: "🟦", Color.GREEN: "🟩", Color.YELLOW: "🟨"}
+WILD_EMOJI = "🌈"
+EMBED_COLOR = {
+    Color.RED: 0xD72600, Color.BLUE: 0x0956BF, Color.GREEN: 0x379711, Color.YELLOW: 0xECD407,
+}
+TOWER_NAMES = {Tower.U: "U", Tower.N: "N", Tower.O: "O", Tower.BANG: "!"}
+
+
+def color_name(color: Color | None, locale: Locale = None) -> str:
+    if color is None:
+        return _("none", locale)
+    return {
+        Color.RED: _("red", locale), Color.BLUE: _("blue", locale),
+        Color.GREEN: _("green", locale), Color.YELLOW: _("yellow", locale),
+    }[color]
+
+
+def card_label(card: Card, locale: Locale = None) -> str:
+    """A card for people: "🟥 7", "🟦 3 [O]", "🟩 Draw Two", "🌈 Wild Draw Four"."""
+    names = {
+        Kind.DRAW_ONE: _("Draw One", locale),
+        Kind.DRAW_TWO: _("Draw Two", locale),
+        Kind.SKIP: _("Skip", locale),
+        Kind.REVERSE: _("Reverse", locale),
+        Kind.GRAB_TWO: _("Grab-2-Towers", locale),
+        Kind.WILD: _("Wild", locale),
+        Kind.WILD_DRAW_FOUR: _("Wild Draw Four", locale),
+        Kind.WILD_GRAB: _("Wild Grab-A-Tower", locale),
+        Kind.VICTORY_LAP: _("Victory Lap", locale),
+    }
+    if card.is_wild:
+        return f"{WILD_EMOJI} {names[card.kind]}"
+    assert card.color is not None
+    emoji = COLOR_EMOJI[card.color]
+    if card.kind is Kind.NUMBER:
+        icon = f" [{card.icon.value}]" if card.icon else ""
+        return f"{emoji} {card.number}{icon}"
+    return f"{emoji} {names[card.kind]}"
+
+
+def hand_text(cards: Sequence[Card], locale: Locale = None) -> str:
+    return ", ".join(f"{card_label(c, locale)} `{c.code}`" for c in cards) or _("(no cards)",
+                                                                               locale)
+
+
+def direction_text(direction: int, locale: Locale = None) -> str:
+    return _("➡️ left", locale) if direction == 1 else _("⬅️ right", locale)
+
+
+def event_lines(session: Session, events: Sequence[Event],
+                locale: Locale = None) -> list[str]:
+    """One short line per thing the channel should hear about."""
+    n = session.name
+    lines: list[str] = []
+    dealer_draws: list[str] = []
+    quiet_draw = False
+    for e in events:
+        if isinstance(e, DealerDraw):
+            dealer_draws.append(f"{n(e.player)} {card_label(e.card, locale)}")
+            continue
+        if dealer_draws:
+            lines.append(_("Cards drawn for the deal: {draws}.", locale,
+                           draws=", ".join(dealer_draws)))
+            dealer_draws = []
+        if isinstance(e, DealerChosen):
+            lines.append(_("{name} drew the highest number and deals.", locale, name=n(e.player)))
+        elif isinstance(e, RoundStarted):
+            lines.append(_("**Round {n}**: {dealer} deals 7 cards to everyone.", locale,
+                           n=e.round, dealer=n(e.dealer)))
+        elif isinstance(e, Opened):
+            lines.append(_("The first card is {card}.", locale, card=card_label(e.card, locale)))
+        elif isinstance(e, Returned):
+            lines.append(_("A Wild Draw Four can't start the pile: it goes back into the deck.",
+                           locale))
+        elif isinstance(e, Played):
+            if e.card.is_wild:
+                lines.append(_("{name} plays {card} and picks {color}.", locale, name=n(e.player),
+                               card=card_label(e.card, locale),
+                               color=color_name(e.color, locale)))
+            else:
+                lines.append(_("{name} plays {card}.", locale, name=n(e.player),
+                               card=card_label(e.card, locale)))
+        elif isinstance(e, Drew):
+            if quiet_draw:
+                quiet_draw = False
+                continue
+            if e.count == 0:
+                lines.append(_("{name} can't draw: there are no cards left to draw.", locale,
+                               name=n(e.player)))
+            elif e.reason == "draw":
+                lines.append(_("{name} draws a card.", locale, name=n(e.player)))
+            else:
+                lines.append(_("{name} draws {count}.", locale, name=n(e.player), count=e.count))
+        elif isinstance(e, Skipped):
+            lines.append(_("{name} is skipped.", locale, name=n(e.player)))
+        elif isinstance(e, Reversed):
+            lines.append(_("Play reverses: it now goes {dir}.", locale,
+                           dir=direction_text(e.direction, locale)))
+        elif isinstance(e, TowerGrabbed):
+            if e.from_ is None:
+                lines.append(_("🏰 {name} grabs the {tower} tower from the tray.", locale,
+                               name=n(e.player), tower=e.tower.value))
+            else:
+                lines.append(_("🏰 {name} grabs the {tower} tower from {other}.", locale,
+                               name=n(e.player), tower=e.tower.value, other=n(e.from_)))
+        elif isinstance(e, Blocked):
+            lines.append(_("🛡️ {name}'s {tower} tower blocks the {card}!", locale,
+                           name=n(e.player), tower=e.tower.value,
+                           card=card_label(e.card, locale)))
+        elif isinstance(e, UnoCalled):
+            lines.append(_("📣 {name} calls UNO!", locale, name=n(e.player)))
+        elif isinstance(e, Caught):
+            lines.append(_("🚨 {by} caught {name} without UNO: {name} draws 2.", locale,
+                           by=n(e.by), name=n(e.player)))
+            quiet_draw = True
+        elif isinstance(e, ChallengeResolved):
+            if e.guilty:
+                lines.append(_("⚖️ {by} challenges {against}'s Wild Draw Four: guilty! "
+                               "{against} draws 4 and {by} plays.", locale,
+                               by=n(e.by), against=n(e.against)))
+            else:
+                lines.append(_("⚖️ {by} challenges {against}'s Wild Draw Four: it was legal. "
+                               "{by} draws 6.", locale, by=n(e.by), against=n(e.against)))
+            quiet_draw = True
+        elif isinstance(e, Accepted):
+            lines.append(_("{name} accepts the Wild Draw Four and draws 4.", locale,
+                           name=n(e.player)))
+            quiet_draw = True
+        elif isinstance(e, InstantUno):
+            lines.append(_("⚡ {name} holds all four towers: **instant UNO!** {count} cards go "
+                           "to the discard pile.", locale, name=n(e.player), count=e.discarded))
+        elif isinstance(e, TowersReturned):
+            lines.append(_("The towers go back to the tray.", locale))
+        elif isinstance(e, Reshuffled):
+            lines.append(_("The discard pile is shuffled into a new draw pile.", locale))
+        elif isinstance(e, ColorChosen):
+            lines.append(_("{name} names {color} as the starting colour.", locale,
+                           name=n(e.player), color=color_name(e.color, locale)))
+        elif isinstance(e, Passed):
+            lines.append(_("{name} keeps the drawn card.", locale, name=n(e.player)))
+        elif isinstance(e, RoundWon):
+            lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
+                           name=n(e.player), n=_round_of(session, e), points=e.points))
+            lines.append(score_table(session, e.scores, e.gained, locale))
+        elif isinstance(e, GameWon):
+            names = ", ".join(n(p) for p in e.players)
+            lines.append(_("🎉 **{names}** won the game!", locale, names=names))
+        elif isinstance(e, Left):
+            lines.append(_("{name} left the game; their cards go under the draw pile.", locale,
+                           name=n(e.player)))
+    if dealer_draws:
+        lines.append(_("Cards drawn for the deal: {draws}.", locale, draws=", ".join(dealer_draws)))
+    return lines
+
+
+def _round_of(session: Session, e: RoundWon) -> int:
+    game = session.game
+    if game is None:
+        return 0
+    # The engine deals the next round at once: the finished round is one before it
+    # unless the game ended.
+    return game.round_number if game.is_over else game.round_number - 1
+
+
+def score_table(session: Session, scores: dict[str, int], gained: dict[str, int],
+                locale: Locale = None) -> str:
+    rows = sorted(scores.items(), key=lambda kv: -kv[1])
+    body = "\n".join(
+        f"{session.name(p)[:20]:<20} {v:>5}  (+{gained.get(p, 0)})" for p, v in rows
+    )
+    return _("```\n{body}\n```", locale, body=body)
+
+
+def pending_text(session: Session, game: Game, locale: Locale = None) -> str:
+    who = session.name(game.turn)
+    if game.is_over:
+        return _("The game is over.", locale)
+    if game.pending is Decision.CHALLENGE:
+        return _("{name} must accept or challenge the Wild Draw Four.", locale, name=who)
+    if game.pending is Decision.KEEP:
+        return _("{name} is choosing the one card to keep.", locale, name=who)
+    if game.pending is Decision.COLOR:
+        return _("{name} names the starting colour.", locale, name=who)
+    if game.pending is Decision.DRAWN:
+        return _("{name} drew a playable card: play it or keep it.", locale, name=who)
+    return _("{name}'s turn.", locale, name=who)
+
+
+def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
+    game = session.game
+    assert game is not None
+    view: dict[str, Any] = game.public_view()
+    title = _("{edition}: round {n}", locale, edition=game.edition.title, n=game.round_number)
+    top = game.top
+    color_line = ""
+    if top.is_wild:
+        color_line = _(" (colour: {color})", locale, color=color_name(game.color, locale))
+    desc = [
+        _("Top card: **{card}**{color}", locale, card=card_label(top, locale), color=color_line),
+        _("Direction: {dir}", locale, dir=direction_text(game.direction, locale)),
+        f"**{pending_text(session, game, locale)}**",
+    ]
+    embed = discord.Embed(title=title, description="\n".join(desc),
+                          colour=EMBED_COLOR.get(game.color, 0x2F3136) if game.color else 0x2F3136)
+    rows = []
+    for p in view["players"]:
+        marker = "▶️" if p["id"] == game.turn and not game.is_over else "▫️"
+        towers = " ".join(f"`{t}`" for t in p["towers"])
+        uno = _(" · **UNO!**", locale) if p["uno"] and p["cards"] == 1 else ""
+        cpu = " 🤖" if session.is_cpu(p["id"]) else ""
+        rows.append(_("{marker} **{name}**{cpu}: {cards} cards · {score} pts{towers}{uno}",
+                      locale, marker=marker, name=p["name"], cpu=cpu, cards=p["cards"],
+                      score=p["score"], towers=(" · " + towers) if towers else "", uno=uno))
+    embed.add_field(name=_("Players", locale), value="\n".join(rows)[:1024], inline=False)
+    if game.edition.towers:
+        tower_bits = []
+        for t, holder in game.towers.items():
+            where = session.name(holder) if holder else _("tray", locale)
+            tower_bits.append(f"`{t.value}` {where}")
+        embed.add_field(name=_("Towers (U blocks +1, N +2, O Wild +4, ! Skip)", locale),
+                        value=" · ".join(tower_bits), inline=False)
+    embed.set_footer(text=_("Draw pile: {draw} · Target: {target} points · Game {gid}", locale,
+                            draw=view["draw_count"], target=view["target"],
+                            gid=session.game_id))
+    return embed
+
+
+def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
+    o = session.options
+    edition = "UNO Power Grab" if o.edition == "power-grab" else "Classic UNO"
+    embed = discord.Embed(title=_("{edition}: new game", locale, edition=edition),
+                          colour=0x5865F2)
+    host = _(" (host)", locale)
+    seats = "\n".join(
+        f"{i + 1}. {s.name}{' 🤖' if s.cpu else ''}{host if s.id == session.host_id else ''}"
+        for i, s in enumerate(session.seats)
+    ) or _("(nobody yet)", locale)
+    embed.add_field(name=_("Seats", locale), value=seats, inline=False)
+    embed.add_field(name=_("Settings", locale), value=settings_text(session, locale),
+                    inline=False)
+    embed.set_footer(text=_("Join, then the host presses Start. Game {gid}", locale,
+                            gid=session.game_id))
+    return embed
+
+
+def settings_text(session: Session, locale: Locale = None) -> str:
+    o = session.options
+    return _("Target {target} · scoring {scoring} · Grab-2-Towers {g2} pts · turn timer {timer}s"
+             " · seats {seats} · turn mentions {mention}", locale,
+             target=o.target, scoring=o.scoring, g2=o.grab2_points, timer=o.turn_timer,
+             seats=_("shuffled", locale) if o.shuffle_seats else _("in joining order", locale),
+             mention=_("on", locale) if o.mention_turn else _("off", locale))
