@@ -1,0 +1,25 @@
+# UNO Power Grab bot. Build: docker build -t uno-bot .
+# Run:   docker run --env-file .env -v uno-data:/data uno-bot
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DATABASE_PATH=/data/uno.db
+
+WORKDIR /app
+
+# Dependencies first, so source changes don't reinstall them.
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+RUN useradd --create-home --uid 10001 uno && mkdir -p /data && chown uno:uno /data
+COPY --chown=uno:uno bot.py ./
+COPY --chown=uno:uno engine ./engine
+COPY --chown=uno:uno data ./data
+COPY --chown=uno:uno cogs ./cogs
+
+USER uno
+VOLUME ["/data"]
+CMD ["python", "bot.py"]
