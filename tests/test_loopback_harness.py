@@ -265,3 +265,27 @@ async def test_kill_and_restart_persistent_button(loopback: LoopbackTest) -> Non
     assert result.response_type == 7 and result.message is counter.message
     assert counter.message.content == "count is 2"
     assert counter.message.button_labels() == ["Count 2"]
+
+
+async def test_file_upload_multipart(loopback: LoopbackTest) -> None:
+    alice = loopback.member("alice")
+    result = await alice.slash("demo upload")
+    assert result.message is not None and result.message.content == "here is a file"
+    assert [a["filename"] for a in result.message.attachments] == ["hello.txt"]
+    msg = await loopback.channel.wait_for(lambda m: m.content == "and another")
+    assert [a["filename"] for a in msg.attachments] == ["x.txt"]
+
+
+async def test_rate_limit_enforced_on_request(loopback: LoopbackTest) -> None:
+    d = loopback.discord
+    alice = loopback.member("alice")
+    d.enforce_rate_limits = True
+    try:
+        await alice.slash("demo announce", times=6)
+        await loopback.channel.wait_for(lambda m: m.content == "announcement 6", timeout=8)
+    finally:
+        d.enforce_rate_limits = False
+    problems = d.take_problems("rate_limited")
+    assert len(problems) == 1 and problems[0].code == 429
+    assert [m.content for m in loopback.channel.messages][-1] == "announcement 6"
+    assert len(loopback.channel.messages) == 6

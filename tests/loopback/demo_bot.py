@@ -7,6 +7,7 @@ DISCORD_GATEWAY_URL and optionally DEV_GUILD_ID set.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import re
@@ -159,6 +160,15 @@ class Demo(app_commands.Group):
         view = discord.ui.View(timeout=None)
         view.add_item(CounterButton(0))
         await interaction.response.send_message("count is 0", view=view)
+
+    @app_commands.command(description="Sends a file (multipart/form-data)")
+    async def upload(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(
+            "here is a file", file=discord.File(io.BytesIO(b"hello"), filename="hello.txt")
+        )
+        channel = interaction.channel
+        assert isinstance(channel, discord.abc.Messageable)
+        await channel.send("and another", file=discord.File(io.BytesIO(b"x"), filename="x.txt"))
 
     @app_commands.command(description="Posts to the channel")
     async def announce(self, interaction: discord.Interaction[Any], times: int = 1) -> None:

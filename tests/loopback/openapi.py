@@ -8,18 +8,40 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import referencing
 import referencing.jsonschema
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 OPENAPI_PATH = Path("/work/shared/discord-api/openapi.json")
 _DOC_URI = "urn:discord-openapi"
 _BOOL_QUERY = {"true", "false", "1", "0", "True", "False"}
+
+
+_base_type = Draft202012Validator.VALIDATORS["type"]
+
+
+def _snowflake_aware_type(
+    validator: Any, types: Any, instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    """Discord accepts integer snowflakes (discord.py sends e.g. attachment id 0) although
+    its OpenAPI description types them as strings."""
+    if (
+        schema.get("format") == "snowflake"
+        and isinstance(instance, int)
+        and not isinstance(instance, bool)
+        and instance >= 0
+    ):
+        return
+    yield from _base_type(validator, types, instance, schema)
+
+
+DiscordValidator = validators.extend(Draft202012Validator, {"type": _snowflake_aware_type})
 
 
 @dataclass(frozen=True)
@@ -75,7 +97,7 @@ class OpenApiValidator:
                 )
         # most literal segments first so /messages/@original beats /messages/{message_id}
         self.operations.sort(key=lambda o: -o.literal_segments)
-        self._validators: dict[tuple[str, str], Draft202012Validator] = {}
+        self._validators: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def shared(cls) -> OpenApiValidator:
@@ -92,7 +114,7 @@ class OpenApiValidator:
                 return op
         return None
 
-    def _validator(self, op: Operation) -> Draft202012Validator:
+    def _validator(self, op: Operation) -> Any:
         key = (op.method, op.template)
         validator = self._validators.get(key)
         if validator is None:
@@ -109,7 +131,7 @@ class OpenApiValidator:
                 ]
             )
             schema = {"$ref": f"{_DOC_URI}#/{pointer}"}
-            validator = Draft202012Validator(schema, registry=self.registry)
+            validator = DiscordValidator(schema, registry=self.registry)
             self._validators[key] = validator
         return validator
 

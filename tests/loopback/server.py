@@ -786,24 +786,31 @@ class LoopbackDiscord:
         return self.channels.get(int(req.params["cid"]))
 
     def _rate(self, req: Request, channel: Channel) -> web.Response | None:
-        count = channel.record_write()
-        if self.enforce_rate_limits and count > 5:
+        """Count a channel write; with ``enforce_rate_limits`` answer 429 beyond 5 per 5 s."""
+        if self.enforce_rate_limits and channel.writes_in_window() >= 5:
+            retry = round(channel.retry_after(), 3)
             self.problem("rate_limited", f"more than 5 writes in 5 s in #{channel.name}", req, 429)
             return web.Response(
                 status=429,
                 body=json.dumps(
-                    {"message": "You are being rate limited.", "retry_after": 1.0, "global": False}
+                    {
+                        "message": "You are being rate limited.",
+                        "retry_after": retry,
+                        "global": False,
+                    }
                 ).encode(),
                 headers={
                     **JSON_HEADERS,
-                    "Retry-After": "1",
+                    "Retry-After": str(max(1, int(retry + 0.999))),
                     "X-RateLimit-Limit": "5",
                     "X-RateLimit-Remaining": "0",
-                    "X-RateLimit-Reset-After": "1.0",
+                    "X-RateLimit-Reset-After": str(retry),
                     "X-RateLimit-Bucket": "loopback",
                     "X-RateLimit-Scope": "shared",
+                    "Via": "1.1 google",  # without it discord.py assumes a Cloudflare ban
                 },
             )
+        channel.record_write()
         return None
 
     async def _get_channel(self, req: Request) -> web.StreamResponse:
