@@ -393,15 +393,22 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         except Exception:
             log.exception("Computer player failed in channel %s", session.channel_id)
 
-    async def _after_change(self, session: Session, lines: list[str], *,
-                            reschedule: bool = True) -> None:
-        """Save, announce, record a finished game, and schedule what comes next."""
+    async def _persist(self, session: Session) -> None:
+        """Save the game, or record it on the leaderboard if it just ended."""
         game = session.game
         assert game is not None
         if game.is_over:
             await self._finish(session)
         else:
             await self._save(session)
+
+    async def _after_change(self, session: Session, lines: list[str], *,
+                            reschedule: bool = True, saved: bool = False) -> None:
+        """Save (unless done), announce, and schedule what comes next."""
+        game = session.game
+        assert game is not None
+        if not saved:
+            await self._persist(session)
         self._post(session, lines)
         if reschedule and not game.is_over:
             self._schedule(session)
@@ -485,9 +492,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 session.serial += 1
             session.timeouts[pid] = 0
             session.last_human = time.time()
+            await self._persist(session)
             text, view = self._private_after(session, game, pid, move, events, locale)
             await self._say(interaction, text, edit=edit, view=view)
-            await self._after_change(session, event_lines(session, events))
+            await self._after_change(session, event_lines(session, events), saved=True)
 
     def _private_after(self, session: Session, game: Game, pid: str, move: Move,
                        events: list[Event], locale: Locale) -> tuple[str, discord.ui.View | None]:
