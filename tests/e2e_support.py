@@ -1,0 +1,101 @@
+"""Helpers for end-to-end tests of the real bot through the loopback Discord.
+
+Scenario games: a test builds an exact position with ``Game.from_setup`` and saves it in the
+bot's database as a game in progress (the same record the bot writes after every move), then
+(re)starts the bot, which loads it like any game that survived a restart. Everything after
+that goes through the UI.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from cogs.uno._session import Options, Seat, Session
+from data import Database, SavedGame
+from engine import Card, Color, Game, Settings, Tower
+from loopback.models import Channel
+from loopback.users import Member
+
+FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO"}
+
+
+def cards(codes: str) -> list[Card]:
+    return [Card.parse(c) for c in codes.split()]
+
+
+def scenario_session(
+    channel: Channel,
+    players: Sequence[Member | str],
+    *,
+    hands: dict[Member | str, str],
+    discard: str,
+    draw: str | None = None,
+    color: Color | None = None,
+    towers: dict[Tower, Member | str | None] | None = None,
+    turn: Member | str | None = None,
+    direction: int = 1,
+    scores: dict[Member | str, int] | None = None,
+    options: Options | None = None,
+    seed: int = 7,
+) -> Session:
+    """A session whose game is at exactly this position. Strings name computer players
+    (``cpu1``...); members are humans."""
+
+    def pid(p: Member | str) -> str:
+        return p if isinstance(p, str) else str(p.id)
+
+    assert channel.guild is not None
+    opts = options or Options()
+    ids = [pid(p) for p in players]
+    seats = [Seat(pid(p), p if isinstance(p, str) else p.name, cpu=isinstance(p, str))
+             for p in players]
+    game, _events = Game.from_setup(
+        ids,
+        edition=opts.edition,
+        settings=Settings(target=opts.target, scoring=opts.scoring,
+                          grab2_points=opts.grab2_points),
+        seed=seed,
+        hands={pid(p): cards(h) for p, h in hands.items()},
+        draw=cards(draw) if draw is not None else None,
+        discard=cards(discard),
+        color=color,
+        towers={t: (pid(h) if h is not None else None) for t, h in (towers or {}).items()},
+        turn=pid(turn) if turn is not None else None,
+        direction=direction,
+        scores={pid(p): v for p, v in (scores or {}).items()},
+    )
+    game.names = {s.id: s.name for s in seats}
+    human = next(s.id for s in seats if not s.cpu)
+    session = Session(channel_id=channel.id, guild_id=channel.guild.id, host_id=human,
+                      seats=seats, options=opts, game=game, serial=1,
+                      last_human=time.time())
+    session.cpu_counter = sum(1 for s in seats if s.cpu)
+    return session
+
+
+async def install(db_path: str, *sessions: Session) -> None:
+    """Write sessions into the bot's database as saved games in progress."""
+    db = await Database.open(db_path)
+    try:
+        for s in sessions:
+            await db.save_game(SavedGame(channel_id=s.channel_id, guild_id=s.guild_id,
+                                         game_id=s.game_id, state=s.to_json(),
+                                         updated_at=int(time.time())))
+    finally:
+        await db.close()
+
+
+async def saved_state(db_path: str, channel: Channel) -> dict[str, Any] | None:
+    """The game as the bot last saved it (an oracle for assertions, never for driving)."""
+    db = await Database.open(db_path)
+    try:
+        saved = await db.load_game(channel.id)
+    finally:
+        await db.close()
+    if saved is None:
+        return None
+    state: dict[str, Any] = json.loads(saved.state)
+    return state
