@@ -6,6 +6,7 @@ The big JSON file is loaded once per process; one validator is cached per operat
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -18,7 +19,21 @@ import referencing.jsonschema
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-OPENAPI_PATH = Path("/work/shared/discord-api/openapi.json")
+
+def _find_openapi() -> Path:
+    """Discord's OpenAPI description: $DISCORD_OPENAPI_PATH, or shared/ beside the repo."""
+    env = os.environ.get("DISCORD_OPENAPI_PATH")
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[2]
+    for candidate in (repo.parent / "shared", repo / "shared"):
+        path = candidate / "discord-api" / "openapi.json"
+        if path.exists():
+            return path
+    return repo.parent / "shared" / "discord-api" / "openapi.json"
+
+
+OPENAPI_PATH = _find_openapi()
 _DOC_URI = "urn:discord-openapi"
 _BOOL_QUERY = {"true", "false", "1", "0", "True", "False"}
 
