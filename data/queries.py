@@ -64,7 +64,7 @@ WHERE channel_id = ?
 INSERT_RESULT: Final = """
 INSERT INTO game_results (game_id, guild_id, channel_id, edition, finished_at, rounds)
 VALUES (?, ?, ?, ?, ?, ?)
-
+ON CONFLICT (game_id) DO NOTHING
 """
 
 INSERT_PLAYER_RESULT: Final = """
