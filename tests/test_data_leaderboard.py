@@ -5,11 +5,23 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
 from data import Database, GameResult, PlayerResult, PlayerStats, SavedGame, queries
+
+
+@asynccontextmanager
+async def opened(path: str | Path) -> AsyncIterator[Database]:
+    """Open the database and always close it (a leaked connection thread hangs pytest)."""
+    db = await Database.open(str(path))
+    try:
+        yield db
+    finally:
+        await db.close()
+
 
 GUILD_A = 111
 GUILD_B = 222
@@ -93,24 +105,19 @@ async def test_record_game_deletes_the_saved_game_of_that_game_only(db: Database
 
 
 async def test_record_game_is_idempotent_also_after_reopen(db_path: str) -> None:
-    db = await Database.open(db_path)
     result = game("g1", player(1, 100, True, 2, 1, 60), player(2, 5))
-    assert await db.record_game(result) is True
-    snapshot = await all_stats(db, GUILD_A)
-    await db.save_game(SavedGame(5, GUILD_A, "g1", "{}", 9))  # e.g. a late save
-    assert await db.record_game(result) is False
-    assert await all_stats(db, GUILD_A) == snapshot
-    assert await db.load_game(5) is not None  # "nothing changes" includes the saved game
-    await db.close()
-
-    db = await Database.open(db_path)
-    try:
+    async with opened(db_path) as db:
+        assert await db.record_game(result) is True
+        snapshot = await all_stats(db, GUILD_A)
+        await db.save_game(SavedGame(5, GUILD_A, "g1", "{}", 9))  # e.g. a late save
+        assert await db.record_game(result) is False
+        assert await all_stats(db, GUILD_A) == snapshot
+        assert await db.load_game(5) is not None  # "nothing changes" includes the saved game
+    async with opened(db_path) as db:
         changed = game("g1", player(1, 999, True), player(3, 7))
         assert await db.record_game(changed) is False
         assert await db.record_game(result) is False
         assert await all_stats(db, GUILD_A) == snapshot
-    finally:
-        await db.close()
     assert count_rows(db_path, "game_results") == 1
     assert count_rows(db_path, "game_players") == 2
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
@@ -19,6 +21,16 @@ from data import (
 from data.migrate import Migration, load_migrations, migrate, split_statements
 
 EXPECTED_TABLES = {"guild_settings", "saved_games", "game_results", "game_players", "player_stats"}
+
+
+@asynccontextmanager
+async def opened(path: str | Path) -> AsyncIterator[Database]:
+    """Open the database and always close it (a leaked connection thread hangs pytest)."""
+    db = await Database.open(str(path))
+    try:
+        yield db
+    finally:
+        await db.close()
 
 
 def _inspect(path: Path) -> tuple[int, str, set[str]]:
@@ -62,34 +74,27 @@ async def test_open_creates_directories_and_migrates_from_empty(tmp_path: Path) 
 
 
 async def test_foreign_keys_and_busy_timeout_are_on(tmp_path: Path) -> None:
-    db = await Database.open(str(tmp_path / "bot.db"))
-    try:
+    async with opened(tmp_path / "bot.db") as db:
         conn = db._conn
         async with conn.execute("PRAGMA foreign_keys") as cursor:
             assert (await cursor.fetchone())[0] == 1  # type: ignore[index]
         async with conn.execute("PRAGMA busy_timeout") as cursor:
             assert (await cursor.fetchone())[0] > 0  # type: ignore[index]
-    finally:
-        await db.close()
 
 
 async def test_reopening_a_migrated_file_is_a_no_op(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "bot.db"
-    db = await Database.open(str(path))
-    await db.set_guild_settings(GuildSettings(guild_id=1, target=250))
-    await db.close()
+    async with opened(path) as db:
+        await db.set_guild_settings(GuildSettings(guild_id=1, target=250))
     before = _inspect(path)
 
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="data"):
-        db = await Database.open(str(path))
-    try:
-        assert not [r for r in caplog.records if "Applying database migration" in r.getMessage()]
-        assert (await db.get_guild_settings(1)).target == 250
-    finally:
-        await db.close()
+        async with opened(path) as db:
+            assert (await db.get_guild_settings(1)).target == 250
+    assert not [r for r in caplog.records if "Applying database migration" in r.getMessage()]
     assert _inspect(path) == before
 
 
@@ -129,10 +134,9 @@ async def test_garbage_file_gives_a_clear_error(tmp_path: Path) -> None:
 
 async def test_corrupted_pages_give_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "bot.db"
-    db = await Database.open(str(path))
-    for guild in range(1, 200):
-        await db.set_guild_settings(GuildSettings(guild_id=guild))
-    await db.close()
+    async with opened(path) as db:
+        for guild in range(1, 200):
+            await db.set_guild_settings(GuildSettings(guild_id=guild))
     raw = bytearray(path.read_bytes())
     assert len(raw) > 3 * 4096
     raw[4096:] = b"\xa5" * (len(raw) - 4096)  # keep the header page, smash the rest

@@ -5,12 +5,23 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from data import Database, GuildSettings, SavedGame
+
+
+@asynccontextmanager
+async def opened(path: str | Path) -> AsyncIterator[Database]:
+    """Open the database and always close it (a leaked connection thread hangs pytest)."""
+    db = await Database.open(str(path))
+    try:
+        yield db
+    finally:
+        await db.close()
 
 
 @pytest.fixture
@@ -43,7 +54,15 @@ async def test_defaults_when_the_guild_has_no_row(db: Database) -> None:
 
 
 async def test_settings_upsert_and_survive_reopen(db_path: str) -> None:
-    db = await Database.open(db_path)
+    async with opened(db_path) as db:
+        await _settings_first_session(db)
+    async with opened(db_path) as db:
+        got = await db.get_guild_settings(1)
+        assert got == GuildSettings(guild_id=1, target=100, turn_timer=600)
+        assert isinstance(got.mention_turn, bool) and isinstance(got.shuffle_seats, bool)
+
+
+async def _settings_first_session(db: Database) -> None:
     first = GuildSettings(
         guild_id=1,
         target=1000,
@@ -60,15 +79,6 @@ async def test_settings_upsert_and_survive_reopen(db_path: str) -> None:
     await db.set_guild_settings(second)  # same guild: update, not a second row
     assert await db.get_guild_settings(1) == second
     assert await db.get_guild_settings(2) == GuildSettings(guild_id=2)
-    await db.close()
-
-    db = await Database.open(db_path)
-    try:
-        got = await db.get_guild_settings(1)
-        assert got == second
-        assert isinstance(got.mention_turn, bool) and isinstance(got.shuffle_seats, bool)
-    finally:
-        await db.close()
 
 
 @pytest.mark.parametrize(
@@ -127,18 +137,13 @@ def _game(channel_id: int, guild_id: int = 1, game_id: str = "g", at: int = 1) -
 
 
 async def test_games_survive_close_and_reopen(db_path: str) -> None:
-    db = await Database.open(db_path)
     games = [_game(10, guild_id=1), _game(11, guild_id=1), _game(20, guild_id=2)]
-    for game in games:
-        await db.save_game(game)
-    await db.close()
-
-    db = await Database.open(db_path)
-    try:
+    async with opened(db_path) as db:
+        for game in games:
+            await db.save_game(game)
+    async with opened(db_path) as db:
         assert sorted(await db.load_games(), key=lambda g: g.channel_id) == games
         assert await db.load_game(20) == games[2]
-    finally:
-        await db.close()
 
 
 async def test_save_game_replaces_the_channel_s_game(db: Database) -> None:
@@ -150,18 +155,14 @@ async def test_save_game_replaces_the_channel_s_game(db: Database) -> None:
 
 
 async def test_delete_game(db_path: str) -> None:
-    db = await Database.open(db_path)
-    await db.save_game(_game(10))
-    await db.save_game(_game(11))
-    await db.delete_game(10)
-    await db.delete_game(12345)  # nothing saved there: no error
-    assert await db.load_game(10) is None
-    await db.close()
-    db = await Database.open(db_path)
-    try:
+    async with opened(db_path) as db:
+        await db.save_game(_game(10))
+        await db.save_game(_game(11))
+        await db.delete_game(10)
+        await db.delete_game(12345)  # nothing saved there: no error
+        assert await db.load_game(10) is None
+    async with opened(db_path) as db:
         assert [g.channel_id for g in await db.load_games()] == [11]
-    finally:
-        await db.close()
 
 
 async def test_load_game_of_an_unknown_channel_is_none(db: Database) -> None:
