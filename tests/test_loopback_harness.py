@@ -8,6 +8,7 @@ import sys
 
 import aiohttp
 import pytest
+
 from loopback.fixtures import *  # noqa: F403  (the harness fixtures)
 from loopback.fixtures import LoopbackTest
 from loopback.limits import check_message_limits

@@ -4,6 +4,7 @@ See ``server.LoopbackDiscord`` and ``fixtures`` for the pytest plugin.
 """
 
 from .bot_process import BotProcess
+from .fixtures import LoopbackTest
 from .models import Channel, Guild, Message, Problem
 from .server import LoopbackDiscord
 from .users import (
@@ -19,6 +20,7 @@ __all__ = [
     "InteractionFailed",
     "InteractionResult",
     "LoopbackDiscord",
+    "LoopbackTest",
     "Member",
     "Message",
     "Problem",
