@@ -1,0 +1,140 @@
+"""End to end: whole games played only through the bot's UI, with privacy checked throughout.
+
+Three simulated people and a computer player play Power Grab to 500; two people play a
+classic game to 100. Every action is a click or a select on what that person sees; after each
+one, :class:`e2e_driver.PrivacyWatch` compares every new or edited message with the true hands
+(the saved game): public messages never show a card code, each ephemeral shows only its
+owner's cards (and, after a challenge, the challenged hand to the challenger alone).
+
+Posting pace is scaled down (``UNO_TIME_SCALE``) so a 500-point game takes seconds, with the
+turn timer raised through ``/uno settings`` so nobody times out.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won
+
+from loopback.fixtures import *  # noqa: F403
+from loopback.fixtures import LoopbackTest
+from loopback.users import Member
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture(scope="module")  # type: ignore[no-redef]
+def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    db = tmp_path_factory.mktemp("fullgame-db") / "bot.db"
+    return {"DATABASE_PATH": str(db), "UNO_CPU_DELAY": "0.05", "UNO_TIME_SCALE": "0.05",
+            "LOG_LEVEL": "INFO"}
+
+
+def winners_of(announcement: str) -> set[str]:
+    m = re.search(r"🎉 \*\*(.+)\*\* won the game!", announcement)
+    assert m, announcement
+    return set(m.group(1).split(", "))
+
+
+async def leaderboard_lines(member: Member) -> dict[int, str]:
+    r = await member.slash("uno leaderboard")
+    lines: dict[int, str] = {}
+    for line in r.text.splitlines():
+        m = re.search(r"<@(\d+)>: (.*)", line)
+        if m:
+            lines[int(m.group(1))] = m.group(2)
+    return lines
+
+
+def assert_leaderboard(lines: dict[int, str], humans: list[Human], winners: set[str]) -> None:
+    for h in humans:
+        won = 1 if h.name in winners else 0
+        assert h.m.id in lines, f"{h.name} missing from the leaderboard: {lines}"
+        assert lines[h.m.id].startswith(f"{won} wins in 1 games"), (h.name, lines[h.m.id])
+
+
+async def test_power_grab_to_500_three_people_and_a_computer(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    db = loopback_bot_env["DATABASE_PATH"]
+    channel = loopback.channel
+    rng = random.Random(500)
+    stats = Stats()
+    watch = PrivacyWatch(db, channel)
+    alice, bob, carol = (loopback.member(n) for n in ("alice", "bob", "carol"))
+    humans = [Human(m, rng, stats, watch) for m in (alice, bob, carol)]
+
+    await alice.slash("uno new")
+    r = await alice.slash("uno settings", turn_timer=600)
+    assert "turn timer 600s" in r.text and r.ephemeral
+    await bob.click("Join")
+    await carol.click("Join")
+    await alice.click("Add computer player")
+    lobby = next(m for m in reversed(channel.messages) if "Join" in m.button_labels())
+    assert all(n in lobby.text() for n in ("Alice", "Bob", "Carol", "CPU 1")), lobby.text()
+    await alice.click("Start")
+    state = oracle(db, channel)
+    assert state is not None and state["options"]["target"] == 500
+
+    won = await play_until_won(channel, humans, rng)
+    watch.check(None, None)
+    watch.scan_public_history()
+    assert not watch.violations, "\n".join(watch.violations[:20])
+    assert not stats.refusals, stats.refusals
+    print(dict(stats.counts), "hand messages checked:", watch.hand_messages)
+
+    # The game really went the distance, through every kind of UI step.
+    text = "\n".join(m.text() for m in channel.messages)
+    assert "Round 2" in text, "a 500-point game takes more than one round"
+    for what in ("play", "colour", "towers", "uno with play", "draw"):
+        assert stats.counts[what] > 0, f"nobody needed to {what!r}: {dict(stats.counts)}"
+    if stats.counts["forgot uno"]:
+        assert "without UNO" in text, "a forgotten UNO call was never caught"
+    assert "📣" in text
+    assert oracle(db, channel) is None, "a finished game stays saved"
+
+    winners = winners_of(won.text())
+    scores = re.findall(r"```\n(.*?)\n```", won.text(), re.S)
+    assert scores, won.text()
+    top = scores[-1].splitlines()[0]
+    assert int(top.split()[-2]) >= 500, top
+    assert_leaderboard(await leaderboard_lines(alice), humans, winners)
+
+
+async def test_classic_to_100_two_people(loopback: LoopbackTest,
+                                        loopback_bot_env: dict[str, str]) -> None:
+    db = loopback_bot_env["DATABASE_PATH"]
+    channel = loopback.channel
+    rng = random.Random(100)
+    stats = Stats()
+    watch = PrivacyWatch(db, channel)
+    dave, erin = loopback.member("dave"), loopback.member("erin")
+    humans = [Human(m, rng, stats, watch, forget=0.4) for m in (dave, erin)]
+
+    await dave.slash("uno new")
+    r = await dave.slash("uno settings", edition="classic", target=100, turn_timer=600)
+    assert "Target 100" in r.text
+    r = await erin.slash("uno settings", target=200)
+    assert r.ephemeral and "host" in r.text, "only the host changes the settings"
+    await erin.click("Join")
+    lobby = next(m for m in reversed(channel.messages) if "Join" in m.button_labels())
+    assert "Classic UNO" in lobby.text() and "Target 100" in lobby.text()
+    await dave.click("Start")
+    state = oracle(db, channel)
+    assert state is not None and state["game"]["edition"] == "classic"
+
+    won = await play_until_won(channel, humans, rng)
+    watch.check(None, None)
+    watch.scan_public_history()
+    assert not watch.violations, "\n".join(watch.violations[:20])
+    assert not stats.refusals, stats.refusals
+    print(dict(stats.counts), stats.catch_refusals)
+    text = "\n".join(m.text() for m in channel.messages)
+    assert "tower" not in text.lower().replace("towers (", ""), "classic has no towers"
+    assert stats.counts["towers"] == 0
+    if stats.counts["forgot uno"]:
+        assert stats.counts["catch ok"] > 0, "with no computer player, people catch"
+    winners = winners_of(won.text())
+    assert winners <= {"Dave", "Erin"} and len(winners) == 1
+    assert_leaderboard(await leaderboard_lines(dave), humans, winners)
