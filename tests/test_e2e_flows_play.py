@@ -660,8 +660,7 @@ async def test_kick_by_host_only(loopback: LoopbackTest, tables: dict[str, Chann
     assert "bob was removed from the game by Alice." in msg.text()
     s = await state(ch)
     assert s["players"] == [pid(alice), pid(carol)]
-    assert s["draw"] == ["B1", "B2", "B3", "Y3", "Y2"] or sorted(s["draw"][:3]) == [
-        "B1", "B2", "B3"]
+    assert len(s["draw"]) == 5 and sorted(s["draw"][:3]) == ["B1", "B2", "B3"]
     assert s["draw"][-1] == "Y2"  # the top of the draw pile is unchanged
     # the game goes on
     refused(await bob.slash("uno draw"), "You're not playing in this game.")
