@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -66,6 +67,9 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 1900
 MIN_POST_GAP = 1.2
 """Seconds between two posts in a channel: Discord allows about five per five seconds."""
+WRITES_PER_WINDOW = 5
+WRITE_WINDOW = 5.0
+"""Discord allows five channel writes (posts and edits alike) per five seconds."""
 TABLE_MAX_AGE = 45 * 60
 IDLE_LIMIT = 30 * 60
 MAX_TIMEOUTS = 3
@@ -85,6 +89,8 @@ class _Outbox:
     lines: list[str] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
     last_post: float = 0.0
+    writes: deque[float] = field(default_factory=deque)
+    """When the last channel writes (posts, edits) completed, oldest first."""
 
 
 class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
@@ -238,7 +244,33 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         except Exception:
             log.exception("Posting to channel %s failed", session.channel_id)
 
+    async def _pace(self, channel_id: int, need: int = 1) -> None:
+        """Wait until ``need`` more writes fit in the channel's five-second window."""
+        box = self.outboxes.setdefault(channel_id, _Outbox())
+        window = WRITE_WINDOW * min(1.0, max(self.scale, 0.05))
+        while True:
+            now = time.monotonic()
+            while box.writes and box.writes[0] <= now - window:
+                box.writes.popleft()
+            room = WRITES_PER_WINDOW - len(box.writes)
+            if room >= need:
+                return
+            await asyncio.sleep(box.writes[need - room - 1] + window - now + 0.01)
+
+    async def _write(self, channel_id: int, call: Awaitable[Any]) -> Any:
+        """One channel write (post or edit), paced to Discord's per-channel limit."""
+        await self._pace(channel_id)
+        try:
+            return await call
+        finally:
+            box = self.outboxes.setdefault(channel_id, _Outbox())
+            box.writes.append(time.monotonic())
+
     async def _send_lines(self, session: Session, lines: list[str], table: bool) -> None:
+        # Room for the usual table post and the edit of the previous one, so the table
+        # shows the state as it is when it goes out.
+        await self._pace(session.channel_id, 2)
+        cid = session.channel_id
         channel = self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
         chunks: list[str] = []
         current = ""
@@ -260,23 +292,25 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if current:
             chunks.append(current)
         for chunk in chunks[:-1]:
-            await channel.send(chunk, allowed_mentions=discord.AllowedMentions.none())
+            await self._write(cid, channel.send(
+                chunk, allowed_mentions=discord.AllowedMentions.none()))
         last = chunks[-1] if chunks else None
         if not live:
             if last:
-                await channel.send(last, allowed_mentions=discord.AllowedMentions.none())
+                await self._write(cid, channel.send(
+                    last, allowed_mentions=discord.AllowedMentions.none()))
             return
         previous = session.table_message_id
-        message = await channel.send(
+        message = await self._write(cid, channel.send(
             last, embed=table_embed(session), view=self._table_view(session),
             allowed_mentions=discord.AllowedMentions(
                 users=[discord.Object(int(mention))] if mention and mention.isdigit() else [],
-                everyone=False, roles=False))
+                everyone=False, roles=False)))
         session.table_message_id = message.id
         session.table_posted_at = time.time()
         if previous is not None:
             with contextlib.suppress(discord.HTTPException):
-                await channel.get_partial_message(previous).edit(view=None)
+                await self._write(cid, channel.get_partial_message(previous).edit(view=None))
 
     def _turn_ping(self, session: Session, game: Game) -> str:
         who = f"<@{game.turn}>" if game.turn.isdigit() else session.name(game.turn)
