@@ -78,6 +78,7 @@ async def test_power_grab_to_500_three_people_and_a_computer(
     assert state is not None and state["options"]["target"] == 500
 
     won = await play_until_won(channel, humans, rng)
+    assert won is not None
     watch.check(None, None)
     watch.scan_public_history()
     assert not watch.violations, "\n".join(watch.violations[:20])
@@ -125,6 +126,7 @@ async def test_classic_to_100_two_people(loopback: LoopbackTest,
     assert state is not None and state["game"]["edition"] == "classic"
 
     won = await play_until_won(channel, humans, rng)
+    assert won is not None
     watch.check(None, None)
     watch.scan_public_history()
     assert not watch.violations, "\n".join(watch.violations[:20])
