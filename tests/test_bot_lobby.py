@@ -1,25 +1,31 @@
-"""End to end through the loopback Discord: the lobby and starting a game."""
+"""End to end through the loopback Discord: a lobby filled and started, the first table."""
 
 from __future__ import annotations
 
 import pytest
+
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-async def test_new_join_cpu_start(loopback: LoopbackTest) -> None:
+async def test_new_join_cpu_start_shows_table_and_private_hand(loopback: LoopbackTest) -> None:
     alice = loopback.member("alice")
     bob = loopback.member("bob")
-    r = await alice.slash("uno new")
-    assert "new game" in r.text.lower() or r.message is not None
+    await alice.slash("uno new")
     await bob.click("Join")
     await alice.click("Add computer player")
     lobby = alice.sees()[-1]
-    print(lobby)
+    assert "Alice" in lobby.text() and "Bob" in lobby.text() and "CPU 1" in lobby.text()
+    assert lobby.button_labels() == ["Join", "Leave", "Add computer player", "Start", "Cancel"]
     await alice.click("Start")
-    msg = await loopback.channel.wait_for(lambda m: "round" in m.text().lower(), timeout=10)
-    print(msg.text())
-    r = await alice.click("My hand")
-    print(r.text)
+    table = await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels(), timeout=10)
+    assert "round 1" in table.text().lower()
+    assert "7 cards" in table.text()
+    result = await alice.click("My hand")
+    assert result.ephemeral
+    assert "Your hand** (7 cards)" in result.text
+    assert result.message is not None
+    assert result.message in alice.sees()
+    assert result.message not in bob.sees(), "a hand is visible to its owner only"
