@@ -101,6 +101,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.timers: dict[int, asyncio.Task[None]] = {}
         self.cpu_tasks: dict[int, asyncio.Task[None]] = {}
         self.outboxes: dict[int, _Outbox] = {}
+        self.pinged: dict[int, tuple[str, int]] = {}
+        """The (player, serial) last mentioned per channel: one notification per turn."""
         self.scale = bot.config.time_scale
         self.cpu_delay = bot.config.cpu_delay
         super().__init__()
@@ -301,10 +303,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                     last, allowed_mentions=discord.AllowedMentions.none()))
             return
         previous = session.table_message_id
+        ping = mention is not None and mention.isdigit() and \
+            self.pinged.get(cid) != (mention, session.serial)
+        if ping and mention is not None:
+            self.pinged[cid] = (mention, session.serial)
         message = await self._write(cid, channel.send(
             last, embed=table_embed(session), view=self._table_view(session),
             allowed_mentions=discord.AllowedMentions(
-                users=[discord.Object(int(mention))] if mention and mention.isdigit() else [],
+                users=[discord.Object(int(mention))] if ping and mention else [],
                 everyone=False, roles=False)))
         session.table_message_id = message.id
         session.table_posted_at = time.time()
@@ -548,10 +554,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             notes.append(_("Done.", locale))
         if game.is_over:
             return "\n".join(notes), None
-        if game.turn == pid and game.pending is not Decision.PLAY:
-            text, view = self._hand_message(session, game, pid, locale)
-            return "\n".join(notes) + "\n\n" + text, view
-        if game.pending is Decision.PLAY and game.turn == pid:
+        if game.turn == pid:
             text, view = self._hand_message(session, game, pid, locale)
             return "\n".join(notes) + "\n\n" + text, view
         if len(game.hand(pid)) == 1 and not game.has_called(pid):
