@@ -680,7 +680,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     async def _play_or_ask(self, interaction: discord.Interaction[Any], gid: str, serial: int,
                            card: Card, uno: bool, color: Color | None,
-                           towers: tuple[Tower, ...] | None) -> None:
+                           towers: tuple[Tower, ...] | None, *, edit: bool = True) -> None:
         session, game = self._game_session(interaction, gid)
         pid = self._need_player(interaction, session)
         if serial != session.serial:
@@ -695,11 +695,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 raise Refusal(_(str(exc), interaction.locale)) from None
             step = self._choice_step(session, game, pid, card, uno, color, interaction.locale)
             if step is not None:
-                await self._say(interaction, step[0], view=step[1], edit=True)
+                await self._say(interaction, step[0], view=step[1], edit=edit)
                 return
             towers = ()
         await self._move(interaction, lambda s, g, p: Play(p, card, color, towers, uno),
-                         gid=gid, serial=serial, edit=True)
+                         gid=gid, serial=serial, edit=edit)
 
     # ================================================================== components
     async def on_component(self, interaction: discord.Interaction[Any], custom_id: str,
@@ -822,7 +822,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             elif action == "cpu":
                 self._add_cpu(interaction, session)
             elif action == "start":
-                await self._start(interaction, session)
+                await self._start(interaction, session, edit=True)
                 return
             elif action == "cancel":
                 self._need_host(interaction, session)
@@ -880,8 +880,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                             n=MAX_CPUS_WITH_ONE_HUMAN))
         session.add_cpu()
 
-    async def _start(self, interaction: discord.Interaction[Any], session: Session) -> None:
+    async def _start(self, interaction: discord.Interaction[Any], session: Session, *,
+                     edit: bool) -> None:
+        """Start the lobby's game (host or Manage Server); the caller holds the lock."""
         locale = interaction.locale
+        if session.started:
+            raise Refusal(_("The game has already started.", locale))
         self._need_host(interaction, session)
         edition = get_edition(session.options.edition)
         if len(session.seats) < edition.min_players:
@@ -895,12 +899,25 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         session.serial += 1
         session.last_human = time.time()
         await self._save(session)
-        await interaction.response.edit_message(
-            content=_("The game has started! Seats: {seats}.", locale,
-                      seats=", ".join(session.name(p) for p in game.players)),
-            embed=None, view=None)
+        text = _("The game has started! Seats: {seats}.", locale,
+                 seats=", ".join(session.name(p) for p in game.players))
+        if edit:
+            await interaction.response.edit_message(content=text, embed=None, view=None)
+        else:
+            await interaction.response.send_message(text)
+            await self._close_lobby_message(session)
         self._post(session, event_lines(session, events))
         self._schedule(session)
+
+    async def _close_lobby_message(self, session: Session) -> None:
+        """Take the buttons off the lobby message once the lobby is over."""
+        if session.lobby_message_id is None:
+            return
+        channel = self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
+        with contextlib.suppress(discord.HTTPException):
+            await self._write(session.channel_id,
+                              channel.get_partial_message(session.lobby_message_id).edit(
+                                  view=None))
 
     # ================================================================== commands
     async def cog_app_command_error(self, interaction: discord.Interaction[Any],
@@ -992,24 +1009,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         session = self._session(interaction)
-        if session.started:
-            raise Refusal(_("The game has already started.", interaction.locale))
         async with session.lock:
-            self._need_host(interaction, session)
-            edition = get_edition(session.options.edition)
-            if len(session.seats) < edition.min_players:
-                raise Refusal(_("At least {n} players are needed: invite someone or add a "
-                                "computer player.", interaction.locale, n=edition.min_players))
-            game = session.start_game()
-            events = game.start()
-            session.serial += 1
-            session.last_human = time.time()
-            await self._save(session)
-        await interaction.response.send_message(
-            _("The game has started! Seats: {seats}.", interaction.locale,
-              seats=", ".join(session.name(p) for p in game.players)))
-        self._post(session, event_lines(session, events))
-        self._schedule(session)
+            await self._start(interaction, session, edit=False)
 
     @app_commands.command(name="end",
                           description="End the game in this channel (host or Manage Server)")
@@ -1022,6 +1023,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await interaction.response.send_message(
             _("{name} ended the game. It does not count on the leaderboard.", interaction.locale,
               name=interaction.user.display_name))
+        if not session.started:
+            await self._close_lobby_message(session)
 
     @app_commands.command(name="kick",
                           description="Remove a player from the game (host or Manage Server)")
@@ -1108,6 +1111,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             grab = tuple(Tower.parse(ch) for ch in (towers or "").upper() if ch in "UNO!")
         except ParseError as exc:
             raise Refusal(str(exc)) from None
+        session, game = self._game_session(interaction)
+        pid = self._need_player(interaction, session)
+        need, _free = game.tower_choices(pid, parsed)
+        if (parsed.is_wild and chosen is None) or (need and not grab):
+            # Ask for what the command left out, with the same menus as My hand.
+            await self._play_or_ask(interaction, session.game_id, session.serial, parsed, uno,
+                                    chosen, None, edit=False)
+            return
         await self._move(interaction, lambda s, g, p: Play(p, parsed, chosen, grab, uno))
 
     play_autocomplete = play.autocomplete("card")(_card_autocomplete)
