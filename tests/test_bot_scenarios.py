@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from cogs.uno._session import Session
 from e2e_support import FAST_ENV, install, saved_state, scenario_session
+from engine import Tower
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 
@@ -42,3 +44,81 @@ async def test_wild_asks_for_colour_then_plays(loopback: LoopbackTest,
     assert state["game"]["hands"][str(alice.id)] == ["R3", "B4"]
     assert state["game"]["towers"]["N"] == str(alice.id)
     await loopback.channel.wait_for(lambda m: "picks blue" in m.text(), timeout=10)
+
+
+async def _load(loopback: LoopbackTest, env: dict[str, str], *sessions: Session) -> None:
+    await install(env["DATABASE_PATH"], *sessions)
+    await loopback.bot.restart()
+    await loopback.channel.wait_for(lambda m: "goes on" in m.text(), timeout=10)
+
+
+async def test_slash_play_of_a_wild_asks_for_the_colour(loopback: LoopbackTest,
+                                                        loopback_bot_env: dict[str, str]) -> None:
+    """/uno play without a colour for a wild answers with the colour buttons; the card is
+    played only once the colour is picked (RULES: wild cards name a colour with the play)."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    session = scenario_session(loopback.channel, [alice, bob],
+                               hands={alice: "W+4 B3 B4", bob: "G5 G6 G7"},
+                               discard="R9", draw="R1 R2 R4 R5 Y1 Y2", turn=alice)
+    await _load(loopback, loopback_bot_env, session)
+    result = await alice.slash("uno play", card="W+4")
+    assert result.ephemeral and "colour" in result.text
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None and state["game"]["discard"] == ["R9"]
+    await alice.click("Green")
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None
+    assert state["game"]["discard"] == ["R9", "W+4"] and state["game"]["color"] == "G"
+    assert state["game"]["pending"] == "challenge" and state["game"]["turn"] == str(bob.id)
+    await loopback.channel.wait_for(lambda m: "Accept +4" in m.button_labels(), timeout=10)
+
+
+async def test_wild_first_card_first_player_names_the_colour(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    """A Wild Grab-A-Tower turned up first: nobody grabs, the first player names the colour
+    before playing (RULES, first card; sheet 000, Wild Grab-A-Tower)."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    session = scenario_session(loopback.channel, [alice, bob],
+                               hands={alice: "R3 B4 G5", bob: "G6 G7 Y8"},
+                               discard="", draw="WG R1 R2 R4 R5", turn=None)
+    session.game.s.dealer = str(bob.id)  # type: ignore[union-attr]
+    await _load(loopback, loopback_bot_env, session)
+    table = await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels(), timeout=10)
+    assert "starting colour" in table.text()
+    refused = await bob.slash("uno color", color="R")
+    assert refused.ephemeral and "must name the starting colour" in refused.text
+    result = await alice.click("My hand")
+    assert "name the starting colour" in result.text
+    await alice.click("Blue")
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None
+    assert state["game"]["color"] == "B" and state["game"]["pending"] == "play"
+    assert all(h is None for h in state["game"]["towers"].values())
+    await loopback.channel.wait_for(lambda m: "names blue" in m.text(), timeout=10)
+
+
+async def test_keep_command_after_instant_uno(loopback: LoopbackTest,
+                                              loopback_bot_env: dict[str, str]) -> None:
+    """Grabbing the fourth tower is an instant UNO: /uno keep keeps one card, the rest go
+    under the top of the discard pile and the towers return (RULINGS, Towers)."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    session = scenario_session(
+        loopback.channel, [alice, bob],
+        hands={alice: "R4! B5 G6 Y7", bob: "G1 G2 G3"},
+        discard="R9", draw="R1 R2 R3 R5 Y1 Y2",
+        towers={Tower.U: alice, Tower.N: alice, Tower.O: alice}, turn=alice)
+    await _load(loopback, loopback_bot_env, session)
+    await alice.slash("uno play", card="R4!")
+    refused = await bob.slash("uno keep", card="G1")
+    assert refused.ephemeral and "choose the card to keep" in refused.text
+    result = await alice.slash("uno keep", card="G6")
+    assert "You kept" in result.text
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None
+    game = state["game"]
+    assert game["hands"][str(alice.id)] == ["G6"]
+    assert game["discard"][-1] == "R4!" and sorted(game["discard"][1:-1]) == ["B5", "Y7"]
+    assert all(h is None for h in game["towers"].values())
+    assert game["catchable"] == str(alice.id)
+    line = await loopback.channel.wait_for(lambda m: "instant UNO" in m.text(), timeout=10)
+    assert "G6" not in line.text() and "🟩 6" not in line.text(), "the kept card stays private"
