@@ -301,6 +301,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             if last:
                 await self._write(cid, channel.send(
                     last, allowed_mentions=discord.AllowedMentions.none()))
+            if session.table_message_id is not None and game is not None:
+                # The game is over (or gone): its last table loses its buttons.
+                stale = session.table_message_id
+                session.table_message_id = None
+                with contextlib.suppress(discord.HTTPException):
+                    await self._write(cid, channel.get_partial_message(stale).edit(view=None))
             return
         previous = session.table_message_id
         ping = mention is not None and mention.isdigit() and \
@@ -777,18 +783,22 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     async def _table_button(self, interaction: discord.Interaction[Any], action: str,
                             gid: str) -> None:
+        # The same buttons sit on the public table and in private menus; a click in a
+        # private menu replaces that menu instead of adding another message.
+        message = interaction.message
+        edit = bool(message is not None and message.flags.ephemeral)
         if action == "hand":
-            await self._show_hand(interaction, gid)
+            await self._show_hand(interaction, gid, edit=edit)
         elif action == "draw":
-            await self._move(interaction, lambda s, g, p: Draw(p), gid=gid)
+            await self._move(interaction, lambda s, g, p: Draw(p), gid=gid, edit=edit)
         elif action == "uno":
-            await self._move(interaction, lambda s, g, p: CallUno(p), gid=gid)
+            await self._move(interaction, lambda s, g, p: CallUno(p), gid=gid, edit=edit)
         elif action == "catch":
-            await self._move(interaction, self._catch_target, gid=gid)
+            await self._move(interaction, self._catch_target, gid=gid, edit=edit)
         elif action == "accept":
-            await self._move(interaction, lambda s, g, p: Accept(p), gid=gid)
+            await self._move(interaction, lambda s, g, p: Accept(p), gid=gid, edit=edit)
         elif action == "challenge":
-            await self._move(interaction, lambda s, g, p: Challenge(p), gid=gid)
+            await self._move(interaction, lambda s, g, p: Challenge(p), gid=gid, edit=edit)
         else:
             raise Refusal(_("This button is no longer in use.", interaction.locale))
 
