@@ -212,22 +212,24 @@ async def test_guilds_never_see_each_other(db: Database) -> None:
 @pytest.fixture
 async def ranked(db: Database) -> Database:
     # user: (wins, points) after the games below
-    #  10: (2, 100)  11: (2, 300)  12: (1, 500)  13: (0, 500)  14: (2, 300)  15: (0, 0)
+    #  10: (2, 100)  11: (2, 300)  12: (0, 500)  13: (1, 500)  14: (2, 300)  15: (0, 0)
+    # Every tie-break matters: 11/14 tie on both keys, 12/13 tie on points only and the
+    # lower user id has fewer wins, 10/11 tie on wins only.
     await db.record_game(game("r1", player(10, 50, True), player(11, 100, True), player(12, 500)))
     await db.record_game(game("r2", player(10, 50, True), player(11, 200, True), player(13, 500)))
-    await db.record_game(game("r3", player(14, 150, True), player(12, 0, True), player(15, 0)))
+    await db.record_game(game("r3", player(14, 150, True), player(13, 0, True), player(15, 0)))
     await db.record_game(game("r4", player(14, 150, True)))
     return db
 
 
 async def test_leaderboard_by_wins(ranked: Database) -> None:
     order = [s.user_id for s in await ranked.leaderboard(GUILD_A, "wins")]
-    assert order == [11, 14, 10, 12, 13, 15]
+    assert order == [11, 14, 10, 13, 12, 15]
 
 
 async def test_leaderboard_by_points(ranked: Database) -> None:
     order = [s.user_id for s in await ranked.leaderboard(GUILD_A, "points")]
-    assert order == [12, 13, 11, 14, 10, 15]
+    assert order == [13, 12, 11, 14, 10, 15]
 
 
 async def test_leaderboard_paging(ranked: Database) -> None:
@@ -253,3 +255,9 @@ async def test_leaderboard_rejects_bad_arguments(
 ) -> None:
     with pytest.raises(ValueError):
         await db.leaderboard(GUILD_A, order, limit=limit, offset=offset)  # type: ignore[arg-type]
+
+
+def test_every_leaderboard_order_ends_with_the_user_id_tie_break() -> None:
+    # SQLite's index happens to return ties by user_id anyway; PostgreSQL would not.
+    for sql in queries.LEADERBOARD.values():
+        assert sql.split("ORDER BY", 1)[1].split("LIMIT", 1)[0].strip().endswith("user_id ASC")
