@@ -16,7 +16,7 @@ import yarl
 from discord.ext import commands
 from dotenv import load_dotenv
 
-from data import Database
+from data import Database, DatabaseError
 
 log = logging.getLogger("unobot")
 
@@ -196,6 +196,9 @@ def main() -> int:
     except discord.LoginFailure:
         sys.stderr.write(TOKEN_HELP.format(problem="Discord refused the token.") + "\n")
         return 2
+    except DatabaseError as exc:
+        log.error("%s", exc)
+        return 1
     except RuntimeError as exc:
         sys.stderr.write(f"{exc}\n")
         return 1
