@@ -105,9 +105,12 @@ DRAW_COUNT: Final[dict[Kind, int]] = {
 }
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class Card:
-    """One card. A wild's chosen colour lives on the game, never on the card."""
+    """One card. A wild's chosen colour lives on the game, never on the card.
+
+    Cards sort by colour (red, blue, green, yellow, then wilds), kind, number and icon.
+    """
 
     kind: Kind
     color: Color | None = None
@@ -164,6 +167,36 @@ class Card:
         return f"Card.parse({self.code!r})"
 
     @property
+    def sort_key(self) -> tuple[int, int, int, int]:
+        """Hand order: colour, then kind, number and icon (wilds last)."""
+        return (
+            _COLOR_ORDER[self.color] if self.color is not None else len(_COLOR_ORDER),
+            _KIND_ORDER[self.kind],
+            -1 if self.number is None else self.number,
+            -1 if self.icon is None else _TOWER_ORDER[self.icon],
+        )
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.sort_key < other.sort_key
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.sort_key <= other.sort_key
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.sort_key > other.sort_key
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.sort_key >= other.sort_key
+
+    @property
     def is_wild(self) -> bool:
         return self.kind.is_wild
 
@@ -190,6 +223,9 @@ class Card:
 
 
 _PARSE_CACHE: dict[str, Card] = {}
+_COLOR_ORDER: Final = {c: i for i, c in enumerate(Color)}
+_KIND_ORDER: Final = {k: i for i, k in enumerate(Kind)}
+_TOWER_ORDER: Final = {t: i for i, t in enumerate(Tower)}
 
 
 def parse_cards(codes: list[str] | tuple[str, ...]) -> list[Card]:

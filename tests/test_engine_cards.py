@@ -194,3 +194,24 @@ def test_engine_errors_are_value_errors() -> None:
     """R-ERRORS: the error tree is rooted at EngineError, a ValueError."""
     assert issubclass(EngineError, ValueError)
     assert issubclass(ParseError, EngineError)
+
+
+def test_cards_sort_in_hand_order() -> None:
+    """R-CODES: cards sort by colour (red, blue, green, yellow, wilds last), then kind,
+    number and icon, so a hand can be shown in order (engine)."""
+    hand = [Card.parse(x) for x in ["W+4", "Y2", "B5U", "B5", "R+1", "R9", "WG", "G7O", "R1"]]
+    assert [str(x) for x in sorted(hand)] == \
+        ["R1", "R9", "R+1", "B5", "B5U", "G7O", "Y2", "W+4", "WG"]
+    assert Card.parse("R1") < Card.parse("B1") <= Card.parse("B1")
+    assert Card.parse("W+4") > Card.parse("Y9") >= Card.parse("Y9")
+
+
+def test_setup_without_draw_pile_uses_the_rest_of_the_deck() -> None:
+    """R-REPLAY-SETUP: with no draw pile given, the cards not placed are shuffled by the
+    seed to make it (this used to crash sorting cards)."""
+    hands = {"a": [Card.parse("R1")], "b": [Card.parse("B1")]}
+    g, _ = Game.from_setup(["a", "b"], hands=hands, discard=[Card.parse("R7")], seed=3)
+    assert len(g.draw_pile) == 112 - 3
+    assert g.all_cards() == Counter(POWER_GRAB.deck)
+    g2, _ = Game.from_setup(["a", "b"], hands=hands, discard=[Card.parse("R7")], seed=3)
+    assert g2.draw_pile == g.draw_pile
