@@ -17,7 +17,7 @@ from typing import Any
 from engine.cards import Card, Color, Tower
 from engine.errors import EngineError, ParseError
 from engine.game import Decision, Game
-from engine.moves import move_from_dict
+from engine.moves import Catch, move_from_dict
 from engine.settings import Settings
 
 TOP_KEYS = {"edition", "players", "rules", "seed", "setup", "moves"}
@@ -177,12 +177,17 @@ def replay(data: Any) -> Iterator[dict[str, Any]]:
     Raises ReplayFormatError (before yielding anything for the moves) when malformed.
     """
     game, setup_events = build_game(data)
+    players = list(data["players"])
     moves = []
     for i, raw in enumerate(data["moves"]):
         try:
-            moves.append(move_from_dict(raw))
+            move = move_from_dict(raw)
         except ParseError as exc:
             raise ReplayFormatError(f"moves[{i}]: {exc}") from None
+        _name(move.player, players, f"moves[{i}].player")
+        if isinstance(move, Catch):
+            _name(move.target, players, f"moves[{i}].catch")
+        moves.append(move)
     yield from setup_events
     for i, move in enumerate(moves):
         try:
