@@ -196,6 +196,7 @@ class Game:
         rng: random.Random | None = None,
         seed: int | None = None,
         names: Mapping[str, str] | None = None,
+        _restoring: bool = False,
     ) -> None:
         self.edition = edition if isinstance(edition, Edition) else get_edition(edition)
         self.settings = settings if settings is not None else Settings()
@@ -203,7 +204,8 @@ class Game:
         if len(set(players)) != len(players):
             raise IllegalMoveError("Each player can take only one seat.")
         lo, hi = self.edition.min_players, self.edition.max_players
-        if not lo <= len(players) <= hi:
+        # A saved game may hold fewer seats than a new one needs: players left (R-LEAVE).
+        if not lo <= len(players) <= hi and not (_restoring and 1 <= len(players) <= hi):
             raise IllegalMoveError(
                 f"{self.edition.title} needs {lo} to {hi} players, not {len(players)}."
             )
@@ -1241,7 +1243,10 @@ class Game:
                 edition=d["edition"],
                 settings=Settings.from_dict(d["settings"]),
                 names=d.get("names"),
+                _restoring=True,
             )
+            # names may include players who have left (their events still name them)
+            game.names.update(d.get("names") or {})
             v, internal, gauss = d["rng"]
             game.rng.setstate((v, tuple(internal), gauss))
             game.round_number = int(d["round"])

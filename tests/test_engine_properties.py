@@ -202,3 +202,29 @@ def test_hands_stay_private_in_card_fields() -> None:
         if e.kind == "dealt":
             assert "cards" not in e.public_dict() and "cards" in e.visible_to(e.owner)
             assert e.owner is not None and len(e.to_dict()["cards"]) == 7
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(3, 6),
+       edition=st.sampled_from(sorted(EDITIONS)), data=st.randoms(use_true_random=False))
+def test_players_leaving_at_random(seed: int, n: int, edition: str,
+                                   data: random.Random) -> None:
+    """R-LEAVE, R-SAVE: players leaving at any point (any pending decision) keep the cards
+    conserved, leave a seated player to act, and the game still saves and restores exactly
+    (a departed player's name used to be lost on restore)."""
+    game = Game.new(NAMES[:n], edition=edition, seed=seed, settings=Settings(target=100))
+    game.start()
+    for _ in range(400):
+        if game.is_over:
+            break
+        if data.random() < 0.02:
+            who = data.choice(game.players)
+            check_public(game.remove_player(who))
+            assert who not in game.players
+            if not game.is_over:
+                assert game.turn in game.players and list(game.legal_moves(game.turn))
+        else:
+            check_public(game.apply(random_move(game, data)))
+        check_invariants(game)
+    saved = game.to_dict()
+    assert Game.from_dict(saved).to_dict() == saved

@@ -1162,3 +1162,18 @@ def test_leaving_dealer_passes_the_deal_on() -> None:
     g.remove_player("Dan")
     g.apply(Play("Ann", c("R1")))
     assert g.dealer == "Ann"
+
+
+def test_game_with_players_gone_saves_and_restores() -> None:
+    """R-LEAVE, R-SAVE: a game won because the others left, and a departed player's name,
+    survive to_dict/from_dict (both used to fail: the restore refused one seat and dropped
+    the departed name)."""
+    g = Game.new(["111", "222"], names={"111": "Ann", "222": "Ben"}, seed=4)
+    g.start()
+    g.remove_player("111")
+    saved = g.to_dict()
+    back = Game.from_dict(saved)
+    assert back.to_dict() == saved
+    assert back.is_over and back.winners == ["222"] and back.name("111") == "Ann"
+    with pytest.raises(IllegalMoveError, match="needs 2 to 6 players"):
+        Game.new(["111"])
