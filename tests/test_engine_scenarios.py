@@ -96,7 +96,8 @@ def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
 
 
 def test_cli_prints_jsonl() -> None:
-    """The replay CLI prints one JSON object per line, ending with the state."""
+    """R-REPLAY-FORMAT: the replay CLI prints one JSON object per line, ending with the
+    state."""
     path = HERE / "two_players.json"
     res = run_cli(str(path))
     assert res.returncode == 0, res.stderr
@@ -106,7 +107,7 @@ def test_cli_prints_jsonl() -> None:
 
 
 def test_cli_reads_stdin() -> None:
-    """``-`` reads the scenario from standard input."""
+    """R-REPLAY-FORMAT: ``-`` reads the scenario from standard input."""
     path = HERE / "reshuffle.json"
     res = run_cli("-", stdin=path.read_text())
     assert res.returncode == 0
@@ -165,7 +166,8 @@ def with_(path: list[Any], value: Any) -> dict[str, Any]:
     ],
 )
 def test_cli_malformed_exits_2_with_one_line(text: str, where: str, tmp_path: Path) -> None:
-    """A malformed scenario exits 2 with one line naming where the problem is."""
+    """R-REPLAY-FORMAT: a malformed scenario exits 2 with one line naming where the problem
+    is."""
     f = tmp_path / "bad.json"
     f.write_text(text)
     res = run_cli(str(f))
@@ -184,7 +186,8 @@ def test_cli_usage_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_replay_refused_moves_are_reported_not_fatal() -> None:
-    """A move the rules refuse is reported as a ``rejected`` line and play goes on."""
+    """R-REPLAY-FORMAT: a move the rules refuse is reported as a ``rejected`` line and play
+    goes on."""
     data = with_(["moves", 0], {"player": "ben", "draw": True})
     out = list(replay(data))
     rej = [e for e in out if e["event"] == "rejected"]
