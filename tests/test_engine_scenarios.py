@@ -179,7 +179,7 @@ def test_cli_malformed_exits_2_with_one_line(text: str, where: str, tmp_path: Pa
 
 
 def test_cli_usage_and_missing_file(tmp_path: Path) -> None:
-    """No argument or an unreadable file: exit 2 with one line."""
+    """R-REPLAY-FORMAT: no argument or an unreadable file: exit 2 with one line."""
     assert main([]) == 2
     res = run_cli(str(tmp_path / "nope.json"))
     assert res.returncode == 2 and "cannot read the file" in res.stderr
