@@ -7,7 +7,7 @@ Codes follow the project's card-code table (RULES.md, "Card codes"): ``R7``, ``B
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from engine.errors import ParseError
@@ -15,6 +15,8 @@ from engine.errors import ParseError
 
 class Color(enum.Enum):
     """One of the four card colours."""
+
+    __hash__ = object.__hash__  # members are singletons: identity hashing is exact and fast
 
     RED = "R"
     BLUE = "B"
@@ -38,6 +40,8 @@ class Color(enum.Enum):
 
 class Tower(enum.Enum):
     """The four Power Towers and what each one blocks."""
+
+    __hash__ = object.__hash__
 
     U = "U"
     """Red tower: blocks Draw One."""
@@ -63,6 +67,8 @@ class Tower(enum.Enum):
 class Kind(enum.Enum):
     """What a card does."""
 
+    __hash__ = object.__hash__
+
     NUMBER = "number"
     DRAW_ONE = "+1"
     DRAW_TWO = "+2"
@@ -76,7 +82,7 @@ class Kind(enum.Enum):
 
     @property
     def is_wild(self) -> bool:
-        return self in _WILD_KINDS
+        return self.value[0] == "W"  # W, W+4, WG, WV
 
 
 _WILD_KINDS: Final = frozenset({Kind.WILD, Kind.WILD_DRAW_FOUR, Kind.WILD_GRAB, Kind.VICTORY_LAP})
@@ -116,8 +122,38 @@ class Card:
     color: Color | None = None
     number: int | None = None
     icon: Tower | None = None
+    is_wild: bool = field(init=False, repr=False, compare=False)
+    """Wild Draw Four, Wild Grab-A-Tower, Wild or Victory Lap (computed once)."""
+    code: str = field(init=False, repr=False, compare=False)
+    """The card code (``R7``, ``B1U``, ``W+4``): computed once."""
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Card):
+            return NotImplemented
+        return (self._hash == other._hash and self.kind is other.kind
+                and self.color is other.color and self.number == other.number
+                and self.icon is other.icon)
+
+    @classmethod
+    def of(cls, kind: Kind, color: Color | None = None, number: int | None = None,
+           icon: Tower | None = None) -> Card:
+        """The one shared instance of this card (all the engine's cards are interned, so
+        comparing two of them is mostly an identity check)."""
+        card = cls(kind, color, number, icon)
+        return _INTERNED.setdefault(card, card)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "is_wild", self.kind.is_wild)
+        object.__setattr__(self, "_hash", hash((self.kind.value,
+                                                self.color.value if self.color else None,
+                                                self.number,
+                                                self.icon.value if self.icon else None)))
         if self.kind.is_wild:
             if self.color is not None or self.number is not None or self.icon is not None:
                 raise ParseError("A wild card has no colour, number or icon.")
@@ -128,6 +164,7 @@ class Card:
                 raise ParseError("A number card needs a number from 0 to 9.")
         elif self.number is not None or self.icon is not None:
             raise ParseError("Only number cards carry a number or a Power Icon.")
+        object.__setattr__(self, "code", self._make_code())
 
     @classmethod
     def parse(cls, code: str) -> Card:
@@ -137,22 +174,21 @@ class Card:
         if card is not None:
             return card
         if c in _WILD_CODES:
-            card = cls(_WILD_CODES[c])
+            card = cls.of(_WILD_CODES[c])
         elif len(c) >= 2 and c[0] in "RBGY":
             color = Color(c[0])
             rest = c[1:]
             if rest in _COLORED_ACTION_CODES:
-                card = cls(_COLORED_ACTION_CODES[rest], color)
+                card = cls.of(_COLORED_ACTION_CODES[rest], color)
             elif rest[0].isdigit() and (len(rest) == 1 or (len(rest) == 2 and rest[1] in "UNO!")):
                 icon = Tower(rest[1]) if len(rest) == 2 else None
-                card = cls(Kind.NUMBER, color, int(rest[0]), icon)
+                card = cls.of(Kind.NUMBER, color, int(rest[0]), icon)
         if card is None:
             raise ParseError(f"'{code}' is not a card code (examples: R7, B1U, G+2, YS, W+4).")
         _PARSE_CACHE[c] = card
         return card
 
-    @property
-    def code(self) -> str:
+    def _make_code(self) -> str:
         if self.kind.is_wild:
             return self.kind.value
         assert self.color is not None
@@ -196,10 +232,6 @@ class Card:
             return NotImplemented
         return self.sort_key >= other.sort_key
 
-    @property
-    def is_wild(self) -> bool:
-        return self.kind.is_wild
-
     def describe(self) -> str:
         """English name for messages: "red 7", "blue Draw Two", "Wild Draw Four"."""
         names = {
@@ -223,6 +255,7 @@ class Card:
 
 
 _PARSE_CACHE: dict[str, Card] = {}
+_INTERNED: dict[Card, Card] = {}
 _COLOR_ORDER: Final = {c: i for i, c in enumerate(Color)}
 _KIND_ORDER: Final = {k: i for i, k in enumerate(Kind)}
 _TOWER_ORDER: Final = {t: i for i, t in enumerate(Tower)}

@@ -27,13 +27,13 @@ def power_grab_deck() -> tuple[Card, ...]:
     cards: list[Card] = []
     for color in Color:
         for n in range(1, 10):
-            cards.append(Card(Kind.NUMBER, color, n, POWER_ICONS.get(n)))
-            cards.append(Card(Kind.NUMBER, color, n))
+            cards.append(Card.of(Kind.NUMBER, color, n, POWER_ICONS.get(n)))
+            cards.append(Card.of(Kind.NUMBER, color, n))
         for kind in (Kind.DRAW_ONE, Kind.DRAW_TWO, Kind.SKIP):
-            cards += [Card(kind, color), Card(kind, color)]
-        cards.append(Card(Kind.REVERSE, color))
-        cards.append(Card(Kind.GRAB_TWO, color))
-    cards += [Card(Kind.WILD_GRAB)] * 4 + [Card(Kind.WILD_DRAW_FOUR)] * 4
+            cards += [Card.of(kind, color), Card.of(kind, color)]
+        cards.append(Card.of(Kind.REVERSE, color))
+        cards.append(Card.of(Kind.GRAB_TWO, color))
+    cards += [Card.of(Kind.WILD_GRAB)] * 4 + [Card.of(Kind.WILD_DRAW_FOUR)] * 4
     return tuple(cards)
 
 
@@ -41,12 +41,12 @@ def classic_deck() -> tuple[Card, ...]:
     """The standard 108-card UNO deck."""
     cards: list[Card] = []
     for color in Color:
-        cards.append(Card(Kind.NUMBER, color, 0))
+        cards.append(Card.of(Kind.NUMBER, color, 0))
         for n in range(1, 10):
-            cards += [Card(Kind.NUMBER, color, n)] * 2
+            cards += [Card.of(Kind.NUMBER, color, n)] * 2
         for kind in (Kind.DRAW_TWO, Kind.REVERSE, Kind.SKIP):
-            cards += [Card(kind, color)] * 2
-    cards += [Card(Kind.WILD)] * 4 + [Card(Kind.WILD_DRAW_FOUR)] * 4
+            cards += [Card.of(kind, color)] * 2
+    cards += [Card.of(Kind.WILD)] * 4 + [Card.of(Kind.WILD_DRAW_FOUR)] * 4
     return tuple(cards)
 
 

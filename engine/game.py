@@ -7,7 +7,6 @@ the game exactly as it was.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import random
 from collections import Counter
@@ -552,11 +551,23 @@ class Game:
             return [s.drawn] if s.drawn is not None else []
         if s.pending is not Decision.PLAY or s.turn != player:
             return []
-        seen: dict[Card, None] = {}
+        # The matching rule of _matches, with the table read once (a hot path).
+        color = s.color
+        top = s.discard[-1]
+        by_symbol = not s.color_only and not top.is_wild
+        top_kind = top.kind
+        top_number = top.number
+        out: list[Card] = []
+        seen: set[Card] = set()
         for c in s.hands[player]:
-            if c not in seen and self._matches(c):
-                seen[c] = None
-        return list(seen)
+            if c in seen:
+                continue
+            seen.add(c)
+            if (c.is_wild or c.color is color
+                    or (by_symbol and c.kind is top_kind
+                        and (top_kind is not Kind.NUMBER or c.number == top_number))):
+                out.append(c)
+        return out
 
     def tower_choices(self, player: str, card: Card) -> tuple[int, list[Tower]]:
         """How many towers ``card`` grabs by choice, and which ones ``player`` may pick."""
@@ -580,18 +591,14 @@ class Game:
 
     def _matches(self, card: Card) -> bool:
         s = self.s
-        if card.kind.is_wild:
-            return True
-        if card.color is s.color:
+        if card.is_wild or card.color is s.color:
             return True
         if s.color_only:
             return False
         top = s.discard[-1]
-        if top.kind.is_wild:
+        if top.is_wild or card.kind is not top.kind:
             return False
-        if card.kind is Kind.NUMBER:
-            return top.kind is Kind.NUMBER and top.number == card.number
-        return card.kind is top.kind
+        return card.kind is not Kind.NUMBER or top.number == card.number
 
     def _blocks(self, player: str, kind: Kind) -> Tower | None:
         if not self.edition.towers:
@@ -720,14 +727,18 @@ class Game:
             return move
         return replace(move, color=color, towers=towers)
 
-    def _check_call(self, p: str) -> CallUno:
+    def _may_call(self, p: str) -> bool:
         s = self.s
-        n = len(s.hands[p])
         if p in s.called:
+            return False
+        n = len(s.hands[p])
+        return n == 1 or (n == 2 and s.turn == p
+                          and (s.pending is Decision.PLAY or s.pending is Decision.DRAWN))
+
+    def _check_call(self, p: str) -> CallUno:
+        if p in self.s.called:
             raise UnoCallError("You already called UNO.")
-        if n == 1:
-            return CallUno(p)
-        if n == 2 and s.turn == p and s.pending in (Decision.PLAY, Decision.DRAWN):
+        if self._may_call(p):
             return CallUno(p)
         raise UnoCallError(
             "You can call UNO on your turn with two cards, or when you hold one card."
@@ -767,8 +778,8 @@ class Game:
         if s.pending is Decision.OVER or p not in self._seat:
             return []
         out: list[Move] = []
-        with contextlib.suppress(EngineError):
-            out.append(self._check_call(p))
+        if self._may_call(p):
+            out.append(CallUno(p))
         if s.catchable is not None and s.catchable != p:
             out.append(Catch(p, s.catchable))
         if s.turn != p:
@@ -795,7 +806,12 @@ class Game:
     def apply(self, move: Move) -> list[Event]:
         """Make ``move``; returns what happened. Raises ``EngineError`` and changes
         nothing when the move is not allowed."""
-        move = self.validate(move)
+        return self.push(self.validate(move))
+
+    def push(self, move: Move) -> list[Event]:
+        """Make a move known to be legal (one from ``legal_moves``), without checking it
+        again: the fast path for computer players and simulations. A move that is not
+        legal corrupts the game; use ``apply`` for anything from outside."""
         self.counters.moves += 1
         p = move.player
         if isinstance(move, CallUno):
