@@ -2,9 +2,33 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class EngineError(ValueError):
-    """Base of every error the engine raises for a move or a value it refuses."""
+    """Base of every error the engine raises for a move or a value it refuses.
+
+    The message is ``template`` filled with ``params``: a caller that translates (the
+    Discord layer) translates the template and renders the params itself; ``str(error)``
+    is the English sentence. A Card param renders as its description ("blue 7"), except one
+    named ``code``, which renders as the card code ("R5"); colours render as their names.
+    """
+
+    def __init__(self, template: str = "", /, **params: Any) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template.format(**{k: _english(k, v) for k, v in params.items()})
+                         if params else template)
+
+
+def _english(key: str, value: Any) -> str:
+    describe = getattr(value, "describe", None)
+    if callable(describe):  # a Card
+        return str(value) if key == "code" else str(describe())
+    label = getattr(value, "label", None)
+    if isinstance(label, str):  # a Color
+        return label
+    return str(value)
 
 
 class ParseError(EngineError):

@@ -583,7 +583,7 @@ class Game:
     # ------------------------------------------------------------------ helpers
     def _need_player(self, player: str) -> None:
         if player not in self._seat:
-            raise NotAPlayerError(f"{player} is not playing in this game.")
+            raise NotAPlayerError("{name} is not playing in this game.", name=player)
 
     def _next(self, player: str, direction: int | None = None, steps: int = 1) -> str:
         d = self.s.direction if direction is None else direction
@@ -615,21 +615,24 @@ class Game:
         s = self.s
         who = self.name(s.turn)
         if s.pending is Decision.CHALLENGE:
-            return NotYourTurnError(f"{who} must accept or challenge the Wild Draw Four first.")
+            return NotYourTurnError("{name} must accept or challenge the Wild Draw Four first.",
+                                    name=who)
         if s.pending is Decision.KEEP:
-            return NotYourTurnError(f"{who} must choose the card to keep first.")
+            return NotYourTurnError("{name} must choose the card to keep first.", name=who)
         if s.pending is Decision.COLOR:
-            return NotYourTurnError(f"{who} must name the starting colour first.")
-        return NotYourTurnError(f"It's {who}'s turn.")
+            return NotYourTurnError("{name} must name the starting colour first.", name=who)
+        return NotYourTurnError("It's {name}'s turn.", name=who)
 
-    def _color_text(self) -> str:
-        return self.s.color.label if self.s.color else "no colour"
-
-    def _top_text(self) -> str:
-        top = self.s.discard[-1]
+    def _no_match(self, card: Card) -> NoMatchError:
+        s = self.s
+        top = s.discard[-1]
+        if s.color_only:
+            return NoMatchError("{code} does not match the {top}: the first play on it must be "
+                                "{color}.", code=card, top=top, color=s.color)
         if top.is_wild:
-            return f"the {top.describe()} (colour {self._color_text()})"
-        return f"the {top.describe()}"
+            return NoMatchError("{code} does not match the {top} (colour {color}).",
+                                code=card, top=top, color=s.color)
+        return NoMatchError("{code} does not match the {top}.", code=card, top=top)
 
     # ------------------------------------------------------------------ validation
     def validate(self, move: Move) -> Move:
@@ -669,7 +672,7 @@ class Game:
             if s.pending is not Decision.KEEP:
                 raise IllegalMoveError("You can choose a card to keep only after an instant UNO.")
             if move.card not in s.hands[p]:
-                raise CardNotInHandError(f"You don't have {move.card}.")
+                raise CardNotInHandError("You don't have {code}.", code=move.card)
             return move
         if isinstance(move, ChooseColor):
             if s.pending is not Decision.COLOR:
@@ -699,18 +702,13 @@ class Game:
         elif s.pending is not Decision.PLAY:
             raise self._wrong_decision()
         if card not in s.hands[p]:
-            raise CardNotInHandError(f"You don't have {card}.")
+            raise CardNotInHandError("You don't have {code}.", code=card)
         if not self._matches(card):
-            if s.color_only:
-                raise NoMatchError(
-                    f"{card} does not match {self._top_text()}: the first play on it "
-                    f"must be {self._color_text()}."
-                )
-            raise NoMatchError(f"{card} does not match {self._top_text()}.")
+            raise self._no_match(card)
         color = move.color
         if card.is_wild:
             if color is None:
-                raise ChoiceError(f"Choose a colour for the {card.describe()}.")
+                raise ChoiceError("Choose a colour for the {card}.", card=card)
         else:
             color = None
         towers: tuple[Tower, ...] = ()
@@ -718,11 +716,14 @@ class Game:
         if need:
             towers = move.towers
             if len(towers) != need or len(set(towers)) != need:
-                word = "one tower" if need == 1 else f"{need} different towers"
-                raise ChoiceError(f"Choose {word} to grab with the {card.describe()}.")
+                if need == 1:
+                    raise ChoiceError("Choose one tower to grab with the {card}.", card=card)
+                raise ChoiceError("Choose {n} different towers to grab with the {card}.",
+                                  n=need, card=card)
             for t in towers:
                 if t not in free:
-                    raise ChoiceError(f"You already hold the {t} tower: grab another one.")
+                    raise ChoiceError("You already hold the {tower} tower: grab another one.",
+                                      tower=t)
         if color is move.color and towers == move.towers:
             return move
         return replace(move, color=color, towers=towers)
@@ -752,10 +753,10 @@ class Game:
         if s.catchable != target:
             who = self.name(target)
             if len(s.hands[target]) != 1:
-                raise UnoCallError(f"{who} doesn't hold exactly one card.")
+                raise UnoCallError("{name} doesn't hold exactly one card.", name=who)
             if target in s.called:
-                raise UnoCallError(f"{who} already called UNO.")
-            raise UnoCallError(f"Too late: {who} can't be caught any more.")
+                raise UnoCallError("{name} already called UNO.", name=who)
+            raise UnoCallError("Too late: {name} can't be caught any more.", name=who)
         return Catch(p, target)
 
     # ------------------------------------------------------------------ legal moves

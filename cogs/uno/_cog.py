@@ -24,6 +24,7 @@ from cogs.i18n import Locale, _
 from cogs.uno._render import (
     card_label,
     color_name,
+    error_text,
     event_lines,
     hand_text,
     lobby_embed,
@@ -533,7 +534,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             try:
                 events = game.apply(move)
             except EngineError as exc:
-                raise Refusal(_(str(exc), locale)) from None
+                raise Refusal(error_text(exc, locale)) from None
             if not isinstance(move, CallUno | Catch):
                 session.serial += 1
             session.timeouts[pid] = 0
@@ -698,7 +699,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             try:
                 game.validate(probe)
             except EngineError as exc:
-                raise Refusal(_(str(exc), interaction.locale)) from None
+                raise Refusal(error_text(exc, interaction.locale)) from None
             step = self._choice_step(session, game, pid, card, uno, color, interaction.locale)
             if step is not None:
                 await self._say(interaction, step[0], view=step[1], edit=edit)
@@ -1120,7 +1121,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         try:
             grab = tuple(Tower.parse(ch) for ch in (towers or "").upper() if ch in "UNO!")
         except ParseError as exc:
-            raise Refusal(str(exc)) from None
+            raise Refusal(error_text(exc, interaction.locale)) from None
         session, game = self._game_session(interaction)
         pid = self._need_player(interaction, session)
         need, _free = game.tower_choices(pid, parsed)
@@ -1227,7 +1228,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                     if len(session.seats) > get_edition(new.edition).max_players:
                         raise Refusal(_("Too many seats for that edition.", locale))
                 except EngineError as exc:
-                    raise Refusal(str(exc)) from None
+                    raise Refusal(error_text(exc, interaction.locale)) from None
                 session.options = new
                 await self._save(session)
         if server_default or (session is None and changes):
@@ -1239,7 +1240,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             try:
                 merged = GuildSettings(guild_id=interaction.guild_id, **{**base, **changes})
             except ValueError as exc:
-                raise Refusal(str(exc)) from None
+                raise Refusal(_(str(exc), locale)) from None
             await self.bot.db.set_guild_settings(merged)
         if session is not None:
             text = _("Settings for this game: {s}", locale, s=settings_text(session, locale))
@@ -1352,7 +1353,7 @@ def _parse_card(code: str, locale: Locale) -> Card:
     try:
         return Card.parse(code)
     except ParseError as exc:
-        raise Refusal(_(str(exc), locale)) from None
+        raise Refusal(error_text(exc, locale)) from None
 
 
 def _any_towers(game: Game, pid: str, card: Card) -> tuple[Tower, ...]:

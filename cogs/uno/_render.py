@@ -12,7 +12,7 @@ import discord
 
 from cogs.i18n import Locale, _
 from cogs.uno._session import Session
-from engine import Card, Color, Decision, Game, Kind, Tower
+from engine import Card, Color, Decision, EngineError, Game, Kind, Tower
 from engine.events import (
     Accepted,
     Blocked,
@@ -57,9 +57,8 @@ def color_name(color: Color | None, locale: Locale = None) -> str:
     }[color]
 
 
-def card_label(card: Card, locale: Locale = None) -> str:
-    """A card for people: "🟥 7", "🟦 3 [O]", "🟩 Draw Two", "🌈 Wild Draw Four"."""
-    names = {
+def kind_name(kind: Kind, locale: Locale = None) -> str:
+    return {
         Kind.DRAW_ONE: _("Draw One", locale),
         Kind.DRAW_TWO: _("Draw Two", locale),
         Kind.SKIP: _("Skip", locale),
@@ -69,15 +68,32 @@ def card_label(card: Card, locale: Locale = None) -> str:
         Kind.WILD_DRAW_FOUR: _("Wild Draw Four", locale),
         Kind.WILD_GRAB: _("Wild Grab-A-Tower", locale),
         Kind.VICTORY_LAP: _("Victory Lap", locale),
-    }
+    }.get(kind, "")
+
+
+def card_label(card: Card, locale: Locale = None) -> str:
+    """A card for people: "🟥 7", "🟦 3 [O]", "🟩 Draw Two", "🌈 Wild Draw Four"."""
     if card.is_wild:
-        return f"{WILD_EMOJI} {names[card.kind]}"
+        return f"{WILD_EMOJI} {kind_name(card.kind, locale)}"
     assert card.color is not None
     emoji = COLOR_EMOJI[card.color]
     if card.kind is Kind.NUMBER:
         icon = f" [{card.icon.value}]" if card.icon else ""
         return f"{emoji} {card.number}{icon}"
-    return f"{emoji} {names[card.kind]}"
+    return f"{emoji} {kind_name(card.kind, locale)}"
+
+
+def card_name(card: Card, locale: Locale = None) -> str:
+    """A card in a sentence: "red 7", "blue 3 (O)", "green Draw Two", "Wild Draw Four"."""
+    if card.is_wild:
+        return kind_name(card.kind, locale)
+    assert card.color is not None
+    if card.kind is Kind.NUMBER:
+        icon = f" ({card.icon.value})" if card.icon else ""
+        return _("{color} {number}{icon}", locale, color=color_name(card.color, locale),
+                 number=card.number, icon=icon)
+    return _("{color} {kind}", locale, color=color_name(card.color, locale),
+             kind=kind_name(card.kind, locale))
 
 
 def hand_text(cards: Sequence[Card], locale: Locale = None) -> str:
@@ -292,3 +308,21 @@ def settings_text(session: Session, locale: Locale = None) -> str:
              target=o.target, scoring=o.scoring, g2=o.grab2_points, timer=o.turn_timer,
              seats=_("shuffled", locale) if o.shuffle_seats else _("in joining order", locale),
              mention=_("on", locale) if o.mention_turn else _("off", locale))
+
+
+def error_text(exc: EngineError, locale: Locale = None) -> str:
+    """An engine refusal in the reader's language: its template translated, its cards,
+    colours and towers drawn as everywhere else."""
+    if not exc.params:
+        return _(str(exc), locale)
+    params: dict[str, object] = {}
+    for key, value in exc.params.items():
+        if isinstance(value, Card):
+            params[key] = value.code if key == "code" else card_name(value, locale)
+        elif isinstance(value, Color):
+            params[key] = color_name(value, locale)
+        elif isinstance(value, Tower):
+            params[key] = value.value
+        else:
+            params[key] = value
+    return _(exc.template, locale, **params)
