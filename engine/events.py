@@ -239,6 +239,8 @@ class RoundWon(Event):
     """Points each player added this round."""
     scores: dict[str, int]
     """Running totals after this round."""
+    round: int = 0
+    """Which round this was (1 for the first)."""
 
 
 @dataclass(frozen=True, slots=True)

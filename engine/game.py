@@ -1069,7 +1069,8 @@ class Game:
         st = self.stats[winner]
         st.rounds_won += 1
         st.best_round = max(st.best_round, won)
-        events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores))]
+        events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores),
+                                         self.round_number)]
         target = self.settings.target
         if any(v >= target for v in s.scores.values()):
             if self.settings.scoring == "standard":

@@ -198,7 +198,7 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("{name} keeps the drawn card.", locale, name=n(e.player)))
         elif isinstance(e, RoundWon):
             lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
-                           name=n(e.player), n=_round_of(session, e), points=e.points))
+                           name=n(e.player), n=e.round, points=e.points))
             lines.append(score_table(session, e.scores, e.gained, locale))
         elif isinstance(e, GameWon):
             names = ", ".join(n(p) for p in e.players)
@@ -209,15 +209,6 @@ def event_lines(session: Session, events: Sequence[Event],
     if dealer_draws:
         lines.append(_("Cards drawn for the deal: {draws}.", locale, draws=", ".join(dealer_draws)))
     return lines
-
-
-def _round_of(session: Session, e: RoundWon) -> int:
-    game = session.game
-    if game is None:
-        return 0
-    # The engine deals the next round at once: the finished round is one before it
-    # unless the game ended.
-    return game.round_number if game.is_over else game.round_number - 1
 
 
 def score_table(session: Session, scores: dict[str, int], gained: dict[str, int],
