@@ -991,7 +991,7 @@ def test_standard_scoring(grab2: int) -> None:
     pts = 7 + grab2 + 50 + 20 + 5
     assert won == {"event": "round_won", "player": "Ann", "points": pts,
                    "gained": {"Ann": pts, "Ben": 0, "Cat": 0},
-                   "scores": {"Ann": 10 + pts, "Ben": 30, "Cat": 0}}
+                   "scores": {"Ann": 10 + pts, "Ben": 30, "Cat": 0}, "round": 1}
 
 
 def test_last_card_draw_effect_counts() -> None:
@@ -1061,7 +1061,7 @@ def test_alternative_scoring() -> None:
     events = g.apply(Play("Ann", c("R1")))
     assert D(events)[1] == {"event": "round_won", "player": "Ann", "points": 0,
                             "gained": {"Ann": 0, "Ben": 57, "Cat": 3},
-                            "scores": {"Ann": 5, "Ben": 57, "Cat": 3}}
+                            "scores": {"Ann": 5, "Ben": 57, "Cat": 3}, "round": 1}
     assert not g.is_over
 
 
