@@ -65,6 +65,7 @@ class Summary:
     instant_unos: int = 0
     challenges: int = 0
     catches: int = 0
+    seats: int = 0
     wins_by_seat: dict[int, float] = field(default_factory=dict)
     wins_by_strategy: dict[str, float] = field(default_factory=dict)
     seats_by_strategy: Counter[str] = field(default_factory=Counter)
@@ -84,7 +85,8 @@ class Summary:
             "challenges": self.challenges,
             "catches": self.catches,
             "win_rate_by_seat": {
-                str(seat): round(n / g, 3) for seat, n in sorted(self.wins_by_seat.items())
+                str(seat): round(self.wins_by_seat.get(seat, 0.0) / g, 3)
+                for seat in range(self.seats)
             },
             "win_rate_by_strategy": {
                 name: round(self.wins_by_strategy.get(name, 0.0) / max(seats, 1), 3)
@@ -95,7 +97,7 @@ class Summary:
 
 def simulate(games: int, players: int, edition: str, seed: int,
              strategies: Sequence[str], settings: Settings | None = None) -> Summary:
-    summary = Summary()
+    summary = Summary(seats=players)
     for g in range(games):
         names = [f"seat{i}" for i in range(players)]
         game = Game.new(names, edition=edition, settings=settings, seed=seed * 1_000_003 + g)

@@ -50,7 +50,6 @@ from engine import (
     Game,
     HeuristicPlayer,
     Keep,
-    Kind,
     Move,
     ParseError,
     Pass,
@@ -576,7 +575,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         hand = game.hand(pid)
         gid, serial = session.game_id, session.serial
         lines = [_("**Your hand** ({n} cards): {cards}", locale, n=len(hand),
-                   cards=hand_text(sorted(hand, key=_sort_key), locale))]
+                   cards=hand_text(sorted(hand), locale))]
         towers = game.towers_of(pid)
         if towers:
             lines.append(_("Your towers: {towers}", locale,
@@ -590,7 +589,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         elif game.pending is Decision.PLAY:
             playable = game.playable_cards(pid)
             options: list[discord.SelectOption] = []
-            for c in sorted(playable, key=_sort_key):
+            for c in sorted(playable):
                 options.append(discord.SelectOption(label=f"{card_label(c, locale)} ({c.code})",
                                                     value=c.code))
                 if len(hand) == 2:
@@ -644,7 +643,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         elif game.pending is Decision.KEEP:
             lines.append(_("Instant UNO! Choose the one card to keep; the rest go to the "
                            "discard pile.", locale))
-            distinct = sorted(dict.fromkeys(hand), key=_sort_key)[:PAGE_SIZE]
+            distinct = sorted(dict.fromkeys(hand))[:PAGE_SIZE]
             items.append(select(f"uno:k:{gid}:{serial}", [
                 discord.SelectOption(label=f"{card_label(c, locale)} ({c.code})", value=c.code)
                 for c in distinct], _("Card to keep…", locale)))
@@ -1099,7 +1098,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             return []
         needle = current.strip().lower()
         choices = []
-        for c in sorted(game.playable_cards(pid), key=_sort_key):
+        for c in sorted(game.playable_cards(pid)):
             name = f"{card_label(c, interaction.locale)} ({c.code})"
             if needle and needle not in name.lower():
                 continue
@@ -1341,14 +1340,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
 
 _COLOR_EMOJI = {Color.RED: "🟥", Color.BLUE: "🟦", Color.GREEN: "🟩", Color.YELLOW: "🟨"}
-_KIND_ORDER = {k: i for i, k in enumerate(Kind)}
-
-
-def _sort_key(card: Card) -> tuple[int, int, int, str]:
-    color = list(Color).index(card.color) if card.color else 9
-    return (color, _KIND_ORDER[card.kind], card.number or 0, card.code)
-
-
 def _parse_card(code: str, locale: Locale) -> Card:
     try:
         return Card.parse(code)
