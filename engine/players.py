@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Protocol
+from collections.abc import Mapping
+from typing import ClassVar, Protocol
 
 from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Kind, Tower
 from engine.game import Decision, Game, most_common_color
@@ -35,6 +36,10 @@ class Strategy(Protocol):
     def react(self, game: Game, player: str) -> Move | None: ...
 
 
+BLUFF_PRIOR = 0.35
+"""How often the heuristic player assumes an opponent who could bluff a Wild Draw Four does."""
+
+
 class RandomPlayer:
     """Picks uniformly among its legal moves; catches and calls UNO by coin toss."""
 
@@ -58,11 +63,49 @@ class RandomPlayer:
         return None
 
 
+class BasicPlayer:
+    """A plain player to measure strategies against: plays the first card that matches
+    (wilds last, naming its most common colour), draws otherwise, always calls UNO,
+    accepts every Wild Draw Four and never catches anyone."""
+
+    name = "basic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def react(self, game: Game, player: str) -> Move | None:
+        return None
+
+    def choose(self, game: Game, player: str) -> Move | None:
+        if game.is_over or game.turn != player:
+            return None
+        hand = game.hand(player)
+        pending = game.pending
+        if pending is Decision.COLOR:
+            return ChooseColor(player, most_common_color(hand))
+        if pending is Decision.CHALLENGE:
+            return Accept(player)
+        if pending is Decision.KEEP:
+            return Keep(player, hand[0], uno=True)
+        plays = [m for m in game._enumerate(player) if isinstance(m, Play)
+                 and (m.uno or len(hand) != 2)
+                 and (not m.card.is_wild or m.color is most_common_color(hand))]
+        plays.sort(key=lambda m: m.card.is_wild)
+        if plays:
+            return plays[0]
+        return Draw(player) if pending is Decision.PLAY else Pass(player)
+
+
 class HeuristicPlayer:
     """A player who uses towers, holds blockers, challenges when the odds favour it,
     calls UNO and catches others."""
 
     name = "heuristic"
+    weights: ClassVar[Mapping[str, float]] = {
+        "points": 0.4, "same_color": 1.5, "blocked": -15.0, "attack": 8.0,
+        "attack_per_card": 5.0, "wild_hold": -100.0, "wild_color": 5.0, "tower": 7.0,
+    }
+    """How much each consideration weighs when choosing a play."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
@@ -116,7 +159,11 @@ class HeuristicPlayer:
             return 0.0
         frac = same / total
         held = len(game.hand(against))
-        return float(1 - (1 - frac) ** held)
+        could_bluff = 1 - (1 - frac) ** held
+        # Players bluff only now and then: weigh "held the colour" by how often a player who
+        # could bluff does, against the honest case (no card of the colour).
+        bluffed = could_bluff * BLUFF_PRIOR
+        return float(bluffed / (bluffed + (1 - could_bluff))) if bluffed else 0.0
 
     def _card_to_keep(self, game: Game, hand: tuple[Card, ...]) -> Card:
         order = {Kind.WILD_DRAW_FOUR: 4, Kind.WILD_GRAB: 3, Kind.WILD: 3, Kind.VICTORY_LAP: 2}
@@ -127,25 +174,26 @@ class HeuristicPlayer:
         return (matching or list(hand))[0]
 
     def _score(self, game: Game, player: str, move: Play) -> float:
+        w = self.weights
         card = move.card
         hand = game.hand(player)
         counts = game.hand_counts()
         nxt = game.next_player(player)
         n_next = counts[nxt]
         urgency = 3.0 if n_next <= 2 else (1.5 if n_next <= 4 else 1.0)
-        score = game.card_points(card) * 0.4
+        score = game.card_points(card) * w["points"]
         rest = list(hand)
         rest.remove(card)
         same_color_left = sum(1 for c in rest if c.color is not None and c.color is card.color)
-        score += same_color_left * 1.5
+        score += same_color_left * w["same_color"]
         kind = card.kind
         holder_next = game.towers
         if kind in BLOCKED_BY:
             blocked = holder_next[BLOCKED_BY[kind]] == nxt
             if blocked:
-                score -= 15
+                score += w["blocked"]
             else:
-                score += (DRAW_COUNT.get(kind, 0) * 5 + 8) * urgency
+                score += (DRAW_COUNT.get(kind, 0) * w["attack_per_card"] + w["attack"]) * urgency
         if kind is Kind.REVERSE and len(game.players) > 2:
             prev = _previous(game, player)
             score += 4 if counts[prev] > n_next else -2
@@ -154,9 +202,9 @@ class HeuristicPlayer:
                 c for c in rest if not c.is_wild and game.can_play_on_top(c)
             )
             if others_playable and len(hand) > 3:
-                score -= 22
+                score += w["wild_hold"]
             if move.color is not None:
-                score += 5 * sum(1 for c in rest if c.color is move.color)
+                score += w["wild_color"] * sum(1 for c in rest if c.color is move.color)
         if kind is Kind.WILD_DRAW_FOUR and not game.wild_draw_four_is_legal(player):
             score -= 10 if n_next <= 1 else 60
         if game.edition.towers:
@@ -168,7 +216,7 @@ class HeuristicPlayer:
                 h = holder_next[t]
                 if h == player:
                     continue
-                score += 7
+                score += w["tower"]
                 if h is not None and counts[h] <= 3:
                     score += 4
                 if h == nxt:
@@ -184,4 +232,4 @@ def _previous(game: Game, player: str) -> str:
     return game.players[(i - game.direction) % len(game.players)]
 
 
-__all__ = ["HeuristicPlayer", "RandomPlayer", "Strategy"]
+__all__ = ["BasicPlayer", "HeuristicPlayer", "RandomPlayer", "Strategy"]

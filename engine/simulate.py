@@ -16,12 +16,13 @@ from typing import Any
 
 from engine.editions import EDITIONS
 from engine.game import Game
-from engine.players import HeuristicPlayer, RandomPlayer, Strategy
+from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
     "heuristic": HeuristicPlayer,
     "random": RandomPlayer,
+    "basic": BasicPlayer,
 }
 
 MAX_MOVES = 200_000
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     bad = [s for s in strategies if s not in STRATEGIES]
     if bad or not strategies:
-        print(f"unknown strategy {bad[0] if bad else '(none)'}: use heuristic or random",
+        print(f"unknown strategy {bad[0] if bad else '(none)'}: use heuristic, basic or random",
               file=sys.stderr)
         return 2
     edition = EDITIONS[args.edition]
