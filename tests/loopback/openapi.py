@@ -80,6 +80,11 @@ class OpenApiValidator:
     _lock = threading.Lock()
 
     def __init__(self, path: Path = OPENAPI_PATH, prefix: str = "/api/v10") -> None:
+        if not path.exists():
+            raise FileNotFoundError(
+                f"Discord's OpenAPI description is not at {path}: the tests validate every "
+                "request against it. Put shared/ beside the repository or set "
+                "DISCORD_OPENAPI_PATH to discord-api/openapi.json.")
         with path.open(encoding="utf-8") as fh:
             self.doc: dict[str, Any] = json.load(fh)
         self.prefix = prefix
