@@ -79,6 +79,27 @@ def payload_text(p: dict[str, Any]) -> str:
     return "\n".join(bits + component_strings(p))
 
 
+_CARD_LABEL = (r"(?:[🟥🟦🟩🟨] (?:\d(?: \[[UNO!]\])?|Draw One|Draw Two|Skip|Reverse|Grab-2-Towers)"
+               r"|🌈 (?:Wild Draw Four|Wild Grab-A-Tower|Wild|Victory Lap))")
+# Where a public message may name a card: one played, turned up, on top of the pile, drawn
+# to choose the dealer (shown to all), or blocked by a tower. Anything else names a card
+# that may sit in a hand.
+_PUBLIC_CARD_CONTEXTS = [
+    re.compile(r"plays " + _CARD_LABEL),
+    re.compile(r"The first card is " + _CARD_LABEL),
+    re.compile(r"Top card: \*\*" + _CARD_LABEL + r"\*\*"),
+    re.compile(r"Cards drawn for the deal: [^\n]*"),
+    re.compile(r"blocks the " + _CARD_LABEL),
+]
+
+
+def stray_card_labels(text: str) -> list[str]:
+    """Card labels in ``text`` outside the contexts where a card is public."""
+    for pattern in _PUBLIC_CARD_CONTEXTS:
+        text = pattern.sub("", text)
+    return re.findall(_CARD_LABEL, text)
+
+
 @dataclass
 class PrivacyWatch:
     """Checks, after every action, each message changed since the last check."""
@@ -111,6 +132,10 @@ class PrivacyWatch:
         found = shown_codes(text)
         if found:
             self.violations.append(f"public message shows card codes {found}: {text[:300]!r}")
+        stray = stray_card_labels(text)
+        if stray:
+            self.violations.append(f"public message shows cards {stray} where no card is "
+                                   f"public: {text[:300]!r}")
         if msg.selects():
             self.violations.append(f"public message has a select: {msg!r}")
 
