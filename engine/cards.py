@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from engine.errors import ParseError
 
@@ -111,10 +111,12 @@ DRAW_COUNT: Final[dict[Kind, int]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
     """One card. A wild's chosen colour lives on the game, never on the card.
 
+    Cards are interned: ``Card(Kind.NUMBER, Color.RED, 7)`` always returns the same object,
+    so equality and hashing are identity (as fast as Python gets) and exact.
     Cards sort by colour (red, blue, green, yellow, then wilds), kind, number and icon.
     """
 
@@ -126,34 +128,25 @@ class Card:
     """Wild Draw Four, Wild Grab-A-Tower, Wild or Victory Lap (computed once)."""
     code: str = field(init=False, repr=False, compare=False)
     """The card code (``R7``, ``B1U``, ``W+4``): computed once."""
-    _hash: int = field(init=False, repr=False, compare=False)
 
-    def __hash__(self) -> int:
-        return self._hash
+    def __new__(cls, kind: Kind, color: Color | None = None, number: int | None = None,
+                icon: Tower | None = None) -> Card:
+        card = _INTERNED.get((kind, color, number, icon))
+        if card is not None:
+            return card
+        return object.__new__(cls)
 
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, Card):
-            return NotImplemented
-        return (self._hash == other._hash and self.kind is other.kind
-                and self.color is other.color and self.number == other.number
-                and self.icon is other.icon)
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (Card.parse, (self.code,))
 
     @classmethod
     def of(cls, kind: Kind, color: Color | None = None, number: int | None = None,
            icon: Tower | None = None) -> Card:
-        """The one shared instance of this card (all the engine's cards are interned, so
-        comparing two of them is mostly an identity check)."""
-        card = cls(kind, color, number, icon)
-        return _INTERNED.setdefault(card, card)
+        """The card with these features (the same object every time)."""
+        return cls(kind, color, number, icon)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "is_wild", self.kind.is_wild)
-        object.__setattr__(self, "_hash", hash((self.kind.value,
-                                                self.color.value if self.color else None,
-                                                self.number,
-                                                self.icon.value if self.icon else None)))
         if self.kind.is_wild:
             if self.color is not None or self.number is not None or self.icon is not None:
                 raise ParseError("A wild card has no colour, number or icon.")
@@ -165,6 +158,7 @@ class Card:
         elif self.number is not None or self.icon is not None:
             raise ParseError("Only number cards carry a number or a Power Icon.")
         object.__setattr__(self, "code", self._make_code())
+        _INTERNED.setdefault((self.kind, self.color, self.number, self.icon), self)
 
     @classmethod
     def parse(cls, code: str) -> Card:
@@ -255,7 +249,7 @@ class Card:
 
 
 _PARSE_CACHE: dict[str, Card] = {}
-_INTERNED: dict[Card, Card] = {}
+_INTERNED: dict[tuple[Kind, Color | None, int | None, Tower | None], Card] = {}
 _COLOR_ORDER: Final = {c: i for i, c in enumerate(Color)}
 _KIND_ORDER: Final = {k: i for i, k in enumerate(Kind)}
 _TOWER_ORDER: Final = {t: i for i, t in enumerate(Tower)}

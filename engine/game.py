@@ -72,6 +72,10 @@ from engine.moves import (
 from engine.settings import Settings
 
 HAND_SIZE = 7
+_PLAY_VARIANTS: dict[tuple[str, Card, bool], list[Move]] = {}
+"""Plays of cards that grab no tower, shared by every game (moves are immutable values).
+Bounded by players x distinct cards x 2; cleared when it grows past a limit."""
+_PLAY_VARIANTS_LIMIT = 200_000
 STATE_VERSION = 1
 
 
@@ -761,6 +765,20 @@ class Game:
 
     # ------------------------------------------------------------------ legal moves
     def _play_variants(self, p: str, card: Card, uno_too: bool) -> list[Move]:
+        grabs = self.edition.towers and (card.kind is Kind.GRAB_TWO
+                                         or card.kind is Kind.WILD_GRAB)
+        if not grabs:
+            # Moves are values: the same card offers the same plays every time.
+            key = (p, card, uno_too)
+            cached = _PLAY_VARIANTS.get(key)
+            if cached is None:
+                if len(_PLAY_VARIANTS) > _PLAY_VARIANTS_LIMIT:
+                    _PLAY_VARIANTS.clear()
+                cached = _PLAY_VARIANTS[key] = self._make_variants(p, card, uno_too)
+            return cached
+        return self._make_variants(p, card, uno_too)
+
+    def _make_variants(self, p: str, card: Card, uno_too: bool) -> list[Move]:
         colors: list[Color | None] = list(Color) if card.is_wild else [None]
         need, free = self.tower_choices(p, card)
         tower_sets: list[tuple[Tower, ...]] = (
@@ -787,8 +805,9 @@ class Game:
             return out
         hand = s.hands[p]
         if s.pending is Decision.PLAY:
+            uno_too = len(hand) == 2
             for card in self.playable_cards(p):
-                out += self._play_variants(p, card, len(hand) == 2)
+                out += self._play_variants(p, card, uno_too)
             out.append(Draw(p))
         elif s.pending is Decision.DRAWN:
             assert s.drawn is not None
