@@ -11,14 +11,16 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
 
 * ``ours classic, uniform``: a fresh classic ``Game`` per round; every move is chosen
   uniformly among the legal *turn* moves (``game.legal_moves(p)`` without ``CallUno`` /
-  ``Catch``), like rlcard's random agent does among its legal actions, and applied with
-  ``game.apply`` until a ``round_won`` event. Our rules let a player draw even when they
-  could play, and keep a drawn card, so a uniform player draws far more often than in rlcard
-  and rounds are much longer: compare µs per move as well as rounds/s.
+  ``Catch``), like rlcard's random agent does among its legal actions, and made with
+  ``game.push`` (the unchecked path for moves taken from ``legal_moves``, as rlcard's
+  ``step`` trusts its action) until a ``round_won`` event. Our rules let a player draw even
+  when they could play, and keep a drawn card, so a uniform player draws far more often
+  than in rlcard and rounds are much longer: compare µs per move as well as rounds/s.
 * ``ours classic, rlcard-like policy``: same engine and loop, but the random player plays a
   random playable card when it has one, draws only when it has none, plays the drawn card
   when it can and accepts a Wild Draw Four -- the choices rlcard's rules force. Rounds then
-  have about rlcard's length, so rounds/s compares engines rather than policies.
+  have about rlcard's length, so rounds/s compares engines rather than policies. The
+  ``apply`` row makes the same moves through ``game.apply``, which validates each again.
 * ``rlcard UnoGame.step``: ``rlcard.games.uno.game.UnoGame(num_players=4)`` without the RL
   env wrapper: ``init_game()``, then ``step(random legal action)`` until ``is_over()``.
   ``step`` also builds the observation dict (``get_state``) -- that is what its game API does.
@@ -95,11 +97,11 @@ def ours_uniform(edition: str, seed: int) -> Batch:
             game = Game.new(PLAYERS, edition=edition, seed=seed * 1_000_003 + counter[0])
             game.start()
             legal_moves = game.legal_moves
-            apply = game.apply
+            push = game.push
             done = False
             while not done:
                 legal = [m for m in legal_moves(game.turn) if not isinstance(m, CallUno | Catch)]
-                events = apply(choice(legal))
+                events = push(choice(legal))
                 moves += 1
                 for e in events:
                     if e.kind == "round_won":
@@ -128,7 +130,8 @@ def _rlcard_like(game: Game, rng: random.Random) -> Any:
     return rng.choice(legal)
 
 
-def ours_rlcard_policy(edition: str, seed: int) -> Batch:
+def ours_rlcard_policy(edition: str, seed: int, validated: bool = False) -> Batch:
+    """``validated``: make every move with ``apply`` (checks it again) instead of ``push``."""
     rng = random.Random(seed)
     counter = [0]
 
@@ -139,10 +142,10 @@ def ours_rlcard_policy(edition: str, seed: int) -> Batch:
             counter[0] += 1
             game = Game.new(PLAYERS, edition=edition, seed=seed * 1_000_003 + counter[0])
             game.start()
-            apply = game.apply
+            make = game.apply if validated else game.push
             done = False
             while not done:
-                events = apply(_rlcard_like(game, rng))
+                events = make(_rlcard_like(game, rng))
                 moves += 1
                 for e in events:
                     if e.kind == "round_won":
@@ -350,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
          ours_uniform("classic", seed), 0.20),
         ("ours_classic_rlcard_policy", "ours classic, rlcard-like policy", "rounds",
          ours_rlcard_policy("classic", seed), 0.15),
+        ("ours_classic_rlcard_policy_apply", "ours classic, rlcard-like, apply", "rounds",
+         ours_rlcard_policy("classic", seed, validated=True), 0.10),
         ("rlcard_step", "rlcard UnoGame.step", "rounds", rlcard_step(seed), 0.20),
         ("rlcard_round_bare", "rlcard UnoRound (bare)", "rounds", rlcard_round_bare(seed), 0.10),
         ("ours_power_grab_uniform", "ours power-grab, uniform", "rounds",
