@@ -26,7 +26,7 @@ LABELLED = re.compile(rf"\(({CARD})\)")
 COLOUR_BUTTONS = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}
 TURN_PING = re.compile(
     r"<@(\d+)>(?:, it's your turn\.|: accept or challenge|: choose the card|: name the starting)")
-PLAYER_ROW = re.compile(r"\*\*(?P<name>[^*]+)\*\*(?P<cpu> 🤖)?: (?P<n>\d+) cards")
+PLAYER_ROW = re.compile(r"\*\*(?P<name>[^*]+)\*\*(?P<cpu> 🤖)?: (?P<n>\d+) cards?")
 
 
 def oracle(db_path: str, channel: Channel) -> dict[str, Any] | None:
@@ -159,7 +159,7 @@ class PrivacyWatch:
                 continue
             if line.startswith("**Your hand**"):
                 self.hand_messages += 1
-                m = re.match(r"\*\*Your hand\*\* \((\d+) cards\)", line)
+                m = re.match(r"\*\*Your hand\*\* \((\d+) cards?\)", line)
                 if not m or int(m.group(1)) != len(codes):
                     self.violations.append(f"hand count does not match its cards: {line!r}")
                 if not Counter(codes) <= own and not (

@@ -122,3 +122,40 @@ async def test_keep_command_after_instant_uno(loopback: LoopbackTest,
     assert game["catchable"] == str(alice.id)
     line = await loopback.channel.wait_for(lambda m: "instant UNO" in m.text(), timeout=10)
     assert "G6" not in line.text() and "🟩 6" not in line.text(), "the kept card stays private"
+
+
+async def test_rules_pages(loopback: LoopbackTest) -> None:
+    """/uno rules answers privately in short pages with working Previous/Next buttons."""
+    alice = loopback.member("alice")
+    first = await alice.slash("uno rules")
+    assert first.ephemeral and "Page 1 of" in first.text and "Power Icons" in first.text
+    second = await alice.click("Next ▶", message=first.message)
+    assert "Page 2 of" in second.text and "Wild Draw Four" in second.text
+    back = await alice.click("◀ Previous", message=first.message)
+    assert "Page 1 of" in back.text
+
+
+async def test_call_uno_command_then_play_is_safe_and_table_command(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    """/uno call with two cards on your turn, then the play down to one card cannot be
+    caught (RULINGS, UNO call and catch); /uno table shows the table without any hand."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    session = scenario_session(loopback.channel, [alice, bob],
+                               hands={alice: "R3 B4", bob: "G5 G6 G7"},
+                               discard="R9", draw="R1 R2 R4 R5 Y1 Y2", turn=alice)
+    await _load(loopback, loopback_bot_env, session)
+    early = await bob.slash("uno call")
+    assert early.ephemeral and "two cards" in early.text
+    called = await alice.slash("uno call")
+    assert called.ephemeral
+    await loopback.channel.wait_for(lambda m: "calls UNO" in m.text(), timeout=10)
+    await alice.slash("uno play", card="R3")
+    refused = await bob.slash("uno catch", player=alice)
+    assert refused.ephemeral and "already called UNO" in refused.text
+    table = await bob.slash("uno table")
+    assert not table.ephemeral and table.message is not None
+    text = table.message.text()
+    assert "1 card ·" in text and "UNO!" in text
+    assert "B4" not in text and "🟦 4" not in text, "the table shows no card of a hand"
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None and state["game"]["hands"][str(alice.id)] == ["B4"]

@@ -22,6 +22,7 @@ from discord.ext import commands, tasks
 
 from cogs.i18n import Locale, _
 from cogs.uno._render import (
+    card_count,
     card_label,
     color_name,
     error_text,
@@ -574,7 +575,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                       page: int = 0) -> tuple[str, discord.ui.View | None]:
         hand = game.hand(pid)
         gid, serial = session.game_id, session.serial
-        lines = [_("**Your hand** ({n} cards): {cards}", locale, n=len(hand),
+        lines = [_("**Your hand** ({n}): {cards}", locale, n=card_count(len(hand), locale),
                    cards=hand_text(sorted(hand), locale))]
         towers = game.towers_of(pid)
         if towers:

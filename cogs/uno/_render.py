@@ -96,6 +96,10 @@ def card_name(card: Card, locale: Locale = None) -> str:
              kind=kind_name(card.kind, locale))
 
 
+def card_count(n: int, locale: Locale = None) -> str:
+    return _("1 card", locale) if n == 1 else _("{n} cards", locale, n=n)
+
+
 def hand_text(cards: Sequence[Card], locale: Locale = None) -> str:
     return ", ".join(f"{card_label(c, locale)} `{c.code}`" for c in cards) or _("(no cards)",
                                                                                locale)
@@ -185,8 +189,9 @@ def event_lines(session: Session, events: Sequence[Event],
                            name=n(e.player)))
             quiet_draw = True
         elif isinstance(e, InstantUno):
-            lines.append(_("⚡ {name} holds all four towers: **instant UNO!** {count} cards go "
-                           "to the discard pile.", locale, name=n(e.player), count=e.discarded))
+            lines.append(_("⚡ {name} holds all four towers: **instant UNO!** {count} go to "
+                           "the discard pile.", locale, name=n(e.player),
+                           count=card_count(e.discarded, locale)))
         elif isinstance(e, TowersReturned):
             lines.append(_("The towers go back to the tray.", locale))
         elif isinstance(e, Reshuffled):
@@ -257,8 +262,9 @@ def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
         towers = " ".join(f"`{t}`" for t in p["towers"])
         uno = _(" · **UNO!**", locale) if p["uno"] and p["cards"] == 1 else ""
         cpu = " 🤖" if session.is_cpu(p["id"]) else ""
-        rows.append(_("{marker} **{name}**{cpu}: {cards} cards · {score} pts{towers}{uno}",
-                      locale, marker=marker, name=p["name"], cpu=cpu, cards=p["cards"],
+        rows.append(_("{marker} **{name}**{cpu}: {cards} · {score} pts{towers}{uno}",
+                      locale, marker=marker, name=p["name"], cpu=cpu,
+                      cards=card_count(p["cards"], locale),
                       score=p["score"], towers=(" · " + towers) if towers else "", uno=uno))
     embed.add_field(name=_("Players", locale), value="\n".join(rows)[:1024], inline=False)
     if game.edition.towers:
