@@ -9,7 +9,7 @@ import logging
 import os
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import discord
 import yarl
@@ -37,7 +37,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    token: str
+    token: str = field(repr=False)
     database_path: str
     dev_guild_id: int | None
     log_level: str

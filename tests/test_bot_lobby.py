@@ -18,7 +18,13 @@ async def test_new_join_cpu_start_shows_table_and_private_hand(loopback: Loopbac
     await alice.click("Add computer player")
     lobby = alice.sees()[-1]
     assert "Alice" in lobby.text() and "Bob" in lobby.text() and "CPU 1" in lobby.text()
-    assert lobby.button_labels() == ["Join", "Leave", "Add computer player", "Start", "Cancel"]
+    assert lobby.button_labels() == ["Join", "Leave", "Add computer player", "Start", "Cancel",
+                                     "Remove computer player"]
+    await alice.click("Add computer player")
+    refused = await bob.click("Remove computer player")
+    assert refused.ephemeral and "Only the host" in refused.text
+    await alice.click("Remove computer player")
+    assert "CPU 2" not in alice.sees()[-1].text() and "CPU 1" in alice.sees()[-1].text()
     await alice.click("Start")
     table = await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels(), timeout=10)
     assert "round 1" in table.text().lower()

@@ -152,10 +152,36 @@ async def test_call_uno_command_then_play_is_safe_and_table_command(
     await alice.slash("uno play", card="R3")
     refused = await bob.slash("uno catch", player=alice)
     assert refused.ephemeral and "already called UNO" in refused.text
-    table = await bob.slash("uno table")
-    assert not table.ephemeral and table.message is not None
-    text = table.message.text()
+    mark = loopback.channel.mark()
+    asked = await bob.slash("uno table")
+    assert asked.ephemeral
+    table = await loopback.channel.wait_for(
+        lambda m: "asked for the table" in m.text() and "My hand" in m.button_labels(),
+        after=mark, timeout=10)
+    text = table.text()
     assert "1 card ·" in text and "UNO!" in text
     assert "B4" not in text and "🟦 4" not in text, "the table shows no card of a hand"
     state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
     assert state is not None and state["game"]["hands"][str(alice.id)] == ["B4"]
+
+
+async def test_play_drawn_card_and_call_uno_in_one_step(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    """Holding two cards after a draw, "Play it and call UNO!" plays the drawn card with the
+    call (RULINGS, UNO call and catch: a call with the play that leaves one card)."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    session = scenario_session(loopback.channel, [alice, bob],
+                               hands={alice: "B4", bob: "G5 G6 G7"},
+                               discard="R9", draw="R2 Y1 Y2 Y3", turn=alice)
+    await _load(loopback, loopback_bot_env, session)
+    menu = await alice.click("My hand")
+    assert menu.message is not None
+    await alice.click("Draw", message=menu.message)
+    assert "Play it and call UNO!" in menu.message.button_labels()
+    mark = loopback.channel.mark()
+    await alice.click("Play it and call UNO!", message=menu.message)
+    await loopback.channel.wait_for(lambda m: "calls UNO" in m.text(), after=mark, timeout=10)
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None
+    assert state["game"]["hands"][str(alice.id)] == ["B4"]
+    assert str(alice.id) in state["game"]["called"] and state["game"]["catchable"] is None

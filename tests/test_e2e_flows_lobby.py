@@ -37,7 +37,7 @@ async def new_lobby(t: LoopbackTest, host: Member) -> Message:
     r = await host.slash("uno new")
     assert r.message is not None and not r.ephemeral
     assert r.message.button_labels() == ["Join", "Leave", "Add computer player", "Start",
-                                         "Cancel"]
+                                         "Cancel", "Remove computer player"]
     return r.message
 
 

@@ -592,13 +592,18 @@ def instant_catch(ch: Channel) -> Session:
     return _instant(ch)
 
 
+@scenario
+def instant_keep_call(ch: Channel) -> Session:
+    return _instant(ch)
+
+
 async def _instant_keep(ch: Channel, alice: Member) -> InteractionResult:
     r = await alice.click("My hand")
     assert r.message is not None
     mark = ch.mark()
     await alice.select("R4!", message=r.message)
     assert "Choose the one card to keep" in r.message.text()
-    assert options(r.message) == ["B3", "G5", "Y6"]
+    assert options(r.message) == ["B3", "B3|u", "G5", "G5|u", "Y6", "Y6|u"]
     await said(ch, "grabs the ! tower from the tray.", mark)
     s = await state(ch)
     assert s["pending"] == "keep" and all(h == pid(alice) for h in s["towers"].values())
@@ -624,6 +629,22 @@ async def test_instant_uno_then_call(loopback: LoopbackTest,
     await said(ch, "📣 alice calls UNO!", mark)
     refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
     assert hand(await state(ch), alice) == ["G5"]
+
+
+async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
+                                                     tables: dict[str, Channel]) -> None:
+    """The keep menu also offers "keep it and call UNO!": the keeper can't be caught."""
+    ch = tables["instant_keep_call"]
+    alice, bob, _c = abc(ch)
+    r = await alice.click("My hand")
+    assert r.message is not None
+    await alice.select("R4!", message=r.message)
+    mark = ch.mark()
+    await alice.select("G5|u", message=r.message)
+    await said(ch, "📣 alice calls UNO!", mark)
+    refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    s = await state(ch)
+    assert hand(s, alice) == ["G5"] and pid(alice) in s["called"]
 
 
 async def test_instant_uno_then_caught(loopback: LoopbackTest,

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -102,6 +102,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.timers: dict[int, asyncio.Task[None]] = {}
         self.cpu_tasks: dict[int, asyncio.Task[None]] = {}
         self.outboxes: dict[int, _Outbox] = {}
+        self.background: set[asyncio.Task[None]] = set()
         self.pinged: dict[int, tuple[str, int]] = {}
         """The (player, serial) last mentioned per channel: one notification per turn."""
         self.scale = bot.config.time_scale
@@ -116,15 +117,20 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         for saved in await self.bot.db.load_games():
             try:
                 session = Session.from_json(saved.state)
-            except (ValueError, KeyError, TypeError, EngineError):
-                log.exception("Saved game in channel %s is damaged; dropping it", saved.channel_id)
+                # The outage is nobody's idleness: the idle limit counts from now.
+                session.last_human = time.time()
+                self.sessions[session.channel_id] = session
+                if session.game is not None and not session.game.is_over:
+                    self._schedule(session)
+                    self._post(session, [_("🔄 The bot restarted: the game goes on.")])
+                restored += 1
+            except Exception:
+                # One damaged record must not take every game down with it.
+                log.exception("Saved game in channel %s is damaged; dropping it",
+                              saved.channel_id)
+                self.sessions.pop(saved.channel_id, None)
+                self._cancel_tasks(saved.channel_id)
                 await self.bot.db.delete_game(saved.channel_id)
-                continue
-            self.sessions[session.channel_id] = session
-            restored += 1
-            if session.game is not None and not session.game.is_over:
-                self._post(session, [_("🔄 The bot restarted: the game goes on.")])
-                self._schedule(session, resume=True)
         log.info("Restored %d saved games", restored)
 
     async def cog_unload(self) -> None:
@@ -142,12 +148,15 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         for session in list(self.sessions.values()):
             if now - session.last_human < IDLE_LIMIT * self.scale:
                 continue
-            async with session.lock:
-                if self.sessions.get(session.channel_id) is not session:
-                    continue
-                await self._drop(session)
-            self._post(session, [_("⌛ No human move for 30 minutes: the game ends.")],
-                       table=False)
+            try:
+                async with session.lock:
+                    if self.sessions.get(session.channel_id) is not session:
+                        continue
+                    await self._drop(session)
+                self._post(session, [_("⌛ No human move for 30 minutes: the game ends.")],
+                           table=False)
+            except Exception:
+                log.exception("Ending the idle game in channel %s failed", session.channel_id)
 
     # ================================================================== helpers
     def _session(self, interaction: discord.Interaction[Any]) -> Session:
@@ -354,7 +363,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         return view_of(*items)
 
     # ================================================================== scheduling
-    def _schedule(self, session: Session, *, resume: bool = False) -> None:
+    def _schedule(self, session: Session) -> None:
         """After any change: run computer players or arm the human's turn timer."""
         game = session.game
         cid = session.channel_id
@@ -374,8 +383,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 timer.cancel()
             session.deadline = None
             return
-        if not resume or session.deadline is None:
+        if session.deadline is None or session.deadline_serial != session.serial:
+            # A new decision gets the full time; the same decision keeps its deadline
+            # (after an UNO call or a catch, or a restart).
             session.deadline = time.time() + session.options.turn_timer * self.scale
+            session.deadline_serial = session.serial
         old = self.timers.pop(cid, None)
         if old is not None and old is not asyncio.current_task():
             old.cancel()
@@ -422,12 +434,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                             events += game.apply(reaction)
                     acted = bool(events)
                     if not game.is_over and session.is_cpu(game.turn):
-                        p = game.turn
-                        move = HeuristicPlayer(session.serial * 7 + 1).choose(game, p)
-                        if move is not None:
-                            events += game.apply(move)
-                            session.serial += 1
-                            acted = True
+                        events += self._cpu_move(session, game)
+                        session.serial += 1
+                        acted = True
                     if not acted:
                         return
                     lines = event_lines(session, events)
@@ -440,25 +449,44 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         except Exception:
             log.exception("Computer player failed in channel %s", session.channel_id)
 
+    def _cpu_move(self, session: Session, game: Game) -> list[Event]:
+        """The computer player's move; if its strategy fails, it lets its time run out
+        (the engine's timeout move), so the game never waits on a broken player."""
+        p = game.turn
+        try:
+            move = HeuristicPlayer(session.serial * 7 + 1).choose(game, p)
+            if move is None:
+                raise RuntimeError("the heuristic player had no move")
+            return game.apply(move)
+        except Exception:
+            log.exception("Computer player %s failed in channel %s; it times out instead",
+                          p, session.channel_id)
+            return game.apply_timeout()
+
     async def _persist(self, session: Session) -> None:
-        """Save the game, or record it on the leaderboard if it just ended."""
+        """Save the game, or record it on the leaderboard if it just ended. A game that was
+        dropped meanwhile (ended, cancelled, abandoned) is neither saved nor recorded."""
         game = session.game
         assert game is not None
+        if self.sessions.get(session.channel_id) is not session:
+            return
         if game.is_over:
             await self._finish(session)
         else:
             await self._save(session)
 
     async def _after_change(self, session: Session, lines: list[str], *,
-                            reschedule: bool = True, saved: bool = False) -> None:
-        """Save (unless done), announce, and schedule what comes next."""
+                            reschedule: bool = True) -> None:
+        """Schedule what comes next (so the saved deadline is the current one), save, and
+        announce; the game moves on even if saving or a message fails."""
         game = session.game
         assert game is not None
-        if not saved:
-            await self._persist(session)
-        self._post(session, lines)
         if reschedule and not game.is_over:
             self._schedule(session)
+        try:
+            await self._persist(session)
+        finally:
+            self._post(session, lines)
 
     async def _finish(self, session: Session) -> None:
         game = session.game
@@ -467,7 +495,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.sessions.pop(session.channel_id, None)
         if session.recorded:
             return
+        if session.unranked:
+            await self.bot.db.delete_game(session.channel_id)
+            session.recorded = True
+            return
         humans = [p for p in game.players if not session.is_cpu(p) and p.isdigit()]
+        # Points on the leaderboard are points scored; under alternative scoring a total is
+        # a penalty (lowest wins), so it adds nothing there.
+        standard = game.settings.scoring == "standard"
         result = GameResult(
             game_id=session.game_id,
             guild_id=session.guild_id,
@@ -478,7 +513,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             players=tuple(
                 PlayerResult(
                     user_id=int(p),
-                    score=game.scores.get(p, 0),
+                    score=game.scores.get(p, 0) if standard else 0,
                     won=p in game.winners,
                     rounds_won=game.stats[p].rounds_won,
                     towers_grabbed=game.stats[p].towers_grabbed,
@@ -502,7 +537,13 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         events = game.remove_player(player)
         session.serial += 1
         lines = event_lines(session, events)
-        if not game.is_over and not session.humans():
+        if game.is_over:
+            # Won because everyone else left: a walkover is not a win on the leaderboard
+            # (and a host can't earn one by kicking).
+            session.unranked = True
+            lines.append(_("The game ends because the other players left; it does not count "
+                           "on the leaderboard."))
+        elif not session.humans():
             lines.append(_("No human players are left: the game ends."))
             await self._drop(session)
         elif player == session.host_id:
@@ -524,7 +565,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         session, game = self._game_session(interaction, gid)
         locale = interaction.locale
         async with session.lock:
-            if session.game is not game or game.is_over:
+            if (self.sessions.get(session.channel_id) is not session
+                    or session.game is not game or game.is_over):
                 raise Refusal(_("The game is over.", locale))
             pid = self._need_player(interaction, session)
             if serial is not None and serial != session.serial:
@@ -539,10 +581,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 session.serial += 1
             session.timeouts[pid] = 0
             session.last_human = time.time()
-            await self._persist(session)
+            await self._after_change(session, event_lines(session, events))
             text, view = self._private_after(session, game, pid, move, events, locale)
             await self._say(interaction, text, edit=edit, view=view)
-            await self._after_change(session, event_lines(session, events), saved=True)
 
     def _private_after(self, session: Session, game: Game, pid: str, move: Move,
                        events: list[Event], locale: Locale) -> tuple[str, discord.ui.View | None]:
@@ -626,6 +667,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 button(_("Keep it"), f"uno:dk:{gid}:{serial}"),
             ]
             if len(hand) == 2 and not game.has_called(pid):
+                items.append(button(_("Play it and call UNO!"), f"uno:dpu:{gid}:{serial}",
+                                    style=discord.ButtonStyle.success))
+            if len(hand) == 2 and not game.has_called(pid):
                 items.append(button(_("UNO!"), f"uno:t:uno:{gid}",
                                     style=discord.ButtonStyle.success))
         elif game.pending is Decision.COLOR:
@@ -645,9 +689,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             lines.append(_("Instant UNO! Choose the one card to keep; the rest go to the "
                            "discard pile.", locale))
             distinct = sorted(dict.fromkeys(hand))[:PAGE_SIZE]
-            items.append(select(f"uno:k:{gid}:{serial}", [
-                discord.SelectOption(label=f"{card_label(c, locale)} ({c.code})", value=c.code)
-                for c in distinct], _("Card to keep…", locale)))
+            options = []
+            for c in distinct:
+                label = f"{card_label(c, locale)} ({c.code})"
+                options.append(discord.SelectOption(label=label, value=c.code))
+                options.append(discord.SelectOption(
+                    label=_("{card} and call UNO!", locale, card=label), value=f"{c.code}|u"))
+            items.append(select(f"uno:k:{gid}:{serial}", options[:PAGE_SIZE],
+                                _("Card to keep…", locale)))
         if not items and len(hand) == 1 and not game.has_called(pid):
             items.append(button(_("UNO!"), f"uno:t:uno:{gid}", style=discord.ButtonStyle.success))
         return "\n".join(lines), (view_of(*items) if items else None)
@@ -744,14 +793,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         elif kind == "d" and len(parts) == 4:
             await self._move(interaction, lambda s, g, p: Draw(p), gid=parts[2],
                              serial=int(parts[3]), edit=True)
-        elif kind == "dp" and len(parts) == 4:
+        elif kind in ("dp", "dpu") and len(parts) == 4:
             session, game = self._game_session(interaction, parts[2])
             pid = self._need_player(interaction, session)
             drawn = game.drawn_card
             if game.turn != pid or game.pending is not Decision.DRAWN or drawn is None:
                 raise Refusal(_("This menu is out of date: press My hand for a fresh one.",
                                 locale))
-            uno = len(game.hand(pid)) == 2 and game.has_called(pid)
+            uno = kind == "dpu" or (len(game.hand(pid)) == 2 and game.has_called(pid))
             await self._play_or_ask(interaction, parts[2], int(parts[3]), drawn, uno, None, None)
         elif kind == "dk" and len(parts) == 4:
             await self._move(interaction, lambda s, g, p: Pass(p), gid=parts[2],
@@ -767,9 +816,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await self._play_or_ask(interaction, parts[2], int(parts[3]), card, parts[5] == "1",
                                     color, towers)
         elif kind == "k" and len(parts) == 4 and values:
-            card = _parse_card(values[0], locale)
-            await self._move(interaction, lambda s, g, p: Keep(p, card), gid=parts[2],
-                             serial=int(parts[3]), edit=True)
+            code, _sep, flag = values[0].partition("|")
+            card = _parse_card(code, locale)
+            await self._move(interaction, lambda s, g, p: Keep(p, card, flag == "u"),
+                             gid=parts[2], serial=int(parts[3]), edit=True)
         elif kind == "oc" and len(parts) == 5:
             color = Color(parts[4])
             await self._move(interaction, lambda s, g, p: ChooseColor(p, color), gid=parts[2],
@@ -817,11 +867,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         locale = interaction.locale
         if session.game_id != gid:
             raise Refusal(_("That lobby has closed.", locale))
-        if session.started:
-            if action == "join":
-                raise Refusal(_("The game has already started: wait for the next one.", locale))
-            raise Refusal(_("The game has already started.", locale))
         async with session.lock:
+            if self.sessions.get(session.channel_id) is not session:
+                raise Refusal(_("That lobby has closed.", locale))
+            if session.started:
+                if action == "join":
+                    raise Refusal(_("The game has already started: wait for the next one.",
+                                    locale))
+                raise Refusal(_("The game has already started.", locale))
             if action == "join":
                 self._join(interaction, session)
             elif action == "leave":
@@ -832,6 +885,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                     return
             elif action == "cpu":
                 self._add_cpu(interaction, session)
+            elif action == "nocpu":
+                self._need_host(interaction, session)
+                cpus = [seat for seat in session.seats if seat.cpu]
+                if not cpus:
+                    raise Refusal(_("There is no computer player to remove.", locale))
+                session.seats.remove(cpus[-1])
             elif action == "start":
                 await self._start(interaction, session, edit=True)
                 return
@@ -855,11 +914,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             button(_("Add computer player"), f"uno:l:cpu:{gid}", emoji="🤖"),
             button(_("Start"), f"uno:l:start:{gid}", style=discord.ButtonStyle.primary),
             button(_("Cancel"), f"uno:l:cancel:{gid}", style=discord.ButtonStyle.danger),
+            button(_("Remove computer player"), f"uno:l:nocpu:{gid}", row=1),
         )
 
     def _join(self, interaction: discord.Interaction[Any], session: Session) -> None:
         pid = self._pid(interaction)
         locale = interaction.locale
+        if session.started:
+            raise Refusal(_("The game has already started: wait for the next one.", locale))
         if session.seat(pid) is not None:
             raise Refusal(_("You're already in this game.", locale))
         if len(session.seats) >= get_edition(session.options.edition).max_players:
@@ -880,8 +942,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             session.host_id = session.humans()[0]
         return False
 
-    def _add_cpu(self, interaction: discord.Interaction[Any], session: Session) -> None:
+    def _add_cpu(self, interaction: discord.Interaction[Any], session: Session) -> Seat:
         locale = interaction.locale
+        if session.started:
+            raise Refusal(_("The game has already started.", locale))
         if session.seat(self._pid(interaction)) is None and not self._is_admin(interaction):
             raise Refusal(_("Join the game first to add computer players.", locale))
         if len(session.seats) >= get_edition(session.options.edition).max_players:
@@ -889,7 +953,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if sum(1 for s in session.seats if s.cpu) >= MAX_CPUS_WITH_ONE_HUMAN:
             raise Refusal(_("A game can have at most {n} computer players.", locale,
                             n=MAX_CPUS_WITH_ONE_HUMAN))
-        session.add_cpu()
+        return session.add_cpu()
 
     async def _start(self, interaction: discord.Interaction[Any], session: Session, *,
                      edit: bool) -> None:
@@ -916,19 +980,36 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await interaction.response.edit_message(content=text, embed=None, view=None)
         else:
             await interaction.response.send_message(text)
-            await self._close_lobby_message(session)
+            self._spawn(self._close_lobby_message(session))
         self._post(session, event_lines(session, events))
         self._schedule(session)
 
     async def _close_lobby_message(self, session: Session) -> None:
         """Take the buttons off the lobby message once the lobby is over."""
+        if session.lobby_message_id is not None:
+            await self._close_message(session, session.lobby_message_id)
+
+    async def _edit_lobby_message(self, session: Session) -> None:
+        """Show the lobby as it is now on its message."""
         if session.lobby_message_id is None:
             return
         channel = self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
+        message = channel.get_partial_message(session.lobby_message_id)
+        with contextlib.suppress(discord.HTTPException):
+            await self._write(session.channel_id, message.edit(
+                embed=lobby_embed(session), view=self._lobby_view(session)))
+
+    async def _close_message(self, session: Session, message_id: int) -> None:
+        channel = self.bot.get_partial_messageable(session.channel_id, guild_id=session.guild_id)
         with contextlib.suppress(discord.HTTPException):
             await self._write(session.channel_id,
-                              channel.get_partial_message(session.lobby_message_id).edit(
-                                  view=None))
+                              channel.get_partial_message(message_id).edit(view=None))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run a Discord call in the background (never while holding a game's lock)."""
+        task = asyncio.create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     # ================================================================== commands
     async def cog_app_command_error(self, interaction: discord.Interaction[Any],
@@ -969,28 +1050,24 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.guild_only()
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         session = self._session(interaction)
-        if session.started:
-            raise Refusal(_("The game has already started: wait for the next one.",
-                            interaction.locale))
         async with session.lock:
             self._join(interaction, session)
             session.last_human = time.time()
             await self._save(session)
         await interaction.response.send_message(
-            _("{name} joined the game.", interaction.locale, name=interaction.user.display_name),
-            embed=lobby_embed(session, interaction.locale), view=self._lobby_view(session))
+            _("{name} joined the game.", interaction.locale, name=interaction.user.display_name))
+        self._spawn(self._edit_lobby_message(session))
 
     @app_commands.command(name="addcpu", description="Add a computer player to the lobby")
     @app_commands.guild_only()
     async def addcpu(self, interaction: discord.Interaction[Any]) -> None:
         session = self._session(interaction)
-        if session.started:
-            raise Refusal(_("The game has already started.", interaction.locale))
         async with session.lock:
-            self._add_cpu(interaction, session)
+            seat = self._add_cpu(interaction, session)
             await self._save(session)
-        await interaction.response.send_message(embed=lobby_embed(session, interaction.locale),
-                                                view=self._lobby_view(session))
+        await interaction.response.send_message(
+            _("{name} takes a seat.", interaction.locale, name=seat.name))
+        self._spawn(self._edit_lobby_message(session))
 
     @app_commands.command(name="leave", description="Leave the game in this channel")
     @app_commands.guild_only()
@@ -1035,7 +1112,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             _("{name} ended the game. It does not count on the leaderboard.", interaction.locale,
               name=interaction.user.display_name))
         if not session.started:
-            await self._close_lobby_message(session)
+            self._spawn(self._close_lobby_message(session))
 
     @app_commands.command(name="kick",
                           description="Remove a player from the game (host or Manage Server)")
@@ -1082,11 +1159,18 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def table(self, interaction: discord.Interaction[Any]) -> None:
         session = self._session(interaction)
         if session.game is None:
-            await interaction.response.send_message(embed=lobby_embed(session, interaction.locale),
-                                                    view=self._lobby_view(session))
+            # The lobby moves down to here; the old message loses its buttons.
+            response = await interaction.response.send_message(
+                embed=lobby_embed(session, interaction.locale), view=self._lobby_view(session))
+            old = session.lobby_message_id
+            session.lobby_message_id = getattr(response, "message_id", None) or old
+            if old is not None and old != session.lobby_message_id:
+                self._spawn(self._close_message(session, old))
+            async with session.lock:
+                await self._save(session)
             return
-        await interaction.response.send_message(
-            embed=table_embed(session, interaction.locale), view=self._table_view(session))
+        await self._say(interaction, _("The table is posted below.", interaction.locale))
+        self._post(session, [_("{name} asked for the table.", name=interaction.user.display_name)])
 
     async def _card_autocomplete(self, interaction: discord.Interaction[Any], current: str
                                  ) -> list[app_commands.Choice[str]]:
@@ -1217,7 +1301,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if server_default and not self._is_admin(interaction):
             raise Refusal(_("Only members with Manage Server can change the server's defaults.",
                             locale))
-        if session is not None and changes:
+        if session is not None and changes and not (server_default and session.started):
             if session.started:
                 raise Refusal(_("Settings can't change once the game has started.", locale))
             async with session.lock:

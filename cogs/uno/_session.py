@@ -64,6 +64,10 @@ class Session:
     timeouts: dict[str, int] = field(default_factory=dict)
     deadline: float | None = None
     """Epoch seconds when the current player's time runs out (None: no timer)."""
+    deadline_serial: int = -1
+    """The serial the deadline was set for: a later decision gets a fresh one."""
+    unranked: bool = False
+    """The game ended because players left: it is not recorded on the leaderboard."""
     last_human: float = 0.0
     lobby_message_id: int | None = None
     table_message_id: int | None = None
@@ -128,6 +132,7 @@ class Session:
             "serial": self.serial,
             "timeouts": self.timeouts,
             "deadline": self.deadline,
+            "deadline_serial": self.deadline_serial,
             "last_human": self.last_human,
             "lobby_message_id": self.lobby_message_id,
             "table_message_id": self.table_message_id,
@@ -151,6 +156,7 @@ class Session:
             serial=int(d["serial"]),
             timeouts={str(k): int(v) for k, v in d["timeouts"].items()},
             deadline=d["deadline"],
+            deadline_serial=int(d.get("deadline_serial", -1)),
             last_human=float(d["last_human"]),
             lobby_message_id=d["lobby_message_id"],
             table_message_id=d["table_message_id"],
