@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cogs.uno._session import Session
+from data import Database, SavedGame
 from e2e_support import FAST_ENV, install, saved_state, scenario_session
 from engine import Tower
 from loopback.fixtures import *  # noqa: F403
@@ -185,3 +186,51 @@ async def test_play_drawn_card_and_call_uno_in_one_step(
     assert state is not None
     assert state["game"]["hands"][str(alice.id)] == ["B4"]
     assert str(alice.id) in state["game"]["called"] and state["game"]["catchable"] is None
+
+
+async def test_walkover_is_not_counted(loopback: LoopbackTest,
+                                       loopback_bot_env: dict[str, str]) -> None:
+    """A host who kicks the only other player ends the game, but wins nothing on the
+    leaderboard (RULES, R-BOT-RECORD)."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    session = scenario_session(loopback.channel, [alice, bob],
+                               hands={alice: "B4 R3", bob: "G5 G6 G7"},
+                               discard="R9", draw="R2 Y1 Y2 Y3", turn=alice,
+                               scores={alice: 490})
+    await _load(loopback, loopback_bot_env, session)
+    mark = loopback.channel.mark()
+    await alice.slash("uno kick", player=bob)
+    await loopback.channel.wait_for(lambda m: "does not count" in m.text(), after=mark,
+                                    timeout=10)
+    assert await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel) is None
+    board = await alice.slash("uno stats", member=alice)
+    assert "hasn't finished a game" in board.text
+
+
+async def test_a_damaged_saved_game_does_not_stop_the_others(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    """Restoring skips (and removes) a saved game it can't read; the others go on."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    good = scenario_session(loopback.channel, [alice, bob],
+                            hands={alice: "B4 R3", bob: "G5 G6 G7"},
+                            discard="R9", draw="R2 Y1 Y2 Y3", turn=alice)
+    broken_channel = loopback.guild.new_channel()
+    broken = scenario_session(broken_channel, [alice, bob],
+                              hands={alice: "B4 R3", bob: "G5 G6 G7"},
+                              discard="R9", draw="R2 Y1 Y2 Y3", turn=alice)
+    db = loopback_bot_env["DATABASE_PATH"]
+    await install(db, good)
+    database = await Database.open(db)
+    try:
+        await database.save_game(SavedGame(channel_id=broken.channel_id,
+                                           guild_id=broken.guild_id, game_id=broken.game_id,
+                                           state='{"version": 1, "timeouts": []}',
+                                           updated_at=0))
+    finally:
+        await database.close()
+    await loopback.bot.restart()
+    await loopback.channel.wait_for(lambda m: "goes on" in m.text(), timeout=10)
+    assert loopback.bot.take_tracebacks(), "the damaged record is logged"
+    result = await alice.slash("uno play", card="R3")
+    assert result.ephemeral and "Done" in result.text
+    assert await saved_state(db, broken_channel) is None
