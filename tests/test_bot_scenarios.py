@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
 from cogs.uno._session import Session
@@ -234,3 +237,21 @@ async def test_a_damaged_saved_game_does_not_stop_the_others(
     result = await alice.slash("uno play", card="R3")
     assert result.ephemeral and "Done" in result.text
     assert await saved_state(db, broken_channel) is None
+
+
+async def test_restart_gives_a_stale_deadline_a_fresh_turn_timer(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    """A deadline saved for an earlier decision is not reused after a restart: the player
+    whose turn it is gets their full time instead of an instant timeout."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    session = scenario_session(loopback.channel, [alice, bob],
+                               hands={alice: "B4 R3", bob: "G5 G6 G7"},
+                               discard="R9", draw="R2 Y1 Y2 Y3", turn=alice)
+    session.deadline = time.time() - 60  # long past, and set for the decision before
+    session.deadline_serial = session.serial - 1
+    await _load(loopback, loopback_bot_env, session)
+    await asyncio.sleep(1.0)
+    assert not any("ran out of time" in m.text() for m in loopback.channel.messages)
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None and state["game"]["hands"][str(alice.id)] == ["B4", "R3"]
+    assert state["game"]["turn"] == str(alice.id)

@@ -973,7 +973,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         events = game.start()
         session.serial += 1
         session.last_human = time.time()
-        await self._save(session)
+        try:
+            await self._save(session)
+        except Exception:
+            # Not saved, not started: the lobby stays as it was and Start can be pressed again.
+            session.game = None
+            session.serial -= 1
+            raise
+        self._schedule(session)
         text = _("The game has started! Seats: {seats}.", locale,
                  seats=", ".join(session.name(p) for p in game.players))
         if edit:
@@ -982,7 +989,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await interaction.response.send_message(text)
             self._spawn(self._close_lobby_message(session))
         self._post(session, event_lines(session, events))
-        self._schedule(session)
 
     async def _close_lobby_message(self, session: Session) -> None:
         """Take the buttons off the lobby message once the lobby is over."""
