@@ -83,33 +83,13 @@ Batch = Callable[[float], tuple[int, int, int]]
 
 
 # ---------------------------------------------------------------------------- our engine
-def ours_uniform(edition: str, seed: int) -> Batch:
-    """Fresh game per round; uniform among the legal turn moves; stop at `round_won`."""
-    rng = random.Random(seed)
-    choice = rng.choice
-    counter = [0]
+Policy = Callable[[Game, random.Random], Any]
 
-    def batch(deadline: float) -> tuple[int, int, int]:
-        rounds = moves = 0
-        clock = time.perf_counter
-        while clock() < deadline:
-            counter[0] += 1
-            game = Game.new(PLAYERS, edition=edition, seed=seed * 1_000_003 + counter[0])
-            game.start()
-            legal_moves = game.legal_moves
-            push = game.push
-            done = False
-            while not done:
-                legal = [m for m in legal_moves(game.turn) if not isinstance(m, CallUno | Catch)]
-                events = push(choice(legal))
-                moves += 1
-                for e in events:
-                    if e.kind == "round_won":
-                        done = True
-            rounds += 1
-        return rounds, moves, 0
 
-    return batch
+def _uniform(game: Game, rng: random.Random) -> Any:
+    """Uniform among the legal turn moves (what rlcard's random agent does with its own)."""
+    return rng.choice([m for m in game.legal_moves(game.turn)
+                       if not isinstance(m, CallUno | Catch)])
 
 
 def _rlcard_like(game: Game, rng: random.Random) -> Any:
@@ -130,8 +110,9 @@ def _rlcard_like(game: Game, rng: random.Random) -> Any:
     return rng.choice(legal)
 
 
-def ours_rlcard_policy(edition: str, seed: int, validated: bool = False) -> Batch:
-    """``validated``: make every move with ``apply`` (checks it again) instead of ``push``."""
+def ours_rounds(edition: str, seed: int, policy: Policy, validated: bool = False) -> Batch:
+    """Fresh game per round, moves chosen by ``policy`` until `round_won`; ``validated``
+    makes every move with ``apply`` (checks it again) instead of ``push``."""
     rng = random.Random(seed)
     counter = [0]
 
@@ -145,7 +126,7 @@ def ours_rlcard_policy(edition: str, seed: int, validated: bool = False) -> Batc
             make = game.apply if validated else game.push
             done = False
             while not done:
-                events = make(_rlcard_like(game, rng))
+                events = make(policy(game, rng))
                 moves += 1
                 for e in events:
                     if e.kind == "round_won":
@@ -314,7 +295,7 @@ def machine_info() -> dict[str, Any]:
 
 
 def profile_classic(seconds: float, seed: int, top: int = 25) -> str:
-    batch = ours_uniform("classic", seed)
+    batch = ours_rounds("classic", seed, _uniform)
     prof = cProfile.Profile()
     prof.enable()
     batch(time.perf_counter() + seconds)
@@ -350,15 +331,15 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed
     plan: list[tuple[str, str, str, Batch, float]] = [
         ("ours_classic_uniform", "ours classic, uniform", "rounds",
-         ours_uniform("classic", seed), 0.20),
+         ours_rounds("classic", seed, _uniform), 0.20),
         ("ours_classic_rlcard_policy", "ours classic, rlcard-like policy", "rounds",
-         ours_rlcard_policy("classic", seed), 0.15),
+         ours_rounds("classic", seed, _rlcard_like), 0.15),
         ("ours_classic_rlcard_policy_apply", "ours classic, rlcard-like, apply", "rounds",
-         ours_rlcard_policy("classic", seed, validated=True), 0.10),
+         ours_rounds("classic", seed, _rlcard_like, validated=True), 0.10),
         ("rlcard_step", "rlcard UnoGame.step", "rounds", rlcard_step(seed), 0.20),
         ("rlcard_round_bare", "rlcard UnoRound (bare)", "rounds", rlcard_round_bare(seed), 0.10),
         ("ours_power_grab_uniform", "ours power-grab, uniform", "rounds",
-         ours_uniform("power-grab", seed), 0.15),
+         ours_rounds("power-grab", seed, _uniform), 0.15),
         ("ours_heuristic_games", "ours heuristic games to 500", "games",
          ours_heuristic_games(seed), 0.20),
     ]
