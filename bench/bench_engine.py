@@ -363,16 +363,19 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['cpu_us_per_move']:>8.2f} {r['moves_per_unit']:>11.1f}{extra}")
 
     rl = results["rlcard_step"]
+    ours = results["ours_classic_uniform"]
+    policy = results["ours_classic_rlcard_policy"]
+
+    def ratio(a: float, b: float) -> float:
+        return a / b if b else float("nan")  # nan: a batch too short to finish a round
+
     ratios = {
-        "rounds_per_s_uniform": results["ours_classic_uniform"]["per_s"] / rl["per_s"],
-        "rounds_per_s_rlcard_policy":
-            results["ours_classic_rlcard_policy"]["per_s"] / rl["per_s"],
-        "move_speed_uniform": rl["us_per_move"] / results["ours_classic_uniform"]["us_per_move"],
-        "move_speed_rlcard_policy":
-            rl["us_per_move"] / results["ours_classic_rlcard_policy"]["us_per_move"],
+        "rounds_per_s_uniform": ratio(ours["per_s"], rl["per_s"]),
+        "rounds_per_s_rlcard_policy": ratio(policy["per_s"], rl["per_s"]),
+        "move_speed_uniform": ratio(rl["us_per_move"], ours["us_per_move"]),
+        "move_speed_rlcard_policy": ratio(rl["us_per_move"], policy["us_per_move"]),
         "rounds_per_s_rlcard_policy_vs_bare":
-            results["ours_classic_rlcard_policy"]["per_s"]
-            / results["rlcard_round_bare"]["per_s"],
+            ratio(policy["per_s"], results["rlcard_round_bare"]["per_s"]),
     }
     met = ratios["rounds_per_s_uniform"] >= TARGET_RATIO
     met_policy = ratios["rounds_per_s_rlcard_policy"] >= TARGET_RATIO
