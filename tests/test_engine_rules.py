@@ -908,6 +908,15 @@ def test_two_players_reverse_is_skip() -> None:
     ]
 
 
+def test_two_players_reverse_is_not_blocked_by_the_bang_tower() -> None:
+    """R-TWO-REVERSE: the ! tower blocks Skip, but a two-player Reverse stays a Reverse,
+    which no tower blocks (RULINGS, Towers; engine)."""
+    g = G({"Ann": "RR B2", "Ben": "B7"}, players=P2, towers={Tower.BANG: "Ben"})
+    events = g.apply(Play("Ann", c("RR")))
+    assert "blocked" not in kinds(events)
+    assert g.turn == "Ann"
+
+
 @pytest.mark.parametrize("code", ["RS", "R+1", "R+2"])
 def test_two_players_go_again(code: str) -> None:
     """R-TWO-AGAIN: after Skip, Draw One, Draw Two the player goes again (RULINGS, Turn)."""
