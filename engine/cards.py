@@ -253,7 +253,3 @@ _INTERNED: dict[tuple[Kind, Color | None, int | None, Tower | None], Card] = {}
 _COLOR_ORDER: Final = {c: i for i, c in enumerate(Color)}
 _KIND_ORDER: Final = {k: i for i, k in enumerate(Kind)}
 _TOWER_ORDER: Final = {t: i for i, t in enumerate(Tower)}
-
-
-def parse_cards(codes: list[str] | tuple[str, ...]) -> list[Card]:
-    return [Card.parse(c) for c in codes]

@@ -71,14 +71,10 @@ MIN_POST_GAP = 1.2
 WRITES_PER_WINDOW = 5
 WRITE_WINDOW = 5.0
 """Discord allows five channel writes (posts and edits alike) per five seconds."""
-TABLE_MAX_AGE = 45 * 60
 IDLE_LIMIT = 30 * 60
 MAX_TIMEOUTS = 3
 PAGE_SIZE = 25
 LEADERBOARD_PAGE = 10
-GID = r"[0-9a-f]{12}"
-
-Reply = Callable[..., Awaitable[None]]
 
 
 class Refusal(Exception):
@@ -329,7 +325,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 users=[discord.Object(int(mention))] if ping and mention else [],
                 everyone=False, roles=False)))
         session.table_message_id = message.id
-        session.table_posted_at = time.time()
         if previous is not None:
             with contextlib.suppress(discord.HTTPException):
                 await self._write(cid, channel.get_partial_message(previous).edit(view=None))

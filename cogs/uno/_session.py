@@ -71,7 +71,6 @@ class Session:
     last_human: float = 0.0
     lobby_message_id: int | None = None
     table_message_id: int | None = None
-    table_posted_at: float = 0.0
     cpu_counter: int = 0
     recorded: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -136,7 +135,6 @@ class Session:
             "last_human": self.last_human,
             "lobby_message_id": self.lobby_message_id,
             "table_message_id": self.table_message_id,
-            "table_posted_at": self.table_posted_at,
             "cpu_counter": self.cpu_counter,
         }, separators=(",", ":"))
 
@@ -160,6 +158,5 @@ class Session:
             last_human=float(d["last_human"]),
             lobby_message_id=d["lobby_message_id"],
             table_message_id=d["table_message_id"],
-            table_posted_at=float(d["table_posted_at"]),
             cpu_counter=int(d["cpu_counter"]),
         )
