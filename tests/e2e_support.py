@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from cogs.uno._session import Options, Seat, Session
-from data import Database, SavedGame
+from data import SavedGame
+from data_support import opened
 from engine import Card, Color, Game, Settings, Tower
 from loopback.models import Channel
 from loopback.users import Member
@@ -78,23 +79,17 @@ def scenario_session(
 
 async def install(db_path: str, *sessions: Session) -> None:
     """Write sessions into the bot's database as saved games in progress."""
-    db = await Database.open(db_path)
-    try:
+    async with opened(db_path) as db:
         for s in sessions:
             await db.save_game(SavedGame(channel_id=s.channel_id, guild_id=s.guild_id,
                                          game_id=s.game_id, state=s.to_json(),
                                          updated_at=int(time.time())))
-    finally:
-        await db.close()
 
 
 async def saved_state(db_path: str, channel: Channel) -> dict[str, Any] | None:
     """The game as the bot last saved it (an oracle for assertions, never for driving)."""
-    db = await Database.open(db_path)
-    try:
+    async with opened(db_path) as db:
         saved = await db.load_game(channel.id)
-    finally:
-        await db.close()
     if saved is None:
         return None
     state: dict[str, Any] = json.loads(saved.state)

@@ -4,39 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 
 import pytest
 
 from data import Database, GameResult, PlayerResult, PlayerStats, SavedGame, queries
-
-
-@asynccontextmanager
-async def opened(path: str | Path) -> AsyncIterator[Database]:
-    """Open the database and always close it (a leaked connection thread hangs pytest)."""
-    db = await Database.open(str(path))
-    try:
-        yield db
-    finally:
-        await db.close()
-
+from data_support import opened
 
 GUILD_A = 111
 GUILD_B = 222
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "bot.db")
-
-
-@pytest.fixture
-async def db(db_path: str) -> AsyncIterator[Database]:
-    database = await Database.open(db_path)
-    yield database
-    await database.close()
 
 
 def player(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
@@ -19,18 +17,11 @@ from data import (
     MigrationError,
 )
 from data.migrate import Migration, load_migrations, migrate, split_statements
+from data_support import opened
 
 EXPECTED_TABLES = {"guild_settings", "saved_games", "game_results", "game_players", "player_stats"}
 
 
-@asynccontextmanager
-async def opened(path: str | Path) -> AsyncIterator[Database]:
-    """Open the database and always close it (a leaked connection thread hangs pytest)."""
-    db = await Database.open(str(path))
-    try:
-        yield db
-    finally:
-        await db.close()
 
 
 def _inspect(path: Path) -> tuple[int, str, set[str]]:

@@ -4,37 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from data import Database, GuildSettings, SavedGame
-
-
-@asynccontextmanager
-async def opened(path: str | Path) -> AsyncIterator[Database]:
-    """Open the database and always close it (a leaked connection thread hangs pytest)."""
-    db = await Database.open(str(path))
-    try:
-        yield db
-    finally:
-        await db.close()
-
-
-@pytest.fixture
-def db_path(tmp_path: Path) -> str:
-    return str(tmp_path / "bot.db")
-
-
-@pytest.fixture
-async def db(db_path: str) -> AsyncIterator[Database]:
-    database = await Database.open(db_path)
-    yield database
-    await database.close()
-
+from data_support import opened
 
 # --- guild settings ---------------------------------------------------------------------
 

@@ -1,0 +1,33 @@
+"""Opening a real SQLite database in tests: always closed afterwards (a leaked aiosqlite
+connection thread keeps pytest from exiting)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from data import Database
+
+
+@asynccontextmanager
+async def opened(path: str | Path) -> AsyncIterator[Database]:
+    """Open the database and always close it."""
+    db = await Database.open(str(path))
+    try:
+        yield db
+    finally:
+        await db.close()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "bot.db")
+
+
+@pytest.fixture
+async def db(db_path: str) -> AsyncIterator[Database]:
+    async with opened(db_path) as database:
+        yield database
