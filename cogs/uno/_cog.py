@@ -1042,10 +1042,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         session.seats.append(Seat(self._pid(interaction), interaction.user.display_name))
         session.last_human = time.time()
         self.sessions[session.channel_id] = session
-        response = await interaction.response.send_message(
-            embed=lobby_embed(session, locale), view=self._lobby_view(session))
-        session.lobby_message_id = getattr(response, "message_id", None)
-        await self._save(session)
+        async with session.lock:
+            await self._save(session)  # saved before anyone is told the lobby exists
+            response = await interaction.response.send_message(
+                embed=lobby_embed(session, locale), view=self._lobby_view(session))
+            session.lobby_message_id = getattr(response, "message_id", None)
+            await self._save(session)
 
     @app_commands.command(name="join", description="Join the lobby in this channel")
     @app_commands.guild_only()
