@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal
@@ -13,11 +15,24 @@ from typing import Literal
 import aiosqlite
 
 from data import queries
-from data.errors import DatabaseError, DatabaseOpenError
+from data.errors import (
+    DatabaseError,
+    DatabaseOpenError,
+    DatabaseUnwritableError,
+    DatabaseVanishedError,
+    DatabaseWriteError,
+)
 from data.migrate import migrate
-from data.models import GameResult, GuildSettings, PlayerStats, SavedGame
+from data.models import (
+    GameResult,
+    GuildSettings,
+    LogEntry,
+    PlayerStats,
+    SavedGame,
+    SetAsideGame,
+)
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
 LEADERBOARD_MAX_LIMIT = 100
@@ -26,12 +41,52 @@ _CORRUPT = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 _UNWRITABLE = ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH", "SQLITE_IOERR")
 _BUSY = ("SQLITE_BUSY", "SQLITE_LOCKED")
 _FULL = ("SQLITE_FULL",)
+_READONLY = ("SQLITE_READONLY",)
+_CONSTRAINT = ("SQLITE_CONSTRAINT",)
+
+FileId = tuple[int, int]  # (st_dev, st_ino) of the open database file
 
 
 def _corrupt_message(path: str) -> str:
     return (
         f"The database file {path} is not a valid SQLite database or is corrupted; "
         "restore it from a backup or move it away so the bot can create a new one."
+    )
+
+
+def _unwritable_message(path: str, error: BaseException | None = None) -> str:
+    if getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY_DIRECTORY":
+        return _unwritable_folder_message(path)
+    return (
+        f"The database file {path} is read-only for the user running the bot, so nothing "
+        "could be saved; make the file (and its -wal and -shm files, if any) writable by that "
+        "user, or choose another path."
+    )
+
+
+def _unwritable_folder_message(path: str) -> str:
+    return (
+        f"The folder of the database {path} is read-only for the user running the bot, and "
+        "SQLite must create files beside the database; make the folder writable by that user, "
+        "or choose another path."
+    )
+
+
+def _vanished_message(path: str) -> str:
+    return (
+        f"The database file {path} was deleted or replaced while the bot was running, so "
+        "nothing more can be saved; stop the bot, put the file back (or restore a backup, or "
+        "let the bot create a new one) and start it again."
+    )
+
+
+def _folder_unwritable(path: str) -> bool:
+    """True if ``path`` does not exist and its folder exists but is not writable."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return (
+        not os.path.exists(path)
+        and os.path.isdir(folder)
+        and not os.access(folder, os.W_OK | os.X_OK)
     )
 
 
@@ -46,6 +101,10 @@ def _open_error(path: str, error: BaseException) -> DatabaseOpenError:
     name = getattr(error, "sqlite_errorname", "") or ""
     if name.startswith(_CORRUPT):
         return DatabaseOpenError(_corrupt_message(path))
+    if name.startswith(_READONLY):
+        return DatabaseUnwritableError(_unwritable_message(path, error))
+    if name.startswith("SQLITE_CANTOPEN") and _folder_unwritable(path):
+        return DatabaseUnwritableError(_unwritable_folder_message(path))
     if name.startswith(_UNWRITABLE):
         return DatabaseOpenError(
             f"Cannot open the database {path} for writing ({error}); "
@@ -65,6 +124,38 @@ def _open_error(path: str, error: BaseException) -> DatabaseOpenError:
     )
 
 
+def _write_error(path: str, what: str, error: sqlite3.Error) -> DatabaseWriteError:
+    """One sentence for a write that failed and was rolled back."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    if name.startswith(_READONLY):
+        advice = "the database is read-only, so make the file and its folder writable again"
+    elif name.startswith(_FULL):
+        advice = "the disk is full, so free some space"
+    elif name.startswith(_BUSY):
+        advice = "another program holds the database locked, so stop it"
+    elif name.startswith(_CONSTRAINT):
+        advice = "the database rejected the data, which is a bug in the bot worth reporting"
+    elif name.startswith(_CORRUPT):
+        advice = "the file is damaged, so restore it from a backup"
+    else:
+        advice = "check the disk and the database file"
+    return DatabaseWriteError(
+        f"Could not {what} in the database {path} ({error}), so nothing of it was written; "
+        f"{advice}."
+    )
+
+
+def _file_id(path: str) -> FileId | None:
+    """(st_dev, st_ino) of the file at ``path``, None if there is none (or it is in memory)."""
+    if path == ":memory:" or path.startswith("file:") or not path:
+        return None
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 class Database:
     """All storage the bot needs. Create with ``await Database.open(path)``.
 
@@ -72,10 +163,16 @@ class Database:
     explicit transactions of one coroutine never interleave with statements of another.
     """
 
-    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+    def __init__(
+        self, conn: aiosqlite.Connection, path: str, file_id: FileId | None = None
+    ) -> None:
         self._conn = conn
         self._path = path
         self._lock = asyncio.Lock()
+        # The file opened, to notice it being deleted or replaced (None: nothing to watch).
+        self._file_id = file_id
+        self._stat_path = os.path.abspath(path) if file_id is not None else path
+        self._vanish_logged = False
 
     @property
     def path(self) -> str:
@@ -97,7 +194,9 @@ class Database:
             conn = await aiosqlite.connect(path, isolation_level=None)
             conn.row_factory = sqlite3.Row
             await cls._configure(conn, path)
+            await cls._check_writable(conn, path)
             version = await migrate(conn, path)
+            file_id = _file_id(path)
         except DatabaseError:
             if conn is not None:
                 await conn.close()
@@ -105,10 +204,10 @@ class Database:
         except (OSError, sqlite3.Error) as error:
             if conn is not None:
                 await _close_quietly(conn)
-            log.debug("Opening database %s failed", path, exc_info=True)
+            logger.debug("Opening database %s failed", path, exc_info=True)
             raise _open_error(path, error) from None
-        log.info("Opened database %s (schema version %d)", path, version)
-        return cls(conn, path)
+        logger.info("Opened database %s (schema version %d)", path, version)
+        return cls(conn, path, file_id)
 
     @staticmethod
     async def _configure(conn: aiosqlite.Connection, path: str) -> None:
@@ -117,19 +216,39 @@ class Database:
         async with conn.execute("PRAGMA quick_check") as cursor:
             rows = await cursor.fetchall()
         if [tuple(row) for row in rows] != [("ok",)]:
-            log.debug("quick_check of %s: %s", path, [tuple(row) for row in rows])
+            logger.debug("quick_check of %s: %s", path, [tuple(row) for row in rows])
             raise DatabaseOpenError(_corrupt_message(path))
         async with conn.execute("PRAGMA journal_mode = WAL") as cursor:
             row = await cursor.fetchone()
         mode = str(row[0]).lower() if row is not None else "?"
         if mode != "wal" and path != ":memory:":
-            log.warning("Database %s could not switch to WAL journal mode (mode is %s)", path, mode)
+            logger.warning(
+                "Database %s could not switch to WAL journal mode (mode is %s)", path, mode
+            )
         await conn.execute("PRAGMA synchronous = NORMAL")
+
+    @staticmethod
+    async def _check_writable(conn: aiosqlite.Connection, path: str) -> None:
+        """Make one real write and roll it back: SQLite opens a file it may not write read-only
+        without saying so, and the first save would fail long after start-up."""
+        try:
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                await conn.execute(queries.WRITE_CHECK)
+            finally:
+                if conn.in_transaction:
+                    await conn.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            name = getattr(error, "sqlite_errorname", "") or ""
+            if name.startswith(_READONLY):
+                logger.debug("Write check of %s failed", path, exc_info=True)
+                raise DatabaseUnwritableError(_unwritable_message(path, error)) from None
+            raise
 
     async def close(self) -> None:
         async with self._lock:
             await self._conn.close()
-        log.info("Closed database %s", self._path)
+        logger.info("Closed database %s", self._path)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -142,6 +261,55 @@ class Database:
                 await self._conn.execute("ROLLBACK")
             raise
         await self._conn.execute("COMMIT")
+
+    def _check_file(self) -> None:
+        """Raise DatabaseVanishedError if the opened file is no longer at its path.
+
+        Writes to a deleted file would succeed and be lost: SQLite keeps writing the unlinked
+        inode. One ``stat`` per write; logged at ERROR once until the file is back.
+        """
+        if self._file_id is None:
+            return
+        try:
+            st = os.stat(self._stat_path)
+            current: FileId | None = (st.st_dev, st.st_ino)
+        except OSError:
+            current = None
+        if current == self._file_id:
+            self._vanish_logged = False
+            return
+        message = _vanished_message(self._path)
+        if not self._vanish_logged:
+            self._vanish_logged = True
+            logger.error("%s", message)
+        raise DatabaseVanishedError(message)
+
+    @asynccontextmanager
+    async def _write(self, what: str) -> AsyncIterator[aiosqlite.Connection]:
+        """Lock, check the file is still there, and run one transaction.
+
+        Any SQLite error rolls everything back and becomes a ``DatabaseWriteError`` (one
+        sentence; the SQLite error is kept as ``__cause__`` for the log). ``what`` completes
+        "Could not ...".
+        """
+        async with self._lock:
+            self._check_file()
+            try:
+                async with self._transaction() as conn:
+                    yield conn
+            except sqlite3.Error as error:
+                logger.debug("Write to %s failed: %s", self._path, what, exc_info=True)
+                raise _write_error(self._path, what, error) from error
+
+    async def set_read_only_for_tests(self, read_only: bool) -> None:
+        """For tests of the code above: make every later write fail (or work again).
+
+        Uses SQLite's ``PRAGMA query_only``, so writes really fail inside SQLite and surface
+        as they would on a read-only disk: ``DatabaseWriteError``, nothing written. Not for
+        production use.
+        """
+        async with self._lock:
+            await self._conn.execute(f"PRAGMA query_only = {'ON' if read_only else 'OFF'}")
 
     # --- guild settings -------------------------------------------------------------------
 
@@ -164,20 +332,28 @@ class Database:
             int(settings.mention_turn),
             int(settings.shuffle_seats),
         )
-        async with self._lock:
-            await self._conn.execute(queries.UPSERT_GUILD_SETTINGS, params)
+        async with self._write(f"save the settings of guild {settings.guild_id}") as conn:
+            await conn.execute(queries.UPSERT_GUILD_SETTINGS, params)
 
     # --- games in progress ----------------------------------------------------------------
 
-    async def save_game(self, game: SavedGame) -> None:
-        """Insert or replace the game in progress of ``game.channel_id``."""
+    async def save_game(self, game: SavedGame, log: Sequence[LogEntry] = ()) -> None:
+        """Insert or replace the game in progress of ``game.channel_id`` and add ``log``.
+
+        One transaction: the snapshot and the log entries are written together or not at all
+        (``DatabaseWriteError``). A log entry whose ``(game_id, seq)`` is already stored is
+        skipped, so saving the same thing twice is harmless. Every entry must belong to
+        ``game`` (same game, guild and channel), else ``ValueError`` before anything is written.
+        """
+        _check_log(log, game.game_id, game.guild_id, game.channel_id)
         params = (game.channel_id, game.guild_id, game.game_id, game.state, game.updated_at)
-        async with self._lock:
-            await self._conn.execute(queries.UPSERT_GAME, params)
+        async with self._write(f"save the game of channel {game.channel_id}") as conn:
+            await conn.execute(queries.UPSERT_GAME, params)
+            await _insert_log(conn, log)
 
     async def delete_game(self, channel_id: int) -> None:
-        async with self._lock:
-            await self._conn.execute(queries.DELETE_GAME, (channel_id,))
+        async with self._write(f"delete the saved game of channel {channel_id}") as conn:
+            await conn.execute(queries.DELETE_GAME, (channel_id,))
 
     async def load_games(self) -> list[SavedGame]:
         """Every saved game (all guilds), for resuming after a restart."""
@@ -192,14 +368,18 @@ class Database:
 
     # --- finished games and leaderboard ---------------------------------------------------
 
-    async def record_game(self, result: GameResult) -> bool:
+    async def record_game(self, result: GameResult, log: Sequence[LogEntry] = ()) -> bool:
         """Record a finished game in one transaction; False if ``game_id`` was already recorded.
 
         Inserts the result and its players, adds each player's numbers to the leaderboard of
-        ``result.guild_id`` and deletes the saved game of ``result.channel_id`` if it has the
-        same ``game_id``. On any error nothing is changed and the error propagates.
+        ``result.guild_id``, adds the ``log`` entries (already stored ones are skipped) and
+        deletes the saved game of ``result.channel_id`` if it has the same ``game_id``. When
+        the game was already recorded nothing at all is written (log entries included). On
+        any error nothing is changed and ``DatabaseWriteError`` propagates. Every log entry
+        must belong to the game, else ``ValueError`` before anything is written.
         """
-        async with self._lock, self._transaction() as conn:
+        _check_log(log, result.game_id, result.guild_id, result.channel_id)
+        async with self._write(f"record the finished game {result.game_id}") as conn:
             cursor = await conn.execute(
                 queries.INSERT_RESULT,
                 (
@@ -212,7 +392,7 @@ class Database:
                 ),
             )
             if cursor.rowcount == 0:
-                log.info("Game %s was already recorded; nothing changed", result.game_id)
+                logger.info("Game %s was already recorded; nothing changed", result.game_id)
                 return False
             for player in result.players:
                 await conn.execute(
@@ -240,11 +420,12 @@ class Database:
                         player.best_round,
                     ),
                 )
+            await _insert_log(conn, log)
             await conn.execute(
                 queries.DELETE_FINISHED_GAME,
                 (result.guild_id, result.channel_id, result.game_id),
             )
-        log.info(
+        logger.info(
             "Recorded game %s in guild %d with %d players",
             result.game_id,
             result.guild_id,
@@ -291,6 +472,121 @@ class Database:
         return PlayerStats.from_row(row) if row is not None else None
 
 
+    # --- move log -------------------------------------------------------------------------
+
+    async def game_log(
+        self, guild_id: int, game_id: str, *, last: int | None = None
+    ) -> list[LogEntry]:
+        """The game's log in ``seq`` order; with ``last=N``, the header (seq 0) and the N
+        newest entries. Only rows of ``guild_id``: another guild's game id gives ``[]``."""
+        if last is None:
+            sql, params = queries.GAME_LOG, (guild_id, game_id)
+        else:
+            if isinstance(last, bool) or not isinstance(last, int) or last < 0:
+                raise ValueError(f"last must be a whole number of 0 or more, got {last!r}.")
+            sql = queries.GAME_LOG_LAST
+            params = (guild_id, game_id, guild_id, game_id, last)  # type: ignore[assignment]
+        async with self._lock, self._conn.execute(sql, params) as cursor:
+            rows = await cursor.fetchall()
+        return [LogEntry.from_row(row) for row in rows]
+
+    async def latest_game_id(self, guild_id: int, channel_id: int) -> str | None:
+        """The game whose header (seq 0) is the newest logged in the channel, or None.
+
+        Newest by the header's ``created_at``; games started in the same second are ordered
+        by ``game_id`` (the greater wins), never by insertion order.
+        """
+        async with self._lock, self._conn.execute(
+            queries.LATEST_GAME_ID, (guild_id, channel_id)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return str(row["game_id"]) if row is not None else None
+
+    async def prune_logs(self, older_than: int) -> int:
+        """Delete the logs of games whose header is older than ``older_than`` (unix seconds)
+        and that are neither saved (still running) nor set aside; the number of rows deleted.
+
+        Rows of a game without a header are never pruned by this.
+        """
+        async with self._write("prune old game logs") as conn:
+            cursor = await conn.execute(queries.PRUNE_LOGS, (older_than,))
+            deleted = max(cursor.rowcount, 0)
+        if deleted:
+            logger.info("Pruned %d game log rows older than %d", deleted, older_than)
+        return deleted
+
+    # --- set-aside games ------------------------------------------------------------------
+
+    async def set_aside_game(
+        self, channel_id: int, reason: str, *, at: int | None = None
+    ) -> bool:
+        """Move the saved game of ``channel_id`` to the set-aside games (kept, never deleted),
+        in one transaction; False if the channel had no saved game.
+
+        ``at`` is the unix time to record (default: now). Setting the same game aside again
+        replaces its kept state and reason with the newer ones. Its move log is kept too.
+        """
+        if not isinstance(reason, str):
+            raise ValueError(f"reason must be text, got {reason!r}.")
+        when = int(time.time()) if at is None else at
+        async with self._write(f"set aside the saved game of channel {channel_id}") as conn:
+            async with conn.execute(queries.LOAD_GAME, (channel_id,)) as cursor:
+                row = await cursor.fetchone()
+            if row is None:
+                return False
+            game = SavedGame.from_row(row)
+            await conn.execute(
+                queries.INSERT_SET_ASIDE,
+                (game.channel_id, game.guild_id, game.game_id, game.state, reason, when),
+            )
+            await conn.execute(queries.DELETE_SET_ASIDE_SOURCE, (channel_id, game.game_id))
+        logger.warning(
+            "Set aside game %s of channel %d (guild %d): %s",
+            game.game_id,
+            game.channel_id,
+            game.guild_id,
+            reason,
+        )
+        return True
+
+    async def set_aside_games(self, guild_id: int | None = None) -> list[SetAsideGame]:
+        """The set-aside games of ``guild_id`` (all guilds if None), oldest first."""
+        if guild_id is None:
+            sql, params = queries.SET_ASIDE_GAMES, ()
+        else:
+            sql, params = queries.SET_ASIDE_GAMES_OF_GUILD, (guild_id,)  # type: ignore[assignment]
+        async with self._lock, self._conn.execute(sql, params) as cursor:
+            rows = await cursor.fetchall()
+        return [SetAsideGame.from_row(row) for row in rows]
+
+
+def _check_log(log: Sequence[LogEntry], game_id: str, guild_id: int, channel_id: int) -> None:
+    for entry in log:
+        if not isinstance(entry, LogEntry):
+            raise ValueError(f"log must hold LogEntry items, got {entry!r}.")
+        if (entry.game_id, entry.guild_id, entry.channel_id) != (game_id, guild_id, channel_id):
+            raise ValueError(
+                f"Log entry {entry.seq} belongs to game {entry.game_id} (guild "
+                f"{entry.guild_id}, channel {entry.channel_id}), not to game {game_id} (guild "
+                f"{guild_id}, channel {channel_id})."
+            )
+
+
+async def _insert_log(conn: aiosqlite.Connection, log: Sequence[LogEntry]) -> None:
+    for entry in log:
+        await conn.execute(
+            queries.INSERT_LOG_ENTRY,
+            (
+                entry.game_id,
+                entry.guild_id,
+                entry.channel_id,
+                entry.seq,
+                entry.entry,
+                entry.created_at,
+            ),
+        )
+
+
 def _make_parent_dirs(path: str) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
 
@@ -299,4 +595,4 @@ async def _close_quietly(conn: aiosqlite.Connection) -> None:
     try:
         await conn.close()
     except Exception:
-        log.debug("Closing the failed database connection raised", exc_info=True)
+        logger.debug("Closing the failed database connection raised", exc_info=True)

@@ -21,3 +21,15 @@ class DatabaseVersionError(DatabaseOpenError):
 
 class MigrationError(DatabaseOpenError):
     """The migration files shipped with the code are inconsistent or one failed to apply."""
+
+
+class DatabaseUnwritableError(DatabaseOpenError):
+    """The database (or its folder) can be read but not written: refused at open."""
+
+
+class DatabaseWriteError(DatabaseError):
+    """A write failed and was rolled back: nothing of it was stored."""
+
+
+class DatabaseVanishedError(DatabaseError):
+    """The database file was deleted or replaced under the running bot; nothing was written."""

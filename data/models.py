@@ -200,3 +200,62 @@ class PlayerStats:
             towers_grabbed=int(row["towers_grabbed"]),
             best_round=int(row["best_round"]),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One event of a game's move log; ``entry`` is JSON text, stored as is.
+
+    ``seq`` 0 is the game's header (its start), then 1, 2, 3 ... one per move.
+    """
+
+    game_id: str
+    guild_id: int
+    channel_id: int
+    seq: int
+    entry: str
+    created_at: int  # unix time, seconds
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.game_id, str) or not self.game_id:
+            raise ValueError(f"game_id must be a non-empty string, got {self.game_id!r}.")
+        _require_int("guild_id", self.guild_id)
+        _require_int("channel_id", self.channel_id)
+        _require_non_negative("seq", self.seq)
+        if not isinstance(self.entry, str):
+            raise ValueError(f"entry must be JSON text, got {self.entry!r}.")
+        _require_int("created_at", self.created_at)
+
+    @classmethod
+    def from_row(cls, row: RowLike) -> LogEntry:
+        return cls(
+            game_id=str(row["game_id"]),
+            guild_id=int(row["guild_id"]),
+            channel_id=int(row["channel_id"]),
+            seq=int(row["seq"]),
+            entry=str(row["entry"]),
+            created_at=int(row["created_at"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SetAsideGame:
+    """A saved game taken out of play and kept; ``state`` is the engine's JSON text as saved."""
+
+    channel_id: int
+    guild_id: int
+    game_id: str
+    state: str
+    reason: str
+    set_aside_at: int  # unix time, seconds
+
+    @classmethod
+    def from_row(cls, row: RowLike) -> SetAsideGame:
+        return cls(
+            channel_id=int(row["channel_id"]),
+            guild_id=int(row["guild_id"]),
+            game_id=str(row["game_id"]),
+            state=str(row["state"]),
+            reason=str(row["reason"]),
+            set_aside_at=int(row["set_aside_at"]),
+        )

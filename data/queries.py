@@ -4,7 +4,8 @@ Portable SQL only, so the same statements can later run on PostgreSQL: ``?`` pla
 (translate to ``$n`` in the PostgreSQL driver), ``INSERT ... ON CONFLICT (...) DO ...``,
 ``CASE`` instead of SQLite's two-argument ``MAX``, ``LIMIT ... OFFSET ...``.
 Every statement touching guild data filters on ``guild_id`` (saved games are keyed by the
-globally unique channel id, and ``LOAD_GAMES`` is the start-up sweep over all of them).
+globally unique channel id; ``LOAD_GAMES``, ``SET_ASIDE_GAMES`` and ``PRUNE_LOGS`` are
+bot-wide sweeps over all guilds).
 """
 
 from __future__ import annotations
@@ -126,3 +127,96 @@ SELECT {_STATS_COLUMNS}
 FROM player_stats
 WHERE guild_id = ? AND user_id = ?
 """
+
+# --- move log ---------------------------------------------------------------------------
+
+_LOG_COLUMNS: Final = "game_id, guild_id, channel_id, seq, entry, created_at"
+
+# Writing the same (game_id, seq) twice keeps the first entry: saving is idempotent.
+INSERT_LOG_ENTRY: Final = f"""
+INSERT INTO game_log ({_LOG_COLUMNS})
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (game_id, seq) DO NOTHING
+"""
+
+GAME_LOG: Final = f"""
+SELECT {_LOG_COLUMNS}
+FROM game_log
+WHERE guild_id = ? AND game_id = ?
+ORDER BY seq ASC
+"""
+
+# The header (seq 0) and the newest ? moves, oldest first.
+GAME_LOG_LAST: Final = f"""
+SELECT {_LOG_COLUMNS}
+FROM game_log
+WHERE guild_id = ? AND game_id = ? AND seq = 0
+UNION ALL
+SELECT {_LOG_COLUMNS}
+FROM (
+    SELECT {_LOG_COLUMNS}
+    FROM game_log
+    WHERE guild_id = ? AND game_id = ? AND seq > 0
+    ORDER BY seq DESC
+    LIMIT ?
+) AS newest
+ORDER BY seq ASC
+"""
+
+# Ties on the start time are broken by game_id so the answer never depends on row order.
+LATEST_GAME_ID: Final = """
+SELECT game_id
+FROM game_log
+WHERE guild_id = ? AND channel_id = ? AND seq = 0
+ORDER BY created_at DESC, game_id DESC
+LIMIT 1
+"""
+
+# Logs of games started before ? that are neither saved (still running) nor set aside.
+PRUNE_LOGS: Final = """
+DELETE FROM game_log
+WHERE game_id IN (
+    SELECT header.game_id
+    FROM game_log AS header
+    WHERE header.seq = 0
+      AND header.created_at < ?
+      AND NOT EXISTS (SELECT 1 FROM saved_games AS s WHERE s.game_id = header.game_id)
+      AND NOT EXISTS (SELECT 1 FROM set_aside_games AS a WHERE a.game_id = header.game_id)
+)
+"""
+
+# --- set-aside games --------------------------------------------------------------------
+
+_SET_ASIDE_COLUMNS: Final = "channel_id, guild_id, game_id, state, reason, set_aside_at"
+
+# Setting the same game aside again keeps its newest state (a move overwrites).
+INSERT_SET_ASIDE: Final = f"""
+INSERT INTO set_aside_games ({_SET_ASIDE_COLUMNS})
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (channel_id, game_id) DO UPDATE SET
+    guild_id = excluded.guild_id,
+    state = excluded.state,
+    reason = excluded.reason,
+    set_aside_at = excluded.set_aside_at
+"""
+
+DELETE_SET_ASIDE_SOURCE: Final = "DELETE FROM saved_games WHERE channel_id = ? AND game_id = ?"
+
+SET_ASIDE_GAMES: Final = f"""
+SELECT {_SET_ASIDE_COLUMNS}
+FROM set_aside_games
+ORDER BY set_aside_at ASC, channel_id ASC, game_id ASC
+"""
+
+SET_ASIDE_GAMES_OF_GUILD: Final = f"""
+SELECT {_SET_ASIDE_COLUMNS}
+FROM set_aside_games
+WHERE guild_id = ?
+ORDER BY set_aside_at ASC, channel_id ASC, game_id ASC
+"""
+
+# --- opening ----------------------------------------------------------------------------
+
+# Run at open inside BEGIN IMMEDIATE ... ROLLBACK: a real write that leaves nothing behind,
+# so a database SQLite quietly opened read-only is refused at start-up, not at the first save.
+WRITE_CHECK: Final = "CREATE TABLE open_write_check (x INTEGER)"

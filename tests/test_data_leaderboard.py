@@ -7,7 +7,15 @@ import sqlite3
 
 import pytest
 
-from data import Database, GameResult, PlayerResult, PlayerStats, SavedGame, queries
+from data import (
+    Database,
+    DatabaseWriteError,
+    GameResult,
+    PlayerResult,
+    PlayerStats,
+    SavedGame,
+    queries,
+)
 from data_support import opened
 
 GUILD_A = 111
@@ -108,8 +116,9 @@ async def test_a_failure_mid_way_changes_nothing(db: Database, db_path: str) -> 
     object.__setattr__(bad, "score", -10)  # violates CHECK (score >= 0) in the schema
     # Player 1 and 2 are written (result row, player rows, leaderboard) before 3 fails.
     broken = game("g1", player(1, 70, True, 2, 2, 70), player(2, 20), bad)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(DatabaseWriteError) as info:
         await db.record_game(broken)
+    assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
 
     assert await all_stats(db, GUILD_A) == before
     assert await db.player_stats(GUILD_A, 2) is None
@@ -126,8 +135,9 @@ async def test_a_failure_at_the_last_statement_changes_nothing(
 ) -> None:
     await db.save_game(SavedGame(5, GUILD_A, "g1", "{}", 3))
     monkeypatch.setattr(queries, "DELETE_FINISHED_GAME", "DELETE FROM no_such_table")
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(DatabaseWriteError) as info:
         await db.record_game(game("g1", player(1, 70, True), player(2, 20)))
+    assert isinstance(info.value.__cause__, sqlite3.OperationalError)
     assert await all_stats(db, GUILD_A) == []
     assert count_rows(db_path, "game_results") == 0
     assert await db.load_game(5) is not None

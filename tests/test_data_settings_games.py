@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from data import Database, GuildSettings, SavedGame
+from data import Database, DatabaseWriteError, GuildSettings, SavedGame
 from data_support import opened
 
 # --- guild settings ---------------------------------------------------------------------
@@ -98,8 +98,9 @@ def test_boundary_settings_are_accepted(kwargs: dict[str, Any]) -> None:
 async def test_schema_rejects_invalid_settings_that_bypass_validation(db: Database) -> None:
     settings = GuildSettings(guild_id=1)
     object.__setattr__(settings, "turn_timer", 0)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(DatabaseWriteError) as info:
         await db.set_guild_settings(settings)
+    assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
     assert await db.get_guild_settings(1) == GuildSettings(guild_id=1)
 
 
