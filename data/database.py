@@ -247,8 +247,26 @@ class Database:
 
     async def close(self) -> None:
         async with self._lock:
+            if self._file_moved():
+                await self._empty_stale_wal()
             await self._conn.close()
         logger.info("Closed database %s", self._path)
+
+    async def _empty_stale_wal(self) -> None:
+        """The file was deleted or replaced: SQLite then leaves this connection's -wal file
+        beside the path at close, and the next open replays it onto whatever file is there
+        now (a restored backup gets the old file's last writes, or is corrupted). Emptying
+        the WAL into the old file first leaves nothing to replay."""
+        try:
+            await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            logger.warning(
+                "Could not empty the write-ahead log of the replaced database %s; if %s-wal "
+                "exists, remove it before starting the bot again",
+                self._path,
+                self._path,
+                exc_info=True,
+            )
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -262,20 +280,25 @@ class Database:
             raise
         await self._conn.execute("COMMIT")
 
+    def _file_moved(self) -> bool:
+        """True if the file opened is no longer at its path (deleted, renamed or replaced)."""
+        if self._file_id is None:
+            return False
+        try:
+            st = os.stat(self._stat_path)
+        except OSError:
+            return True
+        return (st.st_dev, st.st_ino) != self._file_id
+
     def _check_file(self) -> None:
         """Raise DatabaseVanishedError if the opened file is no longer at its path.
 
-        Writes to a deleted file would succeed and be lost: SQLite keeps writing the unlinked
-        inode. One ``stat`` per write; logged at ERROR once until the file is back.
+        Writes to a deleted file would succeed and be lost (SQLite keeps writing the unlinked
+        inode), and writes after a replacement would land in the -wal file found by name and
+        later be replayed onto the other file. One ``stat`` per write; logged at ERROR once
+        until the file is back.
         """
-        if self._file_id is None:
-            return
-        try:
-            st = os.stat(self._stat_path)
-            current: FileId | None = (st.st_dev, st.st_ino)
-        except OSError:
-            current = None
-        if current == self._file_id:
+        if not self._file_moved():
             self._vanish_logged = False
             return
         message = _vanished_message(self._path)
