@@ -13,13 +13,26 @@ from data import (
     Database,
     DatabaseOpenError,
     DatabaseVersionError,
+    GameResult,
     GuildSettings,
+    LogEntry,
     MigrationError,
+    PlayerResult,
+    PlayerStats,
+    SavedGame,
 )
 from data.migrate import Migration, load_migrations, migrate, split_statements
 from data_support import opened
 
-EXPECTED_TABLES = {"guild_settings", "saved_games", "game_results", "game_players", "player_stats"}
+EXPECTED_TABLES = {
+    "guild_settings",
+    "saved_games",
+    "game_results",
+    "game_players",
+    "player_stats",
+    "game_log",
+    "set_aside_games",
+}
 
 
 
@@ -194,3 +207,63 @@ def test_split_statements_respects_strings_and_comments() -> None:
     ]
     with pytest.raises(MigrationError):
         split_statements("SELECT 1; SELECT")
+
+
+def _dump(path: Path, tables: list[str]) -> dict[str, list[tuple[object, ...]]]:
+    conn = sqlite3.connect(path)
+    try:
+        return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+    finally:
+        conn.close()
+
+
+async def test_a_version_1_database_with_data_migrates_to_2_keeping_it(tmp_path: Path) -> None:
+    path = tmp_path / "bot.db"
+    # A database as version 1 of the bot left it, written through version 1's schema only.
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        await conn.execute("PRAGMA journal_mode = WAL")
+        assert await migrate(conn, str(path), load_migrations()[:1]) == 1
+        await conn.execute(
+            "INSERT INTO guild_settings VALUES (1, 250, 'alternative', 50, 'classic', 30, 0, 1)"
+        )
+        await conn.execute("INSERT INTO saved_games VALUES (5, 1, 'running', '{\"t\": 1}', 9)")
+        await conn.execute("INSERT INTO game_results VALUES ('done', 1, 6, 'classic', 100, 3)")
+        await conn.execute("INSERT INTO game_players VALUES ('done', 1, 7, 120, 1, 2, 0, 80)")
+        await conn.execute("INSERT INTO player_stats VALUES (1, 7, 1, 1, 2, 120, 0, 80)")
+    old_tables = ["guild_settings", "saved_games", "game_results", "game_players", "player_stats"]
+    before = _dump(path, old_tables)
+    assert _inspect(path)[0] == 1
+
+    async with opened(path) as db:
+        assert (await db.get_guild_settings(1)).target == 250
+        assert await db.load_game(5) == SavedGame(5, 1, "running", '{"t": 1}', 9)
+        assert await db.player_stats(1, 7) == PlayerStats(1, 7, 1, 1, 2, 120, 0, 80)
+        # The new tables work on the migrated file, next to the old data.
+        header = LogEntry("running", 1, 5, 0, "{}", 10)
+        await db.save_game(SavedGame(5, 1, "running", '{"t": 2}', 11), [header])
+        assert await db.game_log(1, "running") == [header]
+        assert await db.set_aside_game(5, "test")
+        result = GameResult("done", 1, 6, "classic", 100, 3, (PlayerResult(7, 1, True, 1, 0, 1),))
+        assert await db.record_game(result) is False  # still known as recorded
+    version, _, tables = _inspect(path)
+    assert version == 2
+    assert tables >= EXPECTED_TABLES
+    after = _dump(path, old_tables)
+    assert after["saved_games"] == []  # set aside above
+    del before["saved_games"], after["saved_games"]
+    assert after == before
+
+
+async def test_migration_0002_is_applied_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "bot.db"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        await migrate(conn, str(path), load_migrations()[:1])
+    with caplog.at_level(logging.INFO, logger="data"):
+        async with opened(path):
+            pass
+        async with opened(path):
+            pass
+    applied = [r.getMessage() for r in caplog.records if "Applying" in r.getMessage()]
+    assert len(applied) == 1 and "0002_move_log.sql" in applied[0]
