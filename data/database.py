@@ -502,13 +502,14 @@ class Database:
     ) -> list[LogEntry]:
         """The game's log in ``seq`` order; with ``last=N``, the header (seq 0) and the N
         newest entries. Only rows of ``guild_id``: another guild's game id gives ``[]``."""
+        params: tuple[object, ...]
         if last is None:
             sql, params = queries.GAME_LOG, (guild_id, game_id)
         else:
             if isinstance(last, bool) or not isinstance(last, int) or last < 0:
                 raise ValueError(f"last must be a whole number of 0 or more, got {last!r}.")
             sql = queries.GAME_LOG_LAST
-            params = (guild_id, game_id, guild_id, game_id, last)  # type: ignore[assignment]
+            params = (guild_id, game_id, guild_id, game_id, last)
         async with self._lock, self._conn.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
         return [LogEntry.from_row(row) for row in rows]
@@ -574,10 +575,11 @@ class Database:
 
     async def set_aside_games(self, guild_id: int | None = None) -> list[SetAsideGame]:
         """The set-aside games of ``guild_id`` (all guilds if None), oldest first."""
+        params: tuple[object, ...]
         if guild_id is None:
             sql, params = queries.SET_ASIDE_GAMES, ()
         else:
-            sql, params = queries.SET_ASIDE_GAMES_OF_GUILD, (guild_id,)  # type: ignore[assignment]
+            sql, params = queries.SET_ASIDE_GAMES_OF_GUILD, (guild_id,)
         async with self._lock, self._conn.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
         return [SetAsideGame.from_row(row) for row in rows]
