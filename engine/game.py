@@ -733,12 +733,13 @@ class Game:
         return replace(move, color=color, towers=towers)
 
     def _may_call(self, p: str) -> bool:
+        # R-UNO-CALL: one card at any time; two cards on your turn, which includes a
+        # decision of yours still pending (a card to keep, accept or challenge, a colour).
         s = self.s
         if p in s.called:
             return False
         n = len(s.hands[p])
-        return n == 1 or (n == 2 and s.turn == p
-                          and (s.pending is Decision.PLAY or s.pending is Decision.DRAWN))
+        return n == 1 or (n == 2 and s.turn == p)
 
     def _check_call(self, p: str) -> CallUno:
         if p in self.s.called:
@@ -892,6 +893,11 @@ class Game:
 
     def _end_turn(self, p: str) -> list[Event]:
         s = self.s
+        # R-UNO-CALL: a call covers the turn it is made in; a caller whose turn ends with
+        # two or more cards (a drawn card kept, nothing to draw) must call again later.
+        ending = s.turn
+        if ending in s.called and len(s.hands[ending]) >= 2:
+            s.called.discard(ending)
         s.turn = self._next(p)
         s.pending = Decision.PLAY
         s.color_only = False
@@ -1050,11 +1056,11 @@ class Game:
         s.discard.extend(others)
         s.discard.append(top)
         events = self._instant_uno(p, move.card, len(others))
-        if move.uno:
+        if move.uno and p not in s.called:
             s.called.add(p)
             events.append(UnoCalled(p))
-        else:
-            s.called.discard(p)
+        elif p not in s.called:
+            # A call made before the keep (holding two cards) covers it (R-UNO-CALL).
             s.catchable = p
         nxt = s.after_keep
         assert nxt is not None

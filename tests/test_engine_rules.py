@@ -895,6 +895,96 @@ def test_drawing_loses_the_call() -> None:
     assert not g.has_called("Ben")
 
 
+def test_call_before_the_keep_covers_it() -> None:
+    """R-UNO-CALL, R-INSTANT-UNO-CALL: an instant UNO leaving two cards is the player's turn
+    and they hold two cards, so they may call before choosing; the call covers the keep
+    (RULINGS, UNO call and catch; Deal and round: a pending decision is the turn)."""
+    g = G({"Ann": "R4! R1 B2", "Ben": "B7 B8", "Cat": "Y1 Y2"},
+          towers={U: "Ann", N: "Ann", O: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    assert g.pending is Decision.KEEP and len(g.hand("Ann")) == 2
+    assert CallUno("Ann") in g.legal_moves("Ann")
+    assert kinds(g.apply(CallUno("Ann"))) == ["uno"]
+    events = g.apply(Keep("Ann", c("B2")))
+    assert "uno" not in kinds(events)
+    assert g.has_called("Ann") and g.catchable is None
+    assert refused(g, Catch("Cat", "Ann"), UnoCallError) == "Ann already called UNO."
+    # with more than two cards to choose from, a call before the keep is refused
+    g = _three_towers(towers={N: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    refused(g, CallUno("Ann"), UnoCallError)
+
+
+def test_call_before_the_challenge_covers_the_turn() -> None:
+    """R-UNO-CALL, R-WD4-CHALLENGE: the victim of a Wild Draw Four holding two cards owns the
+    decision, so may call; a guilty challenge leaves the turn to them and the call covers the
+    play down to one card (RULINGS, UNO call and catch; Deal and round)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B7 G3", "Cat": "Y1"}, draw="G1 G2 G4 G5 Y5 Y6")
+    g.apply(Play("Ann", c("W+4"), color=Color.BLUE))
+    assert CallUno("Ben") in g.legal_moves("Ben")
+    g.apply(CallUno("Ben"))
+    g.apply(Challenge("Ben"))
+    assert g.turn == "Ben" and g.has_called("Ben")
+    events = g.apply(Play("Ben", c("B7")))
+    assert "uno" not in kinds(events) and g.catchable is None
+    refused(g, Catch("Cat", "Ben"), UnoCallError)
+
+
+def test_call_then_accept_or_lose_the_challenge_lapses() -> None:
+    """R-UNO-CALL: a victim who called and then accepts (4 cards) or loses the challenge
+    (6 cards) no longer holds one or two cards: the call is gone (RULINGS, UNO call and
+    catch)."""
+    for answer, held in ((Accept, 6), (Challenge, 8)):
+        g = G({"Ann": "W+4 B2", "Ben": "B7 G3", "Cat": "Y1"},
+              draw="G1 G2 G4 G5 Y5 Y6 Y7")
+        g.apply(Play("Ann", c("W+4"), color=Color.GREEN, uno=True))
+        g.apply(CallUno("Ben"))
+        g.apply(answer("Ben"))
+        assert len(g.hand("Ben")) == held and not g.has_called("Ben")
+        assert not g.public_view()["players"][1]["uno"]
+
+
+def test_call_lapses_when_the_drawn_card_is_kept() -> None:
+    """R-UNO-CALL: a call covers the turn it is made in; called after drawing a playable
+    card, then keeping it, the player ends the turn with two cards and must call again when
+    they next play down to one (RULINGS, UNO call and catch)."""
+    g = G({"Ann": "B2", "Ben": "B7 B8", "Cat": "Y1 Y2"}, draw="R9 R8 G1 G2")
+    g.apply(Draw("Ann"))
+    assert g.pending is Decision.DRAWN and len(g.hand("Ann")) == 2
+    g.apply(CallUno("Ann"))
+    assert g.has_called("Ann")
+    g.apply(Pass("Ann"))
+    assert not g.has_called("Ann")
+    assert not g.public_view()["players"][0]["uno"]
+    g.apply(Draw("Ben"))  # R8 matches the R7 still on top: Ben keeps it
+    g.apply(Pass("Ben"))
+    g.apply(Draw("Cat"))  # G1 does not match: the turn ends
+    assert g.turn == "Ann"
+    g.apply(Play("Ann", c("R9")))
+    assert g.catchable == "Ann"
+
+
+def test_call_lapses_when_there_is_nothing_to_draw() -> None:
+    """R-UNO-CALL, R-NOTHING-TO-DRAW: called with two cards, then drawing nothing, the turn
+    ends with two cards held: the call lapses (RULINGS, UNO call and catch)."""
+    g = G({"Ann": "B2 B3", "Ben": "B7", "Cat": "Y1"}, draw="", discard="R7")
+    g.apply(CallUno("Ann"))
+    g.apply(Draw("Ann"))
+    assert g.turn == "Ben" and not g.has_called("Ann")
+
+
+def test_call_ignored_with_a_play_leaving_two_cards_does_not_cover_later() -> None:
+    """R-UNO-CALL: a call with a play leaving more than one card is ignored, so the next play
+    down to one card still needs its own call (RULINGS, UNO call and catch)."""
+    g = G({"Ann": "R1 R2 B2", "Ben": "R3 R4", "Cat": "R5 R6"}, draw="G1 G2 G3")
+    g.apply(Play("Ann", c("R1"), uno=True))
+    assert not g.has_called("Ann")
+    g.apply(Play("Ben", c("R3")))
+    g.apply(Play("Cat", c("R5")))
+    events = g.apply(Play("Ann", c("R2")))
+    assert "uno" not in kinds(events) and g.catchable == "Ann"
+
+
 # ---------------------------------------------------------------- two players
 
 def test_two_players_reverse_is_skip() -> None:
