@@ -130,6 +130,8 @@ class _W4:
     guilty: bool
     color: Color | None
     """The colour in play before the Wild Draw Four (what the challenge is about)."""
+    hand: tuple[Card, ...] = ()
+    """The player's hand just after the Wild Draw Four (what a challenger is shown)."""
 
 
 @dataclass(slots=True)
@@ -982,7 +984,7 @@ class Game:
                 events.append(Blocked(victim, card, tower))
                 return events + self._end_turn(p)
             if kind is Kind.WILD_DRAW_FOUR:
-                s.w4 = _W4(p, victim, guilty, prev_color)
+                s.w4 = _W4(p, victim, guilty, prev_color, tuple(s.hands[p]))
                 s.turn = victim
                 s.pending = Decision.CHALLENGE
                 return [*events, self._turn_event()]
@@ -1031,9 +1033,9 @@ class Game:
         s.w4 = None
         self.counters.challenges += 1
         against = w4.player
-        events: list[Event] = [
-            ChallengeResolved(p, against, w4.guilty, tuple(s.hands[against]))
-        ]
+        # The hand as it was when the card was played: not the cards drawn since (a catch
+        # in the UNO window) nor the penalty below (R-WD4-CHALLENGE).
+        events: list[Event] = [ChallengeResolved(p, against, w4.guilty, w4.hand)]
         if w4.guilty:
             self.stats[p].challenges_won += 1
             events += self._draw_cards(against, 4, "challenge")
@@ -1264,7 +1266,8 @@ class Game:
             "color_only": s.color_only,
             "w4": (
                 {"player": s.w4.player, "victim": s.w4.victim, "guilty": s.w4.guilty,
-                 "color": s.w4.color.value if s.w4.color else None}
+                 "color": s.w4.color.value if s.w4.color else None,
+                 "hand": [c.code for c in s.w4.hand]}
                 if s.w4 else None
             ),
             "after_keep": s.after_keep,
@@ -1311,7 +1314,10 @@ class Game:
             w4 = d["w4"]
             s.w4 = (
                 _W4(w4["player"], w4["victim"], bool(w4["guilty"]),
-                    Color(w4["color"]) if w4["color"] else None)
+                    Color(w4["color"]) if w4["color"] else None,
+                    # saved before the hand was kept: the player's hand now is the best guess
+                    tuple(parse(c) for c in w4["hand"]) if "hand" in w4
+                    else tuple(s.hands.get(w4["player"], ())))
                 if w4 else None
             )
             s.after_keep = d["after_keep"]

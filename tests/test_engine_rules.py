@@ -615,6 +615,22 @@ def test_wd4_challenged_innocent() -> None:
     ]
 
 
+def test_wd4_challenger_sees_the_hand_as_it_was_when_played() -> None:
+    """R-WD4-CHALLENGE, R-VIEWS: the challenger is shown the hand the Wild Draw Four was
+    played from: not the 4 penalty cards, nor cards drawn since (a catch in the UNO window),
+    also across a save and restore (sheet 000, Wild Draw 4; RULINGS, Turn)."""
+    g = G({"Ann": "W+4 R1", "Ben": "B7 G3", "Cat": "Y1"}, draw="G1 G2 G4 G5 Y5 Y6")
+    g.apply(Play("Ann", c("W+4"), color=Color.BLUE))
+    g.apply(Catch("Cat", "Ann"))
+    assert g.hand("Ann") == tuple(C("R1 G1 G2"))
+    g = Game.from_dict(g.to_dict())
+    events = g.apply(Challenge("Ben"))
+    assert D(events)[0] == {"event": "challenge", "by": "Ben", "against": "Ann",
+                            "guilty": True, "hand": ["R1"]}
+    assert D(events)[1]["cards"] == ["G4", "G5", "Y5", "Y6"]
+    assert len(g.hand("Ann")) == 7
+
+
 def test_wd4_legality_on_a_wild_uses_named_colour() -> None:
     """R-WD4-ANYTIME: on a wild, the colour it named is the colour in play (RULINGS, Turn)."""
     g = G({"Ann": "W+4 R1 B2", "Ben": "B1", "Cat": "Y1"}, discard="WG", color=Color.GREEN)
