@@ -312,6 +312,10 @@ class Game:
     def _open(self) -> list[Event]:
         """Turn up the first card and apply the first-card rules."""
         s = self.s
+        if all(c.kind is Kind.WILD_DRAW_FOUR for c in s.draw):
+            # R-FIRST-W4 would return and reshuffle for ever (a replay setup can do this).
+            raise ParseError("The draw pile holds only Wild Draw Fours: no card can be "
+                             "turned up to start.")
         events: list[Event] = []
         while True:
             card = s.draw.pop()

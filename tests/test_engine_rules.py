@@ -33,6 +33,7 @@ from engine import (
     Keep,
     NoMatchError,
     NotYourTurnError,
+    ParseError,
     Pass,
     Play,
     Settings,
@@ -402,6 +403,30 @@ def test_draw_allowed_with_a_playable_card_and_pass_only_after_drawing() -> None
 
 
 # ---------------------------------------------------------------- action cards
+
+def test_first_card_only_wild_draw_fours_left_is_a_setup_error() -> None:
+    """R-FIRST-W4, R-REPLAY-SETUP: when the draw pile holds nothing but Wild Draw Fours no
+    first card can ever be turned up: the setup is refused with a ParseError rather than
+    returning and reshuffling for ever (sheet 000, Wild Draw 4; engine)."""
+    import signal
+
+    def too_long(*_: object) -> None:
+        raise TimeoutError("the opening card loop did not end")
+
+    old = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(20)
+    try:
+        with pytest.raises(ParseError) as info:
+            setup({"Ann": "R1", "Ben": "B1", "Cat": "Y1"}, draw="W+4 W+4", discard=None)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert str(info.value) == ("The draw pile holds only Wild Draw Fours: no card can be "
+                               "turned up to start.")
+    # one other card is enough: it is turned up sooner or later
+    g = G({"Ann": "R1", "Ben": "B1", "Cat": "Y1"}, draw="W+4 W+4 W+4 G5", discard=None)
+    assert g.top == c("G5") and g.draw_pile.count(c("W+4")) == 3
+
 
 @pytest.mark.parametrize(("code", "n"), [("R+1", 1), ("R+2", 2)])
 def test_draw_cards(code: str, n: int) -> None:
