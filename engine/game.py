@@ -155,6 +155,18 @@ class _State:
     winners: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class PlayNeeds:
+    """The choices a play of one card needs (``Game.play_needs``)."""
+
+    color: bool
+    """A colour must be named (any wild)."""
+    towers: int
+    """How many different towers must be chosen (0, 1 or 2; fewer when fewer are free)."""
+    free: tuple[Tower, ...] = ()
+    """The towers that may be chosen (empty when ``towers`` is 0)."""
+
+
 class LegalMoves:
     """The moves ``player`` may make now: iterate it, or test a move with ``in``."""
 
@@ -579,6 +591,22 @@ class Game:
                 out.append(c)
         return out
 
+    def play_needs(self, player: str, card: Card) -> PlayNeeds:
+        """What ``player`` must choose to play ``card`` now: a colour, how many towers and
+        from which. Raises the ``EngineError`` that ``apply(Play(player, card, ...))`` would
+        raise whatever the choices (game over, not a player, not their turn or another
+        decision pending, a drawn card to play or keep, card not held, no match), so a menu
+        can check a card before asking for its choices."""
+        s = self.s
+        if s.pending is Decision.OVER:
+            raise GameOverError("The game is over.")
+        self._need_player(player)
+        if s.turn != player:
+            raise self._not_your_turn(player)
+        self._check_card(player, card)
+        need, free = self.tower_choices(player, card)
+        return PlayNeeds(color=card.is_wild, towers=need, free=tuple(free) if need else ())
+
     def tower_choices(self, player: str, card: Card) -> tuple[int, list[Tower]]:
         """How many towers ``card`` grabs by choice, and which ones ``player`` may pick."""
         if not self.edition.towers:
@@ -700,14 +728,14 @@ class Game:
             return IllegalMoveError("Name the starting colour first.")
         return IllegalMoveError("You can't do that now.")
 
-    def _check_play(self, move: Play) -> Play:
+    def _check_card(self, p: str, card: Card) -> None:
+        """What a play of ``card`` by the turn player needs, whatever the choices."""
         s = self.s
-        p = move.player
-        card = move.card
         if s.pending is Decision.DRAWN:
             if card != s.drawn:
                 raise IllegalMoveError(
-                    f"After drawing you can only play the card you drew ({s.drawn}) or keep it."
+                    "After drawing you can only play the card you drew ({code}) or keep it.",
+                    code=s.drawn,
                 )
         elif s.pending is not Decision.PLAY:
             raise self._wrong_decision()
@@ -715,6 +743,11 @@ class Game:
             raise CardNotInHandError("You don't have {code}.", code=card)
         if not self._matches(card):
             raise self._no_match(card)
+
+    def _check_play(self, move: Play) -> Play:
+        p = move.player
+        card = move.card
+        self._check_card(p, card)
         color = move.color
         if card.is_wild:
             if color is None:
