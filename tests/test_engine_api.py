@@ -5,10 +5,14 @@ Each docstring names the RULES.md rule the query answers from.
 
 from __future__ import annotations
 
+import json
 import random
 from itertools import combinations
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
 
 from engine import (
     EDITIONS,
@@ -31,6 +35,14 @@ from engine import (
     Tower,
 )
 from engine.moves import Move
+from engine.replay import (
+    Leave,
+    ReplayFormatError,
+    leave_to_json,
+    move_to_json,
+    play_replay,
+    replay_header,
+)
 
 U, N, O, BANG = Tower.U, Tower.N, Tower.O, Tower.BANG  # noqa: E741
 
@@ -170,3 +182,87 @@ def test_play_needs_agrees_with_legal_moves_over_random_games(edition: str) -> N
             assert move is not None
             g.apply(move)
     assert checked > 20
+
+
+# ---------------------------------------------------------------- replay encoder
+
+@settings_(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**48), n=st.integers(2, 6),
+       edition=st.sampled_from(sorted(EDITIONS)),
+       scoring=st.sampled_from(["standard", "alternative"]),
+       shuffle=st.booleans(), data=st.randoms(use_true_random=False))
+def test_logged_moves_replay_to_the_same_game(seed: int, n: int, edition: str, scoring: str,
+                                              shuffle: bool, data: random.Random) -> None:
+    """R-REPLAY-FORMAT, R-LEAVE, R-SAVE: a game made as the bot makes it (Game.new with ids,
+    names, settings and a seed), every applied move logged with move_to_json (leaves with
+    leave_to_json), replays from its header to exactly the same game: to_dict equal, no move
+    rejected (engine)."""
+    ids = ["123456789", "cpu1", "987654321", "cpu2", "555", "cpu3"][:n]
+    names = {p: ("CPU " + p[3:]) if p.startswith("cpu") else f"user {p}" for p in ids}
+    rules = Settings(target=100, scoring=scoring, grab2_points=50, shuffle_seats=shuffle)
+    g = Game.new(ids, edition=edition, settings=rules, seed=seed, names=names)
+    header = replay_header(g, seed)
+    g.start()
+    log: list[dict[str, object]] = []
+    for _ in range(250):
+        if g.is_over:
+            break
+        if data.random() < 0.01 and len(g.players) > 2:
+            who = data.choice(g.players)
+            g.remove_player(who)
+            log.append(leave_to_json(who))
+            continue
+        options = [m for p in g.players for m in g.legal_moves(p)]
+        move = data.choice(options)
+        g.apply(move)
+        log.append(move_to_json(move))
+    if not g.is_over and data.random() < 0.5:
+        who = g.players[0]
+        g.remove_player(who)
+        log.append(move_to_json(Leave(who)))
+    text = json.dumps({**header, "moves": log})
+    replayed, lines = play_replay(json.loads(text))
+    assert [x for x in lines if x["event"] == "rejected"] == []
+    assert replayed.to_dict() == g.to_dict()
+    assert lines[-1]["names"] == names
+
+
+def test_every_move_kind_encodes_to_what_the_parser_reads() -> None:
+    """R-REPLAY-FORMAT: move_to_json gives the documented replay objects (engine)."""
+    from engine import Accept, CallUno, Catch, Challenge, ChooseColor, Keep, Pass
+    from engine.moves import move_from_dict
+    moves: list[Move] = [
+        Play("a", c("WG"), Color.GREEN, (N,), True), Play("a", c("R1")), Draw("a"), Pass("a"),
+        CallUno("a"), Catch("a", "b"), Challenge("a"), Accept("a"), Keep("a", c("B8!"), True),
+        Keep("a", c("R1")), ChooseColor("a", Color.YELLOW),
+    ]
+    for m in moves:
+        assert move_from_dict(json.loads(json.dumps(move_to_json(m)))) == m
+    assert move_to_json(Play("a", c("WG"), Color.GREEN, (N,), True)) == {
+        "player": "a", "play": "WG", "color": "green", "towers": ["N"], "uno": True}
+    assert move_to_json(Leave("a")) == leave_to_json("a") == {"player": "a", "leave": True}
+
+
+def test_replay_leave_lines() -> None:
+    """R-LEAVE, R-REPLAY-FORMAT: a leave line removes the player; one the game refuses (the
+    player already gone) is reported as rejected; a malformed one is a format error."""
+    base = {"edition": "power-grab", "players": ["ann", "ben", "cat"], "seed": 3,
+            "names": {"ann": "Ann"}}
+    game, lines = play_replay({**base, "moves": [{"player": "ben", "leave": True},
+                                                 {"player": "ben", "leave": True}]})
+    assert game.players == ["ann", "cat"]
+    left = [x for x in lines if x["event"] == "left"]
+    assert left == [{"event": "left", "player": "ben", "cards": 7}]
+    rejected = [x for x in lines if x["event"] == "rejected"]
+    assert rejected == [{"event": "rejected", "player": "ben",
+                         "reason": "ben is not playing in this game.", "move": 1}]
+    assert lines[-1]["names"] == {"ann": "Ann", "ben": "ben", "cat": "cat"}
+    for bad, where in (({"player": "ben", "leave": False}, "moves[0]: \"leave\" must be"),
+                       ({"player": "ben", "leave": True, "draw": True},
+                        "moves[0]: a leave has no other key, not 'draw'"),
+                       ({"player": "zed", "leave": True}, "moves[0].player: 'zed' is not")):
+        with pytest.raises(ReplayFormatError) as info:
+            play_replay({**base, "moves": [bad]})
+        assert str(info.value).startswith(where), info.value
+    with pytest.raises(ReplayFormatError, match="names: 'zed' is not one of the players"):
+        play_replay({**base, "names": {"zed": "Zed"}, "moves": []})
