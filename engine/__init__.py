@@ -19,7 +19,7 @@ from engine.errors import (
     UnoCallError,
 )
 from engine.events import Event
-from engine.game import Decision, Game, LegalMoves, PlayerStats
+from engine.game import Decision, Game, LegalMoves, PlayerStats, PlayNeeds
 from engine.moves import (
     Accept,
     CallUno,
@@ -70,6 +70,7 @@ __all__ = [
     "ParseError",
     "Pass",
     "Play",
+    "PlayNeeds",
     "PlayerStats",
     "RandomPlayer",
     "Settings",

@@ -130,6 +130,8 @@ class _W4:
     guilty: bool
     color: Color | None
     """The colour in play before the Wild Draw Four (what the challenge is about)."""
+    hand: tuple[Card, ...] = ()
+    """The player's hand just after the Wild Draw Four (what a challenger is shown)."""
 
 
 @dataclass(slots=True)
@@ -151,6 +153,18 @@ class _State:
     called: set[str] = field(default_factory=set)
     catchable: str | None = None
     winners: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayNeeds:
+    """The choices a play of one card needs (``Game.play_needs``)."""
+
+    color: bool
+    """A colour must be named (any wild)."""
+    towers: int
+    """How many different towers must be chosen (0, 1 or 2; fewer when fewer are free)."""
+    free: tuple[Tower, ...] = ()
+    """The towers that may be chosen (empty when ``towers`` is 0)."""
 
 
 class LegalMoves:
@@ -310,6 +324,10 @@ class Game:
     def _open(self) -> list[Event]:
         """Turn up the first card and apply the first-card rules."""
         s = self.s
+        if all(c.kind is Kind.WILD_DRAW_FOUR for c in s.draw):
+            # R-FIRST-W4 would return and reshuffle for ever (a replay setup can do this).
+            raise ParseError("The draw pile holds only Wild Draw Fours: no card can be "
+                             "turned up to start.")
         events: list[Event] = []
         while True:
             card = s.draw.pop()
@@ -573,6 +591,22 @@ class Game:
                 out.append(c)
         return out
 
+    def play_needs(self, player: str, card: Card) -> PlayNeeds:
+        """What ``player`` must choose to play ``card`` now: a colour, how many towers and
+        from which. Raises the ``EngineError`` that ``apply(Play(player, card, ...))`` would
+        raise whatever the choices (game over, not a player, not their turn or another
+        decision pending, a drawn card to play or keep, card not held, no match), so a menu
+        can check a card before asking for its choices."""
+        s = self.s
+        if s.pending is Decision.OVER:
+            raise GameOverError("The game is over.")
+        self._need_player(player)
+        if s.turn != player:
+            raise self._not_your_turn(player)
+        self._check_card(player, card)
+        need, free = self.tower_choices(player, card)
+        return PlayNeeds(color=card.is_wild, towers=need, free=tuple(free) if need else ())
+
     def tower_choices(self, player: str, card: Card) -> tuple[int, list[Tower]]:
         """How many towers ``card`` grabs by choice, and which ones ``player`` may pick."""
         if not self.edition.towers:
@@ -694,14 +728,14 @@ class Game:
             return IllegalMoveError("Name the starting colour first.")
         return IllegalMoveError("You can't do that now.")
 
-    def _check_play(self, move: Play) -> Play:
+    def _check_card(self, p: str, card: Card) -> None:
+        """What a play of ``card`` by the turn player needs, whatever the choices."""
         s = self.s
-        p = move.player
-        card = move.card
         if s.pending is Decision.DRAWN:
             if card != s.drawn:
                 raise IllegalMoveError(
-                    f"After drawing you can only play the card you drew ({s.drawn}) or keep it."
+                    "After drawing you can only play the card you drew ({code}) or keep it.",
+                    code=s.drawn,
                 )
         elif s.pending is not Decision.PLAY:
             raise self._wrong_decision()
@@ -709,6 +743,11 @@ class Game:
             raise CardNotInHandError("You don't have {code}.", code=card)
         if not self._matches(card):
             raise self._no_match(card)
+
+    def _check_play(self, move: Play) -> Play:
+        p = move.player
+        card = move.card
+        self._check_card(p, card)
         color = move.color
         if card.is_wild:
             if color is None:
@@ -733,12 +772,13 @@ class Game:
         return replace(move, color=color, towers=towers)
 
     def _may_call(self, p: str) -> bool:
+        # R-UNO-CALL: one card at any time; two cards on your turn, which includes a
+        # decision of yours still pending (a card to keep, accept or challenge, a colour).
         s = self.s
         if p in s.called:
             return False
         n = len(s.hands[p])
-        return n == 1 or (n == 2 and s.turn == p
-                          and (s.pending is Decision.PLAY or s.pending is Decision.DRAWN))
+        return n == 1 or (n == 2 and s.turn == p)
 
     def _check_call(self, p: str) -> CallUno:
         if p in self.s.called:
@@ -892,6 +932,11 @@ class Game:
 
     def _end_turn(self, p: str) -> list[Event]:
         s = self.s
+        # R-UNO-CALL: a call covers the turn it is made in; a caller whose turn ends with
+        # two or more cards (a drawn card kept, nothing to draw) must call again later.
+        ending = s.turn
+        if ending in s.called and len(s.hands[ending]) >= 2:
+            s.called.discard(ending)
         s.turn = self._next(p)
         s.pending = Decision.PLAY
         s.color_only = False
@@ -976,7 +1021,7 @@ class Game:
                 events.append(Blocked(victim, card, tower))
                 return events + self._end_turn(p)
             if kind is Kind.WILD_DRAW_FOUR:
-                s.w4 = _W4(p, victim, guilty, prev_color)
+                s.w4 = _W4(p, victim, guilty, prev_color, tuple(s.hands[p]))
                 s.turn = victim
                 s.pending = Decision.CHALLENGE
                 return [*events, self._turn_event()]
@@ -1025,9 +1070,9 @@ class Game:
         s.w4 = None
         self.counters.challenges += 1
         against = w4.player
-        events: list[Event] = [
-            ChallengeResolved(p, against, w4.guilty, tuple(s.hands[against]))
-        ]
+        # The hand as it was when the card was played: not the cards drawn since (a catch
+        # in the UNO window) nor the penalty below (R-WD4-CHALLENGE).
+        events: list[Event] = [ChallengeResolved(p, against, w4.guilty, w4.hand)]
         if w4.guilty:
             self.stats[p].challenges_won += 1
             events += self._draw_cards(against, 4, "challenge")
@@ -1050,11 +1095,11 @@ class Game:
         s.discard.extend(others)
         s.discard.append(top)
         events = self._instant_uno(p, move.card, len(others))
-        if move.uno:
+        if move.uno and p not in s.called:
             s.called.add(p)
             events.append(UnoCalled(p))
-        else:
-            s.called.discard(p)
+        elif p not in s.called:
+            # A call made before the keep (holding two cards) covers it (R-UNO-CALL).
             s.catchable = p
         nxt = s.after_keep
         assert nxt is not None
@@ -1258,7 +1303,8 @@ class Game:
             "color_only": s.color_only,
             "w4": (
                 {"player": s.w4.player, "victim": s.w4.victim, "guilty": s.w4.guilty,
-                 "color": s.w4.color.value if s.w4.color else None}
+                 "color": s.w4.color.value if s.w4.color else None,
+                 "hand": [c.code for c in s.w4.hand]}
                 if s.w4 else None
             ),
             "after_keep": s.after_keep,
@@ -1305,7 +1351,10 @@ class Game:
             w4 = d["w4"]
             s.w4 = (
                 _W4(w4["player"], w4["victim"], bool(w4["guilty"]),
-                    Color(w4["color"]) if w4["color"] else None)
+                    Color(w4["color"]) if w4["color"] else None,
+                    # saved before the hand was kept: the player's hand now is the best guess
+                    tuple(parse(c) for c in w4["hand"]) if "hand" in w4
+                    else tuple(s.hands.get(w4["player"], ())))
                 if w4 else None
             )
             s.after_keep = d["after_keep"]

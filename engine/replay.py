@@ -11,22 +11,56 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import Card, Color, Tower
 from engine.errors import EngineError, ParseError
 from engine.game import Decision, Game
-from engine.moves import Catch, move_from_dict
+from engine.moves import Catch, Move, move_from_dict, move_to_dict
 from engine.settings import Settings
 
-TOP_KEYS = {"edition", "players", "rules", "seed", "setup", "moves"}
+TOP_KEYS = {"edition", "players", "names", "rules", "seed", "setup", "moves"}
 SETUP_KEYS = {"hands", "draw", "discard", "color", "towers", "turn", "direction", "dealer",
               "scores"}
 
 
 class ReplayFormatError(Exception):
     """The scenario file is malformed; the message says what and where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """A replay line ``{"player": p, "leave": true}``: ``p`` leaves (``Game.remove_player``).
+    Not a move of the rules (anyone may leave at any time), so it is not a ``Move``."""
+
+    player: str
+
+
+def move_to_json(move: Move | Leave) -> dict[str, Any]:
+    """The replay-file object for ``move``, exactly as the replay tool reads it back:
+    log every move a game applies, then write ``{"edition", "players", "names", "rules",
+    "seed", "moves"}`` to replay the game from ``Game.new(...).start()``."""
+    if isinstance(move, Leave):
+        return leave_to_json(move.player)
+    return move_to_dict(move)
+
+
+def leave_to_json(player: str) -> dict[str, Any]:
+    """The replay-file object for ``player`` leaving the game (``Game.remove_player``)."""
+    return {"player": player, "leave": True}
+
+
+def _leave_from_json(raw: dict[str, Any], where: str) -> Leave:
+    others = sorted(set(raw) - {"player", "leave"})
+    if others:
+        raise ReplayFormatError(f"{where}: a leave has no other key, not {others[0]!r}")
+    if raw["leave"] is not True:
+        raise ReplayFormatError(f"{where}: \"leave\" must be true")
+    if not isinstance(raw.get("player"), str):
+        raise ReplayFormatError(f"{where}: A move needs a \"player\" name.")
+    return Leave(raw["player"])
 
 
 def _cards(value: Any, where: str) -> list[Card]:
@@ -69,6 +103,13 @@ def build_game(data: Any) -> tuple[Game, list[dict[str, Any]]]:
         raise ReplayFormatError("players: expected a list of distinct names")
     if not isinstance(data["moves"], list):
         raise ReplayFormatError("moves: expected a list")
+    names = data.get("names")
+    if names is not None:
+        if not isinstance(names, dict) or not all(
+                isinstance(v, str) and v for v in names.values()):
+            raise ReplayFormatError("names: expected an object of player: display name")
+        for p in names:
+            _name(p, players, "names")
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ReplayFormatError("seed: expected a whole number")
@@ -82,10 +123,12 @@ def build_game(data: Any) -> tuple[Game, list[dict[str, Any]]]:
     setup = data.get("setup")
     try:
         if setup is None:
-            game = Game.new(players, edition=edition, settings=settings, seed=seed)
+            game = Game.new(players, edition=edition, settings=settings, seed=seed,
+                            names=names)
             events = game.start()
         else:
             game, events = _from_setup(setup, players, edition, settings, seed)
+            game.names.update(names or {})
     except EngineError as exc:
         raise ReplayFormatError(f"setup: {exc}") from None
     return game, [e.to_dict() for e in events]
@@ -171,33 +214,69 @@ def state_of(game: Game) -> dict[str, Any]:
     }
 
 
-def replay(data: Any) -> Iterator[dict[str, Any]]:
-    """Play a scenario: yields every event as a dict, then the state.
+def play_replay(data: Any) -> tuple[Game, list[dict[str, Any]]]:
+    """Play a scenario: the game as it ends, and every line ``replay`` prints.
 
-    Raises ReplayFormatError (before yielding anything for the moves) when malformed.
+    Raises ReplayFormatError when malformed.
     """
-    game, setup_events = build_game(data)
+    game, lines = build_game(data)
     players = list(data["players"])
-    moves = []
+    moves: list[Move | Leave] = []
     for i, raw in enumerate(data["moves"]):
-        try:
-            move = move_from_dict(raw)
-        except ParseError as exc:
-            raise ReplayFormatError(f"moves[{i}]: {exc}") from None
+        move: Move | Leave
+        if isinstance(raw, dict) and "leave" in raw:
+            move = _leave_from_json(raw, f"moves[{i}]")
+        else:
+            try:
+                move = move_from_dict(raw)
+            except ParseError as exc:
+                raise ReplayFormatError(f"moves[{i}]: {exc}") from None
         _name(move.player, players, f"moves[{i}].player")
         if isinstance(move, Catch):
             _name(move.target, players, f"moves[{i}].catch")
         moves.append(move)
-    yield from setup_events
     for i, move in enumerate(moves):
         try:
-            events = game.apply(move)
+            if isinstance(move, Leave):
+                events = game.remove_player(move.player)
+            else:
+                events = game.apply(move)
         except EngineError as exc:
-            yield {"event": "rejected", "player": move.player, "reason": str(exc), "move": i}
+            lines.append({"event": "rejected", "player": move.player, "reason": str(exc),
+                          "move": i})
             continue
-        for e in events:
-            yield e.to_dict()
-    yield state_of(game)
+        lines += [e.to_dict() for e in events]
+    state = state_of(game)
+    if data.get("names") is not None:
+        state["names"] = {p: game.name(p) for p in players}
+    lines.append(state)
+    return game, lines
+
+
+def replay(data: Any) -> Iterator[dict[str, Any]]:
+    """Play a scenario: yields every event as a dict, then the state.
+
+    Raises ReplayFormatError (before yielding anything) when malformed.
+    """
+    _, lines = play_replay(data)
+    yield from lines
+
+
+def replay_header(game: Game, seed: int, names: Mapping[str, str] | None = None
+                  ) -> dict[str, Any]:
+    """The top of a replay file for a game made with ``Game.new(game.players,
+    edition, settings, seed, names)`` (before ``start()``, which may shuffle the seats):
+    add ``"moves"`` (``move_to_json`` of every move applied) to complete it."""
+    header: dict[str, Any] = {
+        "edition": game.edition.name,
+        "players": list(game.players),
+        "rules": game.settings.to_dict(),
+        "seed": seed,
+    }
+    shown = dict(names if names is not None else game.names)
+    if any(shown.get(p, p) != p for p in game.players):
+        header["names"] = {p: shown.get(p, p) for p in game.players}
+    return header
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.editions import EDITIONS
 from engine.game import Game
+from engine.moves import Challenge, Move
 from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
 from engine.settings import Settings
 
@@ -29,15 +30,19 @@ MAX_MOVES = 200_000
 
 
 def run_game(game: Game, strategies: dict[str, Strategy],
-             on_move: Callable[[Game], None] | None = None) -> None:
+             on_move: Callable[[Game], None] | None = None,
+             on_apply: Callable[[Move], None] | None = None) -> None:
     """Play ``game`` (already started) to its end with the given computer players.
 
-    Before every decision each seat may react (call UNO, catch someone)."""
+    Before every decision each seat may react (call UNO, catch someone). ``on_move`` sees
+    the game after every move, ``on_apply`` every move before it is made."""
     moves = 0
     while not game.is_over:
         for p in list(game.players):
             reaction = strategies[p].react(game, p)
             if reaction is not None and reaction in game.legal_moves(p):
+                if on_apply:
+                    on_apply(reaction)
                 game.apply(reaction)
                 if on_move:
                     on_move(game)
@@ -47,6 +52,8 @@ def run_game(game: Game, strategies: dict[str, Strategy],
         move = strategies[p].choose(game, p)
         if move is None:
             raise RuntimeError(f"{strategies[p].name} player {p} returned no move")
+        if on_apply:
+            on_apply(move)
         game.apply(move)
         if on_move:
             on_move(game)
@@ -65,11 +72,14 @@ class Summary:
     blocks: int = 0
     instant_unos: int = 0
     challenges: int = 0
+    challenges_won: int = 0
     catches: int = 0
     seats: int = 0
     wins_by_seat: dict[int, float] = field(default_factory=dict)
     wins_by_strategy: dict[str, float] = field(default_factory=dict)
     seats_by_strategy: Counter[str] = field(default_factory=Counter)
+    challenges_by_strategy: Counter[str] = field(default_factory=Counter)
+    challenges_won_by_strategy: Counter[str] = field(default_factory=Counter)
 
     def to_dict(self) -> dict[str, Any]:
         g = max(self.games, 1)
@@ -84,6 +94,8 @@ class Summary:
             "blocks": self.blocks,
             "instant_unos": self.instant_unos,
             "challenges": self.challenges,
+            "challenges_won": self.challenges_won,
+            "challenge_success": round(self.challenges_won / max(self.challenges, 1), 3),
             "catches": self.catches,
             "win_rate_by_seat": {
                 str(seat): round(self.wins_by_seat.get(seat, 0.0) / g, 3)
@@ -92,6 +104,11 @@ class Summary:
             "win_rate_by_strategy": {
                 name: round(self.wins_by_strategy.get(name, 0.0) / max(seats, 1), 3)
                 for name, seats in sorted(self.seats_by_strategy.items())
+            },
+            "challenges_by_strategy": {
+                name: [self.challenges_won_by_strategy[name],
+                       self.challenges_by_strategy[name]]
+                for name in sorted(self.seats_by_strategy)
             },
         }
 
@@ -105,8 +122,14 @@ def simulate(games: int, players: int, edition: str, seed: int,
         kinds = {p: strategies[i % len(strategies)] for i, p in enumerate(names)}
         bots = {p: STRATEGIES[kinds[p]](seed * 7919 + g * 31 + i)
                 for i, p in enumerate(names)}
+        challenges_made: Counter[str] = Counter()
+
+        def count(move: Move, made: Counter[str] = challenges_made) -> None:
+            if isinstance(move, Challenge):
+                made[move.player] += 1
+
         game.start()
-        run_game(game, bots)
+        run_game(game, bots, on_apply=count)
         summary.games += 1
         c = game.counters
         summary.rounds += c.rounds
@@ -119,6 +142,11 @@ def simulate(games: int, players: int, edition: str, seed: int,
         summary.catches += c.catches
         for p in names:
             summary.seats_by_strategy[kinds[p]] += 1
+            won = game.stats[p].challenges_won
+            summary.challenges_won += won
+            summary.challenges_won_by_strategy[kinds[p]] += won
+        for p, n in challenges_made.items():
+            summary.challenges_by_strategy[kinds[p]] += n
         share = 1 / len(game.winners)
         for w in game.winners:
             seat = names.index(w)
@@ -167,12 +195,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{data['games']} games of {edition.title}, {args.players} players, "
           f"seed {args.seed}, strategies {','.join(strategies)}")
     for key in ("rounds", "rounds_per_game", "turns", "turns_per_round", "moves", "grabs",
-                "blocks", "instant_unos", "challenges", "catches"):
-        print(f"  {key:<16} {data[key]}")
+                "blocks", "instant_unos", "challenges", "challenges_won", "challenge_success",
+                "catches"):
+        print(f"  {key:<18} {data[key]}")
     print("  win rate by seat:     " + ", ".join(
         f"{k}: {v:.1%}" for k, v in data["win_rate_by_seat"].items()))
     print("  win rate by strategy: " + ", ".join(
         f"{k}: {v:.1%}" for k, v in data["win_rate_by_strategy"].items()))
+    print("  challenges won/made by strategy: " + ", ".join(
+        f"{k}: {w}/{n}" for k, (w, n) in data["challenges_by_strategy"].items()))
     return 0
 
 

@@ -33,6 +33,7 @@ from engine import (
     Keep,
     NoMatchError,
     NotYourTurnError,
+    ParseError,
     Pass,
     Play,
     Settings,
@@ -403,6 +404,30 @@ def test_draw_allowed_with_a_playable_card_and_pass_only_after_drawing() -> None
 
 # ---------------------------------------------------------------- action cards
 
+def test_first_card_only_wild_draw_fours_left_is_a_setup_error() -> None:
+    """R-FIRST-W4, R-REPLAY-SETUP: when the draw pile holds nothing but Wild Draw Fours no
+    first card can ever be turned up: the setup is refused with a ParseError rather than
+    returning and reshuffling for ever (sheet 000, Wild Draw 4; engine)."""
+    import signal
+
+    def too_long(*_: object) -> None:
+        raise TimeoutError("the opening card loop did not end")
+
+    old = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(20)
+    try:
+        with pytest.raises(ParseError) as info:
+            setup({"Ann": "R1", "Ben": "B1", "Cat": "Y1"}, draw="W+4 W+4", discard=None)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert str(info.value) == ("The draw pile holds only Wild Draw Fours: no card can be "
+                               "turned up to start.")
+    # one other card is enough: it is turned up sooner or later
+    g = G({"Ann": "R1", "Ben": "B1", "Cat": "Y1"}, draw="W+4 W+4 W+4 G5", discard=None)
+    assert g.top == c("G5") and g.draw_pile.count(c("W+4")) == 3
+
+
 @pytest.mark.parametrize(("code", "n"), [("R+1", 1), ("R+2", 2)])
 def test_draw_cards(code: str, n: int) -> None:
     """R-DRAW-ONE, R-DRAW-TWO: the next player draws 1 / 2 and loses the turn
@@ -613,6 +638,22 @@ def test_wd4_challenged_innocent() -> None:
         {"event": "skipped", "player": "Ben"},
         {"event": "turn", "player": "Cat", "decision": "play"},
     ]
+
+
+def test_wd4_challenger_sees_the_hand_as_it_was_when_played() -> None:
+    """R-WD4-CHALLENGE, R-VIEWS: the challenger is shown the hand the Wild Draw Four was
+    played from: not the 4 penalty cards, nor cards drawn since (a catch in the UNO window),
+    also across a save and restore (sheet 000, Wild Draw 4; RULINGS, Turn)."""
+    g = G({"Ann": "W+4 R1", "Ben": "B7 G3", "Cat": "Y1"}, draw="G1 G2 G4 G5 Y5 Y6")
+    g.apply(Play("Ann", c("W+4"), color=Color.BLUE))
+    g.apply(Catch("Cat", "Ann"))
+    assert g.hand("Ann") == tuple(C("R1 G1 G2"))
+    g = Game.from_dict(g.to_dict())
+    events = g.apply(Challenge("Ben"))
+    assert D(events)[0] == {"event": "challenge", "by": "Ben", "against": "Ann",
+                            "guilty": True, "hand": ["R1"]}
+    assert D(events)[1]["cards"] == ["G4", "G5", "Y5", "Y6"]
+    assert len(g.hand("Ann")) == 7
 
 
 def test_wd4_legality_on_a_wild_uses_named_colour() -> None:
@@ -893,6 +934,96 @@ def test_drawing_loses_the_call() -> None:
     g.apply(Play("Ann", c("R1"), uno=True))
     g.apply(Draw("Ben"))
     assert not g.has_called("Ben")
+
+
+def test_call_before_the_keep_covers_it() -> None:
+    """R-UNO-CALL, R-INSTANT-UNO-CALL: an instant UNO leaving two cards is the player's turn
+    and they hold two cards, so they may call before choosing; the call covers the keep
+    (RULINGS, UNO call and catch; Deal and round: a pending decision is the turn)."""
+    g = G({"Ann": "R4! R1 B2", "Ben": "B7 B8", "Cat": "Y1 Y2"},
+          towers={U: "Ann", N: "Ann", O: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    assert g.pending is Decision.KEEP and len(g.hand("Ann")) == 2
+    assert CallUno("Ann") in g.legal_moves("Ann")
+    assert kinds(g.apply(CallUno("Ann"))) == ["uno"]
+    events = g.apply(Keep("Ann", c("B2")))
+    assert "uno" not in kinds(events)
+    assert g.has_called("Ann") and g.catchable is None
+    assert refused(g, Catch("Cat", "Ann"), UnoCallError) == "Ann already called UNO."
+    # with more than two cards to choose from, a call before the keep is refused
+    g = _three_towers(towers={N: "Ann"})
+    g.apply(Play("Ann", c("R4!")))
+    refused(g, CallUno("Ann"), UnoCallError)
+
+
+def test_call_before_the_challenge_covers_the_turn() -> None:
+    """R-UNO-CALL, R-WD4-CHALLENGE: the victim of a Wild Draw Four holding two cards owns the
+    decision, so may call; a guilty challenge leaves the turn to them and the call covers the
+    play down to one card (RULINGS, UNO call and catch; Deal and round)."""
+    g = G({"Ann": "W+4 R1 B2", "Ben": "B7 G3", "Cat": "Y1"}, draw="G1 G2 G4 G5 Y5 Y6")
+    g.apply(Play("Ann", c("W+4"), color=Color.BLUE))
+    assert CallUno("Ben") in g.legal_moves("Ben")
+    g.apply(CallUno("Ben"))
+    g.apply(Challenge("Ben"))
+    assert g.turn == "Ben" and g.has_called("Ben")
+    events = g.apply(Play("Ben", c("B7")))
+    assert "uno" not in kinds(events) and g.catchable is None
+    refused(g, Catch("Cat", "Ben"), UnoCallError)
+
+
+def test_call_then_accept_or_lose_the_challenge_lapses() -> None:
+    """R-UNO-CALL: a victim who called and then accepts (4 cards) or loses the challenge
+    (6 cards) no longer holds one or two cards: the call is gone (RULINGS, UNO call and
+    catch)."""
+    for answer, held in ((Accept, 6), (Challenge, 8)):
+        g = G({"Ann": "W+4 B2", "Ben": "B7 G3", "Cat": "Y1"},
+              draw="G1 G2 G4 G5 Y5 Y6 Y7")
+        g.apply(Play("Ann", c("W+4"), color=Color.GREEN, uno=True))
+        g.apply(CallUno("Ben"))
+        g.apply(answer("Ben"))
+        assert len(g.hand("Ben")) == held and not g.has_called("Ben")
+        assert not g.public_view()["players"][1]["uno"]
+
+
+def test_call_lapses_when_the_drawn_card_is_kept() -> None:
+    """R-UNO-CALL: a call covers the turn it is made in; called after drawing a playable
+    card, then keeping it, the player ends the turn with two cards and must call again when
+    they next play down to one (RULINGS, UNO call and catch)."""
+    g = G({"Ann": "B2", "Ben": "B7 B8", "Cat": "Y1 Y2"}, draw="R9 R8 G1 G2")
+    g.apply(Draw("Ann"))
+    assert g.pending is Decision.DRAWN and len(g.hand("Ann")) == 2
+    g.apply(CallUno("Ann"))
+    assert g.has_called("Ann")
+    g.apply(Pass("Ann"))
+    assert not g.has_called("Ann")
+    assert not g.public_view()["players"][0]["uno"]
+    g.apply(Draw("Ben"))  # R8 matches the R7 still on top: Ben keeps it
+    g.apply(Pass("Ben"))
+    g.apply(Draw("Cat"))  # G1 does not match: the turn ends
+    assert g.turn == "Ann"
+    g.apply(Play("Ann", c("R9")))
+    assert g.catchable == "Ann"
+
+
+def test_call_lapses_when_there_is_nothing_to_draw() -> None:
+    """R-UNO-CALL, R-NOTHING-TO-DRAW: called with two cards, then drawing nothing, the turn
+    ends with two cards held: the call lapses (RULINGS, UNO call and catch)."""
+    g = G({"Ann": "B2 B3", "Ben": "B7", "Cat": "Y1"}, draw="", discard="R7")
+    g.apply(CallUno("Ann"))
+    g.apply(Draw("Ann"))
+    assert g.turn == "Ben" and not g.has_called("Ann")
+
+
+def test_call_ignored_with_a_play_leaving_two_cards_does_not_cover_later() -> None:
+    """R-UNO-CALL: a call with a play leaving more than one card is ignored, so the next play
+    down to one card still needs its own call (RULINGS, UNO call and catch)."""
+    g = G({"Ann": "R1 R2 B2", "Ben": "R3 R4", "Cat": "R5 R6"}, draw="G1 G2 G3")
+    g.apply(Play("Ann", c("R1"), uno=True))
+    assert not g.has_called("Ann")
+    g.apply(Play("Ben", c("R3")))
+    g.apply(Play("Cat", c("R5")))
+    events = g.apply(Play("Ann", c("R2")))
+    assert "uno" not in kinds(events) and g.catchable == "Ann"
 
 
 # ---------------------------------------------------------------- two players

@@ -178,6 +178,25 @@ def test_cli_malformed_exits_2_with_one_line(text: str, where: str, tmp_path: Pa
     assert err.startswith(f"{f}: ") and where in err, err
 
 
+@pytest.mark.parametrize("draw", [["W+4"], ["W+4", "W+4", "W+4", "W+4"]])
+def test_cli_setup_with_only_wild_draw_fours_to_turn_up_exits_2(draw: list[str],
+                                                                tmp_path: Path) -> None:
+    """R-FIRST-W4, R-REPLAY-FORMAT: a setup whose draw pile holds only Wild Draw Fours (each
+    goes back and is reshuffled) can never open: exit 2 with one line, not an endless
+    loop."""
+    f = tmp_path / "w4.json"
+    f.write_text(json.dumps({"edition": "power-grab", "players": ["ann", "ben"],
+                             "setup": {"hands": {"ann": ["R1"], "ben": ["B1"]},
+                                       "draw": draw},
+                             "moves": []}))
+    res = subprocess.run([sys.executable, "-m", "engine.replay", str(f)], capture_output=True,
+                         text=True, cwd=ROOT, timeout=60)
+    assert res.returncode == 2 and res.stdout == ""
+    err = res.stderr.strip()
+    assert err == f"{f}: setup: The draw pile holds only Wild Draw Fours: no card can be " \
+                  "turned up to start.", err
+
+
 def test_cli_usage_and_missing_file(tmp_path: Path) -> None:
     """R-REPLAY-FORMAT: no argument or an unreadable file: exit 2 with one line."""
     assert main([]) == 2
