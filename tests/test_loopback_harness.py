@@ -588,3 +588,19 @@ async def test_injected_callback_failure_fails_the_action(loopback: LoopbackTest
     await asyncio.sleep(0.2)
     take_tracebacks_with(loopback, "50035")
     assert (await alice.slash("demo ping")).text == "pong"
+
+
+async def test_delayed_callback_is_a_late_ack(loopback: LoopbackTest) -> None:
+    d = loopback.discord
+    alice = loopback.member("alice")
+    deadline, d.ack_deadline = d.ack_deadline, 0.3  # Discord's 3 s, shortened to be quick
+    try:
+        d.delay_next("POST", "/interactions/{iid}/{token}/callback", 0.5)
+        with pytest.raises(InteractionFailed, match="10062"):
+            await alice.slash("demo ping")
+    finally:
+        d.ack_deadline = deadline
+    assert d.take_problems("late_ack", code=10062)
+    await asyncio.sleep(0.2)
+    take_tracebacks_with(loopback, "10062")
+    assert (await alice.slash("demo ping")).text == "pong"
