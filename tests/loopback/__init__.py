@@ -5,8 +5,8 @@ See ``server.LoopbackDiscord`` and ``fixtures`` for the pytest plugin.
 
 from .bot_process import BotProcess
 from .fixtures import LoopbackTest
-from .models import Channel, Guild, Message, Problem
-from .server import LoopbackDiscord
+from .models import Channel, Guild, Message, Overwrite, Problem, Refusal, Role
+from .server import Fault, LoopbackDiscord
 from .users import (
     InteractionFailed,
     InteractionResult,
@@ -16,6 +16,7 @@ from .users import (
 __all__ = [
     "BotProcess",
     "Channel",
+    "Fault",
     "Guild",
     "InteractionFailed",
     "InteractionResult",
@@ -23,5 +24,8 @@ __all__ = [
     "LoopbackTest",
     "Member",
     "Message",
+    "Overwrite",
     "Problem",
+    "Refusal",
+    "Role",
 ]

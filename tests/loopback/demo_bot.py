@@ -170,6 +170,19 @@ class Demo(app_commands.Group):
         assert isinstance(channel, discord.abc.Messageable)
         await channel.send("and another", file=discord.File(io.BytesIO(b"x"), filename="x.txt"))
 
+    @app_commands.command(description="Report permissions as the bot sees them")
+    async def perms(self, interaction: discord.Interaction[Any]) -> None:
+        channel = interaction.channel
+        guild = interaction.guild
+        cached = None
+        if isinstance(channel, discord.abc.GuildChannel) and guild is not None:
+            cached = channel.permissions_for(guild.me).send_messages
+        await interaction.response.send_message(
+            f"app send={interaction.app_permissions.send_messages} "
+            f"member send={interaction.permissions.send_messages} cached send={cached}",
+            ephemeral=True,
+        )
+
     @app_commands.command(description="Posts to the channel")
     async def announce(self, interaction: discord.Interaction[Any], times: int = 1) -> None:
         await interaction.response.send_message("announcing", ephemeral=True)

@@ -94,10 +94,14 @@ async def loopback(
     """A fresh channel in the shared guild; fails the test at teardown if the bot sent
     anything Discord would reject (bad bodies, unknown routes, late or double acks...)
     or logged a traceback, unless the test took them (``discord.take_problems``,
-    ``bot.take_tracebacks``)."""
+    ``bot.take_tracebacks``). ``discord.refused`` starts empty for each test, and injected
+    faults do not outlive the test."""
     t = LoopbackTest(loopback_discord, loopback_bot, loopback_discord.guilds[0].new_channel())
     t.check()  # anything left over belongs to start-up or an earlier test: report it here
+    loopback_discord.refused.clear()
+    loopback_discord.clear_faults()
     yield t
+    loopback_discord.clear_faults()
     if not loopback_bot.running:
         await loopback_bot.start()
     t.check()

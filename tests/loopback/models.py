@@ -9,13 +9,16 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import discord
 
 if TYPE_CHECKING:
     from .server import LoopbackDiscord
     from .users import Member
+
+    # what a channel overwrite can name: a member, a role, the guild (@everyone), "bot"
+    OverwriteTarget: TypeAlias = "Member | Identity | Role | Guild | str"
 
 DISCORD_EPOCH_MS = 1420070400000
 _counter = itertools.count()
@@ -47,6 +50,11 @@ EVERYONE_PERMISSIONS = discord.Permissions(
     create_instant_invite=True,
 )
 BOT_PERMISSIONS = discord.Permissions.all() & ~discord.Permissions(administrator=True)
+# app_permissions Discord sends for an interaction in a DM with the bot user
+DM_APP_PERMISSIONS = discord.Permissions(
+    attach_files=True, embed_links=True, mention_everyone=True, external_emojis=True
+)
+OVERWRITE_ROLE, OVERWRITE_MEMBER = 0, 1
 
 
 def snowflake() -> int:
@@ -78,6 +86,55 @@ class Problem:
         where = f" [{self.method} {self.path}]" if self.method else ""
         code = f" (code {self.code})" if self.code else ""
         return f"{self.kind}{code}{where}: {self.message}"
+
+
+@dataclass
+class Refusal:
+    """A call Discord answered with an error that is the bot's honest failure, not a bug in
+    what it sent (missing permissions, a deleted channel, an injected fault)."""
+
+    status: int
+    code: int
+    message: str
+    method: str = ""
+    path: str = ""
+    reason: str = ""  # "missing_access", "missing_permissions", "unknown_channel", "injected"
+    detail: str = ""  # e.g. the missing permission names
+
+    def __str__(self) -> str:
+        extra = f" ({self.detail})" if self.detail else ""
+        return (
+            f"{self.status} code {self.code} {self.message!r} [{self.method} {self.path}] "
+            f"{self.reason}{extra}"
+        )
+
+
+@dataclass
+class Overwrite:
+    """A channel permission overwrite (type 0: role, 1: member)."""
+
+    id: int
+    type: int
+    allow: int = 0
+    deny: int = 0
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "type": self.type,
+            "allow": str(self.allow),
+            "deny": str(self.deny),
+        }
+
+
+def permission_bits(names: tuple[str, ...] | list[str], what: str) -> int:
+    """The bit set of discord.Permissions flag names (``send_messages``, ``view_channel``)."""
+    value = 0
+    for name in names:
+        if name not in discord.Permissions.VALID_FLAGS:
+            raise AssertionError(f"{what}: no permission named {name!r}")
+        value |= discord.Permissions.VALID_FLAGS[name]
+    return value
 
 
 @dataclass
@@ -328,6 +385,8 @@ class Channel:
         self.all_messages: list[Message] = []
         self._writes: deque[float] = deque()
         self.max_writes_per_5s = 0
+        self.overwrites: dict[int, Overwrite] = {}
+        self.deleted = False
 
     @property
     def messages(self) -> list[Message]:
@@ -351,7 +410,7 @@ class Channel:
             data.update(
                 guild_id=str(self.guild.id),
                 position=self.guild.channels.index(self) if self in self.guild.channels else 0,
-                permission_overwrites=[],
+                permission_overwrites=[o.payload() for o in self.overwrites.values()],
                 topic=None,
                 nsfw=False,
                 rate_limit_per_user=0,
@@ -366,6 +425,98 @@ class Channel:
         """The guild member ``name`` acting in this channel."""
         assert self.guild is not None, "DM channels have no members"
         return self.guild.member(name, **permissions).at(self)
+
+    # -- permission overwrites -------------------------------------------------------
+    def _guild(self) -> Guild:
+        assert self.guild is not None, f"{self!r} is a DM channel: it has no overwrites"
+        assert not self.deleted, f"{self!r} was deleted"
+        return self.guild
+
+    def _overwrite_key(self, target: OverwriteTarget) -> tuple[int, int]:
+        """(id, type) of an overwrite target: a Member, an Identity, a Role, the Guild
+        (its @everyone role), "@everyone" or "bot"."""
+        guild = self._guild()
+        if isinstance(target, str):
+            if target in ("@everyone", "everyone"):
+                return guild.id, OVERWRITE_ROLE
+            if target == "bot":
+                return guild.bot_member.id, OVERWRITE_MEMBER
+            raise AssertionError(f"overwrite target {target!r}: use '@everyone' or 'bot'")
+        if isinstance(target, Role):
+            return target.id, OVERWRITE_ROLE
+        if isinstance(target, Guild):
+            return target.id, OVERWRITE_ROLE
+        if isinstance(target, Identity):
+            return target.id, OVERWRITE_MEMBER
+        ident = getattr(target, "identity", None)
+        if isinstance(ident, Identity):
+            return ident.id, OVERWRITE_MEMBER
+        raise AssertionError(f"cannot put an overwrite on {target!r}")
+
+    def overwrite(self, target: OverwriteTarget, **permissions: bool | None) -> Overwrite | None:
+        """Change ``target``'s overwrite like discord.py's PermissionOverwrite: True allows,
+        False denies, None goes back to neutral (inherit). Sends CHANNEL_UPDATE.
+
+        Returns the overwrite, or None when it ended up empty (then it is removed)."""
+        oid, otype = self._overwrite_key(target)
+        ow = self.overwrites.get(oid) or Overwrite(oid, otype)
+        for name, value in permissions.items():
+            bit = permission_bits([name], f"overwrite on #{self.name}")
+            ow.allow &= ~bit
+            ow.deny &= ~bit
+            if value is True:
+                ow.allow |= bit
+            elif value is False:
+                ow.deny |= bit
+        if ow.allow or ow.deny:
+            self.overwrites[oid] = ow
+        else:
+            self.overwrites.pop(oid, None)
+        self.updated()
+        return self.overwrites.get(oid)
+
+    def allow(self, target: OverwriteTarget, *names: str) -> Overwrite | None:
+        """Allow the named permissions to ``target`` in this channel (CHANNEL_UPDATE)."""
+        return self.overwrite(target, **dict.fromkeys(names, True))
+
+    def deny(self, target: OverwriteTarget, *names: str) -> Overwrite | None:
+        """Deny the named permissions to ``target`` in this channel (CHANNEL_UPDATE)."""
+        return self.overwrite(target, **dict.fromkeys(names, False))
+
+    def set_bot_permissions(self, **permissions: bool | None) -> Overwrite | None:
+        """The bot's member overwrite here: ``set_bot_permissions(send_messages=False)``."""
+        return self.overwrite("bot", **permissions)
+
+    def clear_overwrites(self, target: OverwriteTarget | None = None) -> None:
+        """Remove ``target``'s overwrite (every overwrite by default); CHANNEL_UPDATE."""
+        if target is None:
+            self._guild()
+            self.overwrites.clear()
+        else:
+            self.overwrites.pop(self._overwrite_key(target)[0], None)
+        self.updated()
+
+    def permissions_for(self, who: OverwriteTarget) -> discord.Permissions:
+        """``who``'s permissions in this channel, computed as Discord documents it: base
+        permissions from @everyone and the member's roles (all for the owner or with
+        ADMINISTRATOR), then the @everyone overwrite, the member's role overwrites
+        together, and the member's own overwrite."""
+        guild = self._guild()
+        oid, otype = self._overwrite_key(who)
+        assert otype == OVERWRITE_MEMBER, "permissions_for takes a member or 'bot'"
+        ident = guild.members_by_id.get(oid)
+        assert ident is not None, f"{who!r} is not a member of {guild!r}"
+        return guild.permissions_in(ident, self)
+
+    def updated(self) -> None:
+        """Announce this channel's current state to the bot (CHANNEL_UPDATE)."""
+        if self.guild is not None and not self.deleted:
+            self.server.dispatch_soon("CHANNEL_UPDATE", self.payload())
+
+    async def delete(self) -> None:
+        """Delete this channel (CHANNEL_DELETE); REST calls on it then answer 404 10003."""
+        self._guild().delete_channel(self)
+        await asyncio.sleep(0)
 
     def record_write(self) -> int:
         """Count a channel message create/edit; return how many in the last 5 s."""
@@ -447,6 +598,17 @@ class Guild:
         self.server.channels[channel.id] = channel
         return channel
 
+    def delete_channel(self, channel: Channel) -> None:
+        """Delete ``channel``: CHANNEL_DELETE goes to the bot, every REST call on it answers
+        404 code 10003 (Unknown Channel) and members can no longer act there."""
+        assert channel.guild is self, f"{channel!r} is not in {self!r}"
+        assert not channel.deleted, f"{channel!r} is already deleted"
+        payload = channel.payload()
+        channel.deleted = True
+        self.channels.remove(channel)
+        self.server.next_change()
+        self.server.dispatch_soon("CHANNEL_DELETE", payload)
+
     def new_channel(self, name: str | None = None) -> Channel:
         """Create a text channel (announced to a connected bot with CHANNEL_CREATE)."""
         channel = self._make_channel(name or f"test-{len(self.channels)}")
@@ -490,6 +652,37 @@ class Guild:
         if perms.administrator:
             return discord.Permissions.all()
         return perms
+
+    def permissions_in(self, ident: Identity, channel: Channel) -> discord.Permissions:
+        """``ident``'s computed permissions in ``channel`` (Discord's documented algorithm;
+        implicit denials, e.g. no SEND_MESSAGES means no ATTACH_FILES, are not applied)."""
+        base = self.permissions_of(ident)
+        if base.administrator:
+            return discord.Permissions.all()
+        value = base.value
+        everyone = channel.overwrites.get(self.id)
+        if everyone is not None:
+            value = (value & ~everyone.deny) | everyone.allow
+        allow = deny = 0
+        for role_id in ident.role_ids:
+            ow = channel.overwrites.get(role_id)
+            if ow is not None and ow.type == OVERWRITE_ROLE:
+                allow |= ow.allow
+                deny |= ow.deny
+        value = (value & ~deny) | allow
+        own = channel.overwrites.get(ident.id)
+        if own is not None and own.type == OVERWRITE_MEMBER:
+            value = (value & ~own.deny) | own.allow
+        return discord.Permissions(value)
+
+    def create_role(self, name: str, **permissions: bool) -> Role:
+        """A new role with these guild-level permissions (GUILD_ROLE_CREATE)."""
+        role = Role(snowflake(), name, discord.Permissions(**permissions), len(self.roles))
+        self.roles.append(role)
+        self.server.dispatch_soon(
+            "GUILD_ROLE_CREATE", {"guild_id": str(self.id), "role": role.payload()}
+        )
+        return role
 
     def role(self, role_id: int) -> Role | None:
         return next((r for r in self.roles if r.id == role_id), None)

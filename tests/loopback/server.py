@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import http
 import json
 import logging
 import re
@@ -20,6 +21,7 @@ from aiohttp import WSMsgType, web
 from .bot_process import BotProcess
 from .limits import check_message_limits
 from .models import (
+    DM_APP_PERMISSIONS,
     EPHEMERAL,
     LOADING,
     Channel,
@@ -27,6 +29,7 @@ from .models import (
     Identity,
     Message,
     Problem,
+    Refusal,
     snowflake,
 )
 from .openapi import OpenApiValidator
@@ -52,6 +55,88 @@ def error_response(status: int, code: int, message: str, errors: Any = None) -> 
     if errors:
         data["errors"] = errors
     return json_response(data, status)
+
+
+def rate_limited_response(retry: float, *, global_: bool = False) -> web.Response:
+    """A 429 as Discord sends it (body and rate-limit headers)."""
+    headers = {
+        **JSON_HEADERS,
+        "Retry-After": str(max(1, int(retry + 0.999))),
+        "X-RateLimit-Limit": "5",
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset-After": str(retry),
+        "X-RateLimit-Bucket": "loopback",
+        "X-RateLimit-Scope": "global" if global_ else "shared",
+        "Via": "1.1 google",  # without it discord.py assumes a Cloudflare ban
+    }
+    if global_:
+        headers["X-RateLimit-Global"] = "true"
+    body = {"message": "You are being rate limited.", "retry_after": retry, "global": global_}
+    return web.Response(status=429, body=json.dumps(body).encode(), headers=headers)
+
+
+# the messages Discord sends with these JSON error codes
+ERROR_MESSAGES = {
+    0: "General error",
+    10003: "Unknown Channel",
+    10008: "Unknown Message",
+    10015: "Unknown Webhook",
+    10062: "Unknown interaction",
+    40060: "Interaction has already been acknowledged.",
+    50001: "Missing Access",
+    50013: "Missing Permissions",
+    50035: "Invalid Form Body",
+}
+# statuses discord.py retries by itself (after 1 + 2 * tries seconds; 429 after retry_after)
+RETRIED_STATUSES = {429, 500, 502, 504, 524}
+
+
+def _normalize_template(template: str) -> str:
+    return re.sub(r"\{[^}]*\}", "{}", template.split("?")[0].rstrip("/"))
+
+
+@dataclass
+class Fault:
+    """An injected answer (``status``) or delay (``delay``) for matching REST calls."""
+
+    method: str | None
+    match: str | Callable[[Request], bool]
+    status: int = 0
+    code: int | None = None
+    message: str | None = None
+    delay: float = 0.0
+    retry_after: float = 1.0
+    remaining: int = 1
+    hits: list[Request] = field(default_factory=list)
+
+    def matches(self, req: Request) -> bool:
+        if self.remaining <= 0:
+            return False
+        if self.method not in (None, "*") and self.method.upper() != req.method:
+            return False
+        if callable(self.match):
+            return bool(self.match(req))
+        if "{" in self.match:
+            return _normalize_template(self.match) == _normalize_template(req.template)
+        return self.match.split("?")[0].rstrip("/") == req.path.rstrip("/")
+
+    def text(self) -> str:
+        if self.message is not None:
+            return self.message
+        if self.status == 429:
+            return "You are being rate limited."
+        if self.status >= 500:
+            try:
+                reason = http.HTTPStatus(self.status).phrase
+            except ValueError:
+                reason = "Server Error"
+            return f"{self.status}: {reason}"
+        return ERROR_MESSAGES.get(self.code or 0, "")
+
+    def response(self) -> web.Response:
+        if self.status == 429:
+            return rate_limited_response(self.retry_after)
+        return error_response(self.status, self.code or 0, self.text())
 
 
 @dataclass
@@ -175,6 +260,11 @@ class LoopbackDiscord:
         self.command_syncs = 0
         self.interactions: dict[int, InteractionState] = {}
         self.problems: list[Problem] = []
+        self.refused: list[Refusal] = []
+        self.faults: list[Fault] = []
+        # Discord lets a bot edit its own messages without SEND_MESSAGES (VIEW_CHANNEL is
+        # enough); set True to refuse such edits with 50013 as well
+        self.edit_requires_send_messages = False
         self.requests: list[tuple[str, str, Any]] = []
         self.sessions: dict[str, GatewaySession] = {}
         self.current_session: GatewaySession | None = None
@@ -305,6 +395,83 @@ class LoopbackDiscord:
         ]
         self.problems = [p for p in self.problems if p not in taken]
         return taken
+
+    # -- refusals and injected faults ------------------------------------------------
+    def refuse(
+        self, req: Request, status: int, code: int, reason: str, detail: str = ""
+    ) -> web.Response:
+        """Answer an error that is the bot's honest failure (kept in ``refused``, not a
+        problem); a waiting user action fails with InteractionFailed if it was a callback."""
+        text = ERROR_MESSAGES[code]
+        self.refused.append(Refusal(status, code, text, req.method, req.path, reason, detail))
+        if status not in RETRIED_STATUSES:
+            self._fail_interaction(req, f"Discord answered {status} code {code}: {text}", code)
+        return error_response(status, code, text)
+
+    def take_refused(
+        self, *, code: int | None = None, status: int | None = None, reason: str | None = None
+    ) -> list[Refusal]:
+        """Remove and return the refusals matching the filters (all by default)."""
+        taken = [
+            r
+            for r in self.refused
+            if (code is None or r.code == code)
+            and (status is None or r.status == status)
+            and (reason is None or r.reason == reason)
+        ]
+        self.refused = [r for r in self.refused if r not in taken]
+        return taken
+
+    def fail_next(
+        self,
+        method: str | None,
+        route: str | Callable[[Request], bool],
+        status: int,
+        *,
+        code: int | None = None,
+        message: str | None = None,
+        count: int = 1,
+        retry_after: float = 1.0,
+    ) -> Fault:
+        """Answer the next ``count`` matching REST calls with ``status`` instead of handling
+        them. ``route`` is a template ("/channels/{channel_id}/messages", placeholder names
+        do not matter), a concrete path, or a predicate on the Request; ``method`` None or
+        "*" matches any. Bodies are Discord's: ``{"code": code, "message": ...}`` (5xx:
+        ``{"code": 0, "message": "500: Internal Server Error"}``; 429 with ``retry_after``)."""
+        assert status >= 400, "fail_next takes an error status"
+        fault = Fault(
+            method, route, status, code, message, retry_after=retry_after, remaining=count
+        )
+        self.faults.append(fault)
+        return fault
+
+    def delay_next(
+        self,
+        method: str | None,
+        route: str | Callable[[Request], bool],
+        seconds: float,
+        *,
+        count: int = 1,
+    ) -> Fault:
+        """Hold the next ``count`` matching REST calls ``seconds`` before handling them
+        (the delay counts towards the 3-second interaction deadline)."""
+        fault = Fault(method, route, delay=seconds, remaining=count)
+        self.faults.append(fault)
+        return fault
+
+    def clear_faults(self) -> list[Fault]:
+        """Drop the injected faults and delays; return those that were not used up."""
+        pending = [f for f in self.faults if f.remaining > 0]
+        self.faults = []
+        return pending
+
+    def _next_fault(self, req: Request, *, delay: bool) -> Fault | None:
+        for fault in self.faults:
+            if (fault.delay > 0) == delay and fault.matches(req):
+                fault.remaining -= 1
+                fault.hits.append(req)
+                return fault
+        return None
 
     def assert_no_problems(self) -> None:
         problems = self.take_problems()
@@ -512,6 +679,19 @@ class LoopbackDiscord:
         if handler is None:
             self.problem("unknown_route", f"the bot called {request.method} {path}", req)
             return error_response(404, 0, "404: Not Found")
+        delay = self._next_fault(req, delay=True)
+        if delay is not None:
+            await asyncio.sleep(delay.delay)
+        fault = self._next_fault(req, delay=False)
+        if fault is not None:
+            response = fault.response()
+            code = fault.code or 0
+            self.refused.append(
+                Refusal(fault.status, code, fault.text(), req.method, req.path, "injected")
+            )
+            if fault.status not in RETRIED_STATUSES:
+                self._fail_interaction(req, f"injected {fault.status} {fault.text()}", code)
+            return response
         if self.validator is not None:
             for text in self.validator.validate_query(request.method, request.path, query):
                 self.problem("invalid_query", text, req)
@@ -579,9 +759,9 @@ class LoopbackDiscord:
         r("GET", "/channels/{cid}/messages/{mid}")(self._channel_message)
         r("PATCH", "/channels/{cid}/messages/{mid}")(self._channel_message)
         r("DELETE", "/channels/{cid}/messages/{mid}")(self._channel_message)
-        r("POST", "/channels/{cid}/typing")(self._no_content)
-        r("PUT", "/channels/{cid}/messages/{mid}/reactions/{emoji}/@me")(self._no_content)
-        r("DELETE", "/channels/{cid}/messages/{mid}/reactions/{emoji}/@me")(self._no_content)
+        r("POST", "/channels/{cid}/typing")(self._typing)
+        r("PUT", "/channels/{cid}/messages/{mid}/reactions/{emoji}/@me")(self._reaction)
+        r("DELETE", "/channels/{cid}/messages/{mid}/reactions/{emoji}/@me")(self._reaction)
         r("GET", "/guilds/{gid}")(self._get_guild)
         r("GET", "/guilds/{gid}/channels")(self._get_guild_channels)
         r("GET", "/guilds/{gid}/members/{uid}")(self._get_member)
@@ -783,61 +963,81 @@ class LoopbackDiscord:
             self.dispatch_soon("MESSAGE_DELETE", payload)
 
     def _channel(self, req: Request) -> Channel | None:
-        return self.channels.get(int(req.params["cid"]))
+        try:
+            channel = self.channels.get(int(req.params["cid"]))
+        except ValueError:
+            return None
+        return None if channel is None or channel.deleted else channel
 
     def _rate(self, req: Request, channel: Channel) -> web.Response | None:
         """Count a channel write; with ``enforce_rate_limits`` answer 429 beyond 5 per 5 s."""
         if self.enforce_rate_limits and channel.writes_in_window() >= 5:
             retry = round(channel.retry_after(), 3)
             self.problem("rate_limited", f"more than 5 writes in 5 s in #{channel.name}", req, 429)
-            return web.Response(
-                status=429,
-                body=json.dumps(
-                    {
-                        "message": "You are being rate limited.",
-                        "retry_after": retry,
-                        "global": False,
-                    }
-                ).encode(),
-                headers={
-                    **JSON_HEADERS,
-                    "Retry-After": str(max(1, int(retry + 0.999))),
-                    "X-RateLimit-Limit": "5",
-                    "X-RateLimit-Remaining": "0",
-                    "X-RateLimit-Reset-After": str(retry),
-                    "X-RateLimit-Bucket": "loopback",
-                    "X-RateLimit-Scope": "shared",
-                    "Via": "1.1 google",  # without it discord.py assumes a Cloudflare ban
-                },
-            )
+            return rate_limited_response(retry)
         channel.record_write()
         return None
 
-    async def _get_channel(self, req: Request) -> web.StreamResponse:
+    def _open_channel(
+        self, req: Request, *needs: str
+    ) -> tuple[Channel | None, web.Response | None]:
+        """The channel of a /channels/{cid} route, or Discord's refusal: 404 10003 for an
+        unknown or deleted channel, 403 50001 when the bot lacks VIEW_CHANNEL, 403 50013
+        when it lacks one of ``needs`` (discord.Permissions flag names)."""
         channel = self._channel(req)
         if channel is None:
-            return error_response(404, 10003, "Unknown Channel")
+            return None, self.refuse(req, 404, 10003, "unknown_channel")
+        guild = channel.guild
+        if guild is None:
+            return channel, None
+        perms = guild.permissions_in(guild.bot_member, channel)
+        if not perms.view_channel:
+            return None, self.refuse(req, 403, 50001, "missing_access", "view_channel")
+        missing = [name for name in needs if not getattr(perms, name)]
+        if missing:
+            return None, self.refuse(req, 403, 50013, "missing_permissions", ", ".join(missing))
+        return channel, None
+
+    async def _get_channel(self, req: Request) -> web.StreamResponse:
+        channel, refused = self._open_channel(req)
+        if channel is None:
+            assert refused is not None
+            return refused
         return json_response(channel.payload())
 
     async def _list_messages(self, req: Request) -> web.StreamResponse:
-        channel = self._channel(req)
+        channel, refused = self._open_channel(req)
         if channel is None:
-            return error_response(404, 10003, "Unknown Channel")
+            assert refused is not None
+            return refused
+        guild = channel.guild
+        if guild is not None:
+            perms = guild.permissions_in(guild.bot_member, channel)
+            if not perms.read_message_history:  # Discord then returns no messages
+                return json_response([])
         limit = int(req.query.get("limit", "50"))
         msgs = list(reversed(channel.messages))[:limit]
         return json_response([m.payload() for m in msgs])
 
     async def _create_message(self, req: Request) -> web.StreamResponse:
-        channel = self._channel(req)
+        body = dict(req.body or {})
+        needs = ["send_messages"]
+        if body.get("attachments"):
+            needs.append("attach_files")
+        if body.get("tts"):
+            needs.append("send_tts_messages")
+        if body.get("message_reference"):
+            needs.append("read_message_history")
+        channel, refused = self._open_channel(req, *needs)
         if channel is None:
-            return error_response(404, 10003, "Unknown Channel")
+            assert refused is not None
+            return refused
         bad = self._limits(req, req.body)
         if bad:
             return bad
         limited = self._rate(req, channel)
         if limited:
             return limited
-        body = dict(req.body or {})
         has_any = any(body.get(k) for k in ("content", "embeds", "components", "attachments"))
         if not has_any and "sticker_ids" not in body and "poll" not in body:
             self.problem("invalid_body", "Cannot send an empty message", req, 50006)
@@ -846,18 +1046,30 @@ class LoopbackDiscord:
         return json_response(msg.payload())
 
     async def _channel_message(self, req: Request) -> web.StreamResponse:
-        channel = self._channel(req)
-        msg = self.messages.get(int(req.params["mid"]))
+        needs: list[str] = []
+        if req.method == "GET":
+            needs.append("read_message_history")
+        elif req.method == "PATCH" and self.edit_requires_send_messages:
+            needs.append("send_messages")
+        channel, refused = self._open_channel(req, *needs)
         if channel is None:
-            return error_response(404, 10003, "Unknown Channel")
+            assert refused is not None
+            return refused
+        msg = self.messages.get(int(req.params["mid"]))
         if msg is None or msg.channel is not channel or msg.deleted or msg.ephemeral:
             return error_response(404, 10008, "Unknown Message")
         if req.method == "GET":
             return json_response(msg.payload())
+        own = msg.author.get("id") == str(self.bot_identity.id)
         if req.method == "DELETE":
+            if not own:
+                channel, refused = self._open_channel(req, "manage_messages")
+                if channel is None:
+                    assert refused is not None
+                    return refused
             self.delete_message(msg)
             return web.Response(status=204)
-        if msg.author.get("id") != str(self.bot_identity.id):
+        if not own:
             self.problem("forbidden", "editing a message authored by another user", req, 50005)
             return error_response(403, 50005, "Cannot edit a message authored by another user")
         bad = self._limits(req, req.body)
@@ -868,6 +1080,15 @@ class LoopbackDiscord:
             return limited
         self.edit_message(msg, req.body or {})
         return json_response(msg.payload())
+
+    async def _typing(self, req: Request) -> web.StreamResponse:
+        _, refused = self._open_channel(req, "send_messages")
+        return refused or web.Response(status=204)
+
+    async def _reaction(self, req: Request) -> web.StreamResponse:
+        needs = ["read_message_history"] + (["add_reactions"] if req.method == "PUT" else [])
+        _, refused = self._open_channel(req, *needs)
+        return refused or web.Response(status=204)
 
     async def _get_guild(self, req: Request) -> web.StreamResponse:
         guild = self.find_guild(int(req.params["gid"]))
@@ -930,6 +1151,8 @@ class LoopbackDiscord:
         if state is None:
             self.problem("unknown_interaction", "callback for an unknown interaction", req, 10062)
             return error_response(404, 10062, "Unknown interaction")
+        if state.channel.deleted:
+            return self.refuse(req, 404, 10003, "unknown_channel", f"#{state.channel.name} deleted")
         loop = asyncio.get_running_loop()
         elapsed = loop.time() - state.sent_at
         if state.ack_type is not None:
@@ -1034,6 +1257,9 @@ class LoopbackDiscord:
                 "unknown_webhook", f"{state.label}: followup before acknowledgement", req, 10015
             )
             return None, error_response(404, 10015, "Unknown Webhook")
+        if state.channel.deleted:
+            detail = f"#{state.channel.name} deleted"
+            return None, self.refuse(req, 404, 10003, "unknown_channel", detail)
         return state, None
 
     async def _followup(self, req: Request) -> web.StreamResponse:
@@ -1098,6 +1324,7 @@ class LoopbackDiscord:
         source_message: Message | None = None,
     ) -> InteractionState:
         assert self.current_session is not None, "no bot is connected to the gateway"
+        assert not channel.deleted, f"{channel!r} was deleted: no interaction can come from it"
         guild = channel.guild
         iid = snowflake()
         token = "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48)
@@ -1119,16 +1346,18 @@ class LoopbackDiscord:
             "attachment_size_limit": 10 * 1024 * 1024,
         }
         if guild is not None:
-            perms = guild.permissions_of(user)
+            # as Discord sends them: the member's and the app's permissions in this channel
+            perms = guild.permissions_in(user, channel)
+            payload["channel"]["permissions"] = str(perms.value)
             payload.update(
                 guild_id=str(guild.id),
                 guild={"id": str(guild.id), "locale": "en-US", "features": []},
                 guild_locale="en-US",
                 member={**user.member_payload(), "permissions": str(perms.value)},
-                app_permissions=str(guild.permissions_of(guild.bot_member).value),
+                app_permissions=str(guild.permissions_in(guild.bot_member, channel).value),
             )
         else:
-            payload.update(user=user.user_payload(), app_permissions=str(0x0000_C000))
+            payload.update(user=user.user_payload(), app_permissions=str(DM_APP_PERMISSIONS.value))
         if source_message is not None:
             payload["message"] = source_message.payload()
         state = InteractionState(

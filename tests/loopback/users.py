@@ -6,13 +6,16 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .models import Channel, Guild, Identity, Message
+import discord
+
+from .models import Channel, Guild, Identity, Message, Role
 
 if TYPE_CHECKING:
     from .server import InteractionState, LoopbackDiscord
 
 OPTION_STRING, OPTION_INTEGER, OPTION_BOOLEAN = 3, 4, 5
 OPTION_USER, OPTION_CHANNEL, OPTION_ROLE, OPTION_MENTIONABLE, OPTION_NUMBER = 6, 7, 8, 9, 10
+INTENT_GUILD_MEMBERS = 1 << 1
 CALLBACK_NAMES = {
     4: "message",
     5: "deferred message",
@@ -112,6 +115,33 @@ class Member:
     def at(self, channel: Channel) -> Member:
         return Member(self.server, self.guild, self.identity, channel)
 
+    @property
+    def permissions(self) -> discord.Permissions:
+        """This member's permissions in their channel (overwrites applied)."""
+        return self.guild.permissions_in(self.identity, self.channel)
+
+    def add_role(self, role: Role) -> None:
+        """Give this member a role (made with ``guild.create_role``). Discord sends
+        GUILD_MEMBER_UPDATE only to bots with the GUILD_MEMBERS intent; so does this."""
+        assert self.guild.role(role.id) is role, f"{role.name!r} is not a role of {self.guild!r}"
+        if role.id not in self.identity.role_ids:
+            self.identity.role_ids.append(role.id)
+        session = self.server.current_session
+        if session is not None and session.intents & INTENT_GUILD_MEMBERS:
+            self.server.dispatch_soon(
+                "GUILD_MEMBER_UPDATE",
+                {**self.identity.member_payload(), "guild_id": str(self.guild.id)},
+            )
+
+    def _check_can_act(self, what: str) -> None:
+        """Discord shows nothing to act on in a deleted channel or one the member cannot
+        view."""
+        assert not self.channel.deleted, f"{self.name} cannot {what}: {self.channel!r} was deleted"
+        if self.channel.guild is not None:
+            assert self.permissions.view_channel, (
+                f"{self.name} cannot {what}: no VIEW_CHANNEL in #{self.channel.name}"
+            )
+
     def __repr__(self) -> str:
         return f"<Member {self.name} in #{self.channel.name}>"
 
@@ -172,13 +202,15 @@ class Member:
             leaf = nxt
         if any(o.get("type") in (1, 2) for o in leaf.get("options") or []):
             raise AssertionError(f"/{command} is a group; name a subcommand")
+        self._check_can_act(f"use /{command}")
+        have = self.permissions.value
+        assert have & discord.Permissions.use_application_commands.flag, (
+            f"{self.name} cannot use /{command}: no USE_APPLICATION_COMMANDS in "
+            f"#{self.channel.name}"
+        )
         perms = top.get("default_member_permissions")
-        if perms is not None:
-            have = self.guild.permissions_of(self.identity).value
-            if int(perms) & ~have:
-                raise AssertionError(
-                    f"{self.name} cannot use /{command}: it needs permissions {perms}"
-                )
+        if perms is not None and int(perms) & ~have:
+            raise AssertionError(f"{self.name} cannot use /{command}: it needs permissions {perms}")
         return top, parts[1:], leaf
 
     def _option_value(
@@ -190,7 +222,7 @@ class Member:
             resolved.setdefault("users", {})[str(value.id)] = value.identity.user_payload()
             resolved.setdefault("members", {})[str(value.id)] = {
                 **value.identity.member_payload(with_user=False),
-                "permissions": str(self.guild.permissions_of(value.identity).value),
+                "permissions": str(self.guild.permissions_in(value.identity, self.channel).value),
             }
             return str(value.id)
         if otype in (OPTION_CHANNEL, OPTION_MENTIONABLE) and isinstance(value, Channel):
@@ -198,7 +230,7 @@ class Member:
                 "id": str(value.id),
                 "name": value.name,
                 "type": value.type,
-                "permissions": str(self.guild.permissions_of(self.identity).value),
+                "permissions": str(self.guild.permissions_in(self.identity, value).value),
                 "flags": 0,
             }
             return str(value.id)
@@ -284,6 +316,7 @@ class Member:
         source: Message | None = None,
         timeout: float | None = None,  # noqa: ASYNC109
     ) -> InteractionResult:
+        self._check_can_act(label.split(": ", 1)[-1])
         state = await self.server.send_interaction(
             itype=itype,
             user=self.identity,
