@@ -107,6 +107,10 @@ class PlayerStats:
     blocks: int = 0
     challenges_won: int = 0
     caught: int = 0
+    w4_challenged: int = 0
+    """Wild Draw Fours of this player that were challenged (public: the table sees it)."""
+    bluffs_caught: int = 0
+    """... and of those, the ones found guilty (a bluff is seen only when challenged)."""
 
 
 @dataclass(slots=True)
@@ -1073,7 +1077,9 @@ class Game:
         # The hand as it was when the card was played: not the cards drawn since (a catch
         # in the UNO window) nor the penalty below (R-WD4-CHALLENGE).
         events: list[Event] = [ChallengeResolved(p, against, w4.guilty, w4.hand)]
+        self.stats[against].w4_challenged += 1
         if w4.guilty:
+            self.stats[against].bluffs_caught += 1
             self.stats[p].challenges_won += 1
             events += self._draw_cards(against, 4, "challenge")
             s.pending = Decision.PLAY

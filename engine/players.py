@@ -36,8 +36,14 @@ class Strategy(Protocol):
     def react(self, game: Game, player: str) -> Move | None: ...
 
 
-BLUFF_PRIOR = 0.35
-"""How often the heuristic player assumes an opponent who could bluff a Wild Draw Four does."""
+BLUFF_GUILTY_PRIOR = 0.2
+"""Pseudo-count of bluffs caught that every opponent starts with (see ``_guilt_odds``)."""
+BLUFF_INNOCENT_PRIOR = 1.8
+"""Pseudo-count of innocent Wild Draw Fours every opponent starts with: a prior of one
+challenge in ten finding a bluff, which the table's record then corrects."""
+TYPICAL_COULD_BLUFF = 0.85
+"""How likely a player facing a challenge typically held a card of the colour in play
+(what the public challenge record is read against)."""
 
 
 class RandomPlayer:
@@ -130,7 +136,7 @@ class HeuristicPlayer:
         if pending is Decision.COLOR:
             return ChooseColor(player, most_common_color(hand))
         if pending is Decision.CHALLENGE:
-            return Challenge(player) if self._guilt_odds(game, player) > 1 / 3 else Accept(player)
+            return Challenge(player) if self._challenge_pays(game, player) else Accept(player)
         if pending is Decision.KEEP:
             return Keep(player, self._card_to_keep(game, hand), uno=True)
         plays = [m for m in game._enumerate(player) if isinstance(m, Play)]
@@ -144,8 +150,28 @@ class HeuristicPlayer:
             return Pass(player)
         return best
 
+    def _challenge_pays(self, game: Game, player: str) -> bool:
+        """Challenge only when it is worth more than accepting, in cards.
+
+        Against accepting (4 cards, turn lost): a guilty challenge saves the 4 cards and the
+        turn (about one card more) and gives the bluffer 4, which counts in full between two
+        players and half at a bigger table; an innocent one costs 2 cards more (6).
+        """
+        q = self._guilt_odds(game, player)
+        rival = 1.0 if len(game.players) == 2 else 0.5
+        gain, loss = 4 + 1 + 4 * rival, 2
+        return q * gain > (1 - q) * loss
+
     def _guilt_odds(self, game: Game, player: str) -> float:
-        """Chance that the Wild Draw Four player held a card of the colour in play."""
+        """Chance that the Wild Draw Four is a bluff, from what the table shows.
+
+        Two things count. Could they have bluffed: the chance that a hand of their size,
+        drawn from the cards this player has not seen, holds the colour in play. Do they
+        bluff: their public record, since a bluff comes to light only when challenged; the
+        share of their challenged Wild Draw Fours that were guilty (with a prior of one in
+        ten) is turned into how much likelier they are to play it when it is a bluff than
+        when it is legal. Bayes combines the two.
+        """
         color = game.challenge_color
         against = game.challenge_against
         if color is None or against is None:
@@ -155,15 +181,25 @@ class HeuristicPlayer:
         unseen.subtract(game.discard_pile)
         total = sum(v for v in unseen.values() if v > 0)
         same = sum(v for c, v in unseen.items() if v > 0 and c.color is color)
-        if total <= 0:
-            return 0.0
-        frac = same / total
         held = len(game.hand(against))
-        could_bluff = 1 - (1 - frac) ** held
-        # Players bluff only now and then: weigh "held the colour" by how often a player who
-        # could bluff does, against the honest case (no card of the colour).
-        bluffed = could_bluff * BLUFF_PRIOR
-        return float(bluffed / (bluffed + (1 - could_bluff))) if bluffed else 0.0
+        if total <= 0 or held <= 0:
+            return 0.0
+        # Drawing ``held`` cards without replacement, none of the colour in play.
+        none = 1.0
+        for i in range(held):
+            if total - i <= 0:
+                break
+            none *= max(0.0, (total - same - i) / (total - i))
+        could_bluff = 1.0 - none
+        record = game.stats[against]
+        guilty = record.bluffs_caught + BLUFF_GUILTY_PRIOR
+        innocent = record.w4_challenged - record.bluffs_caught + BLUFF_INNOCENT_PRIOR
+        c = TYPICAL_COULD_BLUFF
+        # guilty share r = c*k / (c*k + 1 - c)  =>  k = r (1 - c) / (c (1 - r))
+        propensity = guilty * (1 - c) / (innocent * c)
+        bluffed = could_bluff * propensity
+        honest = 1.0 - could_bluff
+        return bluffed / (bluffed + honest) if bluffed + honest > 0 else 0.0
 
     def _card_to_keep(self, game: Game, hand: tuple[Card, ...]) -> Card:
         order = {Kind.WILD_DRAW_FOUR: 4, Kind.WILD_GRAB: 3, Kind.WILD: 3, Kind.VICTORY_LAP: 2}

@@ -45,10 +45,9 @@ def test_players_are_deterministic_under_a_seed() -> None:
     assert _play(4, HeuristicPlayer) != _play(5, HeuristicPlayer)
 
 
-def test_heuristic_goes_for_instant_uno_and_challenges_likely_bluffs() -> None:
-    """With three towers and a grab card in hand it takes the fourth (instant UNO); facing a
-    Wild Draw Four from a big hand when its colour is common, it challenges."""
-    from engine import Challenge, Color, Play, Tower
+def test_heuristic_goes_for_instant_uno() -> None:
+    """With three towers and a grab card in hand it takes the fourth (instant UNO)."""
+    from engine import Play, Tower
 
     g, _ = Game.from_setup(["me", "you"], hands={"me": cards("R4! R5 B6 Y7"),
                                                   "you": cards("G1 G2")},
@@ -57,8 +56,42 @@ def test_heuristic_goes_for_instant_uno_and_challenges_likely_bluffs() -> None:
     move = HeuristicPlayer(1).choose(g, "me")
     assert isinstance(move, Play) and move.card == Card.parse("R4!")
 
-    g2, _ = Game.from_setup(["me", "you"], hands={"me": cards("R5"),
-                                                   "you": cards("W+4 R1 R2 R3 R1 R2 R3 R6")},
-                            discard=[Card.parse("R9")], turn="you")
-    g2.apply(Play("you", Card.parse("W+4"), Color.BLUE))
-    assert isinstance(HeuristicPlayer(1).choose(g2, "me"), Challenge)
+
+def _facing_wd4(hand: str, caught: int, challenged: int) -> Game:
+    from engine import Color, Play
+
+    g, _ = Game.from_setup(["me", "you"], hands={"me": cards("R5"), "you": cards(hand)},
+                           discard=[Card.parse("R9")], turn="you")
+    g.stats["you"].bluffs_caught = caught
+    g.stats["you"].w4_challenged = challenged
+    g.apply(Play("you", Card.parse("W+4"), Color.BLUE))
+    return g
+
+
+def test_heuristic_challenges_only_when_the_odds_pay() -> None:
+    """R-WD4-CHALLENGE (issue 19): it challenges when the expected value is positive: a
+    Wild Draw Four from a big hand by a player whose public record shows bluffs; it accepts
+    one from a player with no bluff on record (most players do not bluff), one from a player
+    whose challenged Wild Draw Fours were all legal, and one from a one-card hand (it could
+    hardly hold the colour)."""
+    from engine import Accept, Challenge
+
+    big = "W+4 R1 R2 R3 R1 R2 R3 R6"
+    bot = HeuristicPlayer(1)
+    assert isinstance(bot.choose(_facing_wd4(big, 2, 2), "me"), Challenge)
+    assert isinstance(bot.choose(_facing_wd4(big, 0, 0), "me"), Accept)
+    assert isinstance(bot.choose(_facing_wd4(big, 0, 3), "me"), Accept)
+    assert isinstance(bot.choose(_facing_wd4("W+4 R1", 2, 2), "me"), Accept)
+    odds = [bot._guilt_odds(_facing_wd4(big, k, 2), "me") for k in (0, 1, 2)]
+    assert odds == sorted(odds) and odds[0] < 0.1 < odds[2]
+
+
+def test_heuristic_challenges_succeed_more_against_bluffers() -> None:
+    """Issue 19: heuristic players facing each other rarely challenge and are right about a
+    third of the time (the old guess made them challenge thousands of times, right 5% of the
+    time); against a random player, who bluffs freely, most challenges succeed."""
+    s = simulate(100, 4, "power-grab", 1, ["heuristic"]).to_dict()
+    assert s["challenges"] < 40 and s["challenge_success"] > 0.2, s
+    s = simulate(100, 4, "power-grab", 1, ["heuristic", "random"]).to_dict()
+    won, made = s["challenges_by_strategy"]["heuristic"]
+    assert made > 20 and won / made > 0.6, s
