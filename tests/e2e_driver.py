@@ -145,13 +145,15 @@ class PrivacyWatch:
         own = Counter(before.get(owner, [])) | Counter(after.get(owner, []))
         for line in msg.text().splitlines():
             codes = shown_codes(line)
-            if "'s hand:" in line:
+            if "'s hand when the Wild Draw Four was played:" in line:
                 if not w4 or w4.get("victim") != owner:
                     self.violations.append(f"{owner} sees another hand without challenging: "
                                            f"{line!r}")
                     continue
                 against = w4["player"]
-                theirs = set(before.get(against, [])) | set(after.get(against, []))
+                # the hand the Wild Draw Four was played from (saved with it)
+                theirs = set(before.get(against, [])) | set(after.get(against, [])) | \
+                    set(w4.get("hand") or [])
                 if not set(codes) <= theirs:
                     self.violations.append(f"challenge reveal {codes} is not {against}'s hand "
                                            f"{sorted(theirs)}")
@@ -206,7 +208,8 @@ def uno_forgotten(table: Message) -> list[str]:
 
 def is_answer(text: str) -> bool:
     """A move's private answer (as opposed to a one-sentence refusal)."""
-    return text.startswith(("Done.", "You drew", "You kept")) or "'s hand:" in text
+    return ("**Your hand**" in text or text.startswith(("You drew", "You kept", "Caught!"))
+            or "'s hand when" in text)
 
 
 def is_table(m: Message) -> bool:

@@ -212,7 +212,8 @@ async def test_walkover_is_not_counted(loopback: LoopbackTest,
 
 async def test_a_damaged_saved_game_does_not_stop_the_others(
         loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
-    """Restoring skips (and removes) a saved game it can't read; the others go on."""
+    """Restoring sets aside a saved game it can't read (kept, logged, its channel told);
+    the others go on."""
     alice, bob = loopback.member("alice"), loopback.member("bob")
     good = scenario_session(loopback.channel, [alice, bob],
                             hands={alice: "B4 R3", bob: "G5 G6 G7"},
@@ -233,10 +234,20 @@ async def test_a_damaged_saved_game_does_not_stop_the_others(
         await database.close()
     await loopback.bot.restart()
     await loopback.channel.wait_for(lambda m: "goes on" in m.text(), timeout=10)
-    assert loopback.bot.take_tracebacks(), "the damaged record is logged"
+    told = await broken_channel.wait_for(lambda m: "set aside" in m.text()
+                                         or "kept aside" in m.text(), timeout=10)
+    assert "/uno new" in told.text()
+    assert "can't be read" in loopback.bot.log_text(), "the damaged record is logged"
     result = await alice.slash("uno play", card="R3")
-    assert result.ephemeral and "Done" in result.text
+    assert result.ephemeral and "**Your hand** (1 card)" in result.text
     assert await saved_state(db, broken_channel) is None
+    database = await Database.open(db)
+    try:
+        kept = await database.set_aside_games(broken.guild_id)
+    finally:
+        await database.close()
+    assert [k.channel_id for k in kept] == [broken.channel_id]
+    assert kept[0].state == '{"version": 1, "timeouts": []}', "kept exactly as it was"
 
 
 async def test_restart_gives_a_stale_deadline_a_fresh_turn_timer(

@@ -161,8 +161,9 @@ async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
     msg = await said(ch, "alice plays 🟥 3.", mark)
     assert f"<@{bob.id}>, it's your turn." in msg.text()
     assert "**bob's turn.**" in msg.text() and msg.buttons()
-    # the private menu became a plain answer
-    assert r.message.selects() == [] and "Done." in r.message.text()
+    # the private menu now shows the hand as it is after the play (no play select: not
+    # alice's turn any more)
+    assert r.message.selects() == [] and "**Your hand** (2 cards)" in r.message.text()
 
 
 @scenario
@@ -449,7 +450,8 @@ async def test_wd4_challenge_guilty(loopback: LoopbackTest,
     refused(await alice.slash("uno draw"), "bob must accept or challenge the Wild Draw Four")
     mark = ch.mark()
     r = await bob.click("Challenge", message=msg)
-    assert r.ephemeral and "alice's hand: 🟦 3 `B3`, 🟥 1 `R1`" in r.text
+    assert r.ephemeral and ("alice's hand when the Wild Draw Four was played: 🟦 3 `B3`, "
+                            "🟥 1 `R1`") in r.text
     pub = await said(ch, "⚖️ bob challenges alice's Wild Draw Four: guilty! alice draws 4 and "
                          "bob plays.", mark)
     assert "B3" not in pub.text() and "🟦 3" not in pub.text()
@@ -467,7 +469,7 @@ async def test_wd4_challenge_innocent(loopback: LoopbackTest,
     await _play_wd4(ch, alice)
     mark = ch.mark()
     r = await bob.slash("uno challenge")
-    assert "alice's hand: 🟥 1 `R1`, 🟩 2 `G2`" in r.text
+    assert "alice's hand when the Wild Draw Four was played: 🟥 1 `R1`, 🟩 2 `G2`" in r.text
     assert "You drew" in r.text
     await said(ch, "it was legal. bob draws 6.", mark)
     s = await state(ch)
@@ -549,9 +551,12 @@ async def test_forgot_uno_and_caught(loopback: LoopbackTest,
                                      tables: dict[str, Channel]) -> None:
     ch = tables["uno_caught"]
     alice, bob, _c = abc(ch)
+    played = ch.mark()
     r = await alice.slash("uno play", card="R3")
     # the mover is reminded with an UNO! button of their own
     assert r.message is not None and r.message.button_labels() == ["UNO!"]
+    # a Catch acts on the table its user saw: the one that shows the play
+    await said(ch, "alice plays 🟥 3.", played)
     refused(await alice.click("Catch", message=table_message(ch)), "Nobody can be caught")
     mark = ch.mark()
     await bob.click("Catch", message=table_message(ch))

@@ -85,7 +85,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
 
     # Bob's menu was opened before the crash; its select still plays.
     r = await bob.select("R5", message=menu)
-    assert r.response_type == 7 and r.text.startswith("Done"), r.text
+    assert r.response_type == 7 and "**Your hand** (2 cards)" in r.text, r.text
     state = oracle(db, channel)
     assert state is not None and state["game"]["discard"][-1] == "R5"
     assert state["game"]["hands"][str(bob.id)] == ["G6", "G7"]
@@ -164,8 +164,8 @@ async def test_simultaneous_clicks(loopback: LoopbackTest, loopback_bot_env: dic
     mark = channel.mark()
     results = await asyncio.gather(finn.click("Catch"), gina.click("Catch"))
     texts = sorted(r.text for r in results)
-    answers = [t for t in texts if t.startswith("Done")]
-    refusals = [t for t in texts if not t.startswith("Done")]
+    answers = [t for t in texts if t.startswith("Caught!")]
+    refusals = [t for t in texts if not t.startswith("Caught!")]
     assert len(answers) == 1 and len(refusals) == 1, texts
     assert one_sentence(refusals[0]) and "caught" in refusals[0].lower(), refusals[0]
     state = oracle(db, channel)

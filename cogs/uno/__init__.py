@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cogs.uno._cog import UnoCog
-from cogs.uno._views import UnoComponent
+from cogs.uno._cog import RulesPage, UnoCog
+from cogs.uno._components import FAMILIES
+from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
 
 if TYPE_CHECKING:
     from bot import UnoBot
 
 
 async def setup(bot: UnoBot) -> None:
-    bot.add_dynamic_items(UnoComponent)
-    await bot.add_cog(UnoCog(bot))
+    bot.add_dynamic_items(*FAMILIES, RulesPage, LeaderboardPage)
+    uno = UnoCog(bot)
+    await bot.add_cog(uno)
+    group = uno.app_command
+    assert group is not None
+    await bot.add_cog(LeaderboardCog(bot, group))

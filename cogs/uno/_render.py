@@ -12,7 +12,7 @@ import discord
 
 from cogs.i18n import Locale, _
 from cogs.uno._session import Session
-from engine import Card, Color, Decision, EngineError, Game, Kind, Tower
+from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
     Accepted,
     Blocked,
@@ -300,9 +300,12 @@ def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
 
 def settings_text(session: Session, locale: Locale = None) -> str:
     o = session.options
-    return _("Target {target} · scoring {scoring} · Grab-2-Towers {g2} pts · turn timer {timer}s"
+    # Grab-2-Towers is a Power Grab card: other editions don't list its points.
+    g2 = _(" · Grab-2-Towers {g2} pts", locale, g2=o.grab2_points) \
+        if get_edition(o.edition).towers else ""
+    return _("Target {target} · scoring {scoring}{g2} · turn timer {timer}s"
              " · seats {seats} · turn mentions {mention}", locale,
-             target=o.target, scoring=o.scoring, g2=o.grab2_points, timer=o.turn_timer,
+             target=o.target, scoring=o.scoring, g2=g2, timer=o.turn_timer,
              seats=_("shuffled", locale) if o.shuffle_seats else _("in joining order", locale),
              mention=_("on", locale) if o.mention_turn else _("off", locale))
 

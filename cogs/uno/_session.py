@@ -1,13 +1,20 @@
 """A game session: one channel's lobby or game, with what the bot keeps beside the engine.
 
-Pure data plus JSON round trip; the cog owns the lock, the timers and Discord calls.
+Pure data plus a versioned JSON round trip; the table service owns the lock, the scheduler
+the timers, the outbox every channel message.
+
+Saved format: ``{"version": N, ...}``. A record of an older version is upgraded step by step
+(``_UPGRADES``), never deleted; one that cannot be read raises :class:`SavedFormatError`, and
+the table service sets it aside (kept in the database, logged, its channel told).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +22,11 @@ from engine import Game, Settings
 
 MAX_CPUS_WITH_ONE_HUMAN = 5
 CPU_PREFIX = "cpu"
-SESSION_VERSION = 1
+SESSION_VERSION = 2
+
+
+class SavedFormatError(ValueError):
+    """A saved session that cannot be read (unknown version, damaged record)."""
 
 
 @dataclass(slots=True)
@@ -60,12 +71,15 @@ class Session:
     options: Options = field(default_factory=Options)
     game: Game | None = None
     serial: int = 0
-    """Counts turn moves; menus carry it so a stale one is recognised."""
+    """Counts turn moves; menus and table buttons carry it so a stale one is recognised."""
     timeouts: dict[str, int] = field(default_factory=dict)
     deadline: float | None = None
-    """Epoch seconds when the current player's time runs out (None: no timer)."""
+    """Epoch seconds when the current decision's time runs out (None: no timer running).
+    Saved as the time that was left, so an outage never counts against the player."""
     deadline_serial: int = -1
     """The serial the deadline was set for: a later decision gets a fresh one."""
+    remaining: float | None = None
+    """Seconds that were left on the timer when the session was loaded (restart)."""
     unranked: bool = False
     """The game ended because players left: it is not recorded on the leaderboard."""
     last_human: float = 0.0
@@ -73,7 +87,17 @@ class Session:
     table_message_id: int | None = None
     cpu_counter: int = 0
     recorded: bool = False
+    paused: str | None = None
+    """Why the game is on hold (the bot can't post in the channel), or None."""
+    unseen: dict[str, list[str]] = field(default_factory=dict)
+    """Cards each player was made to draw and has not been shown yet (codes)."""
+    log_seq: int = 0
+    """The sequence number of the last entry in the game's move log (0: the header)."""
+    notified_serial: int = -1
+    """The serial whose turn was last announced with a mention (one mention per turn)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    saved: str | None = None
+    """The JSON last written to the database: what a failed write rolls back to."""
 
     # ------------------------------------------------------------------ seats
     @property
@@ -111,15 +135,26 @@ class Session:
             [s.id for s in self.seats],
             edition=self.options.edition,
             settings=self.options.engine_settings(),
-            seed=int(self.game_id, 16),
+            seed=self.seed,
             names={s.id: s.name for s in self.seats},
         )
         self.game = game
         return game
 
+    @property
+    def seed(self) -> int:
+        """The game's random seed: its id read as a number (the replay file's ``seed``)."""
+        return int(self.game_id, 16)
+
     # ------------------------------------------------------------------ persistence
-    def to_json(self) -> str:
-        return json.dumps({
+    def to_dict(self, now: float | None = None) -> dict[str, Any]:
+        now = time.time() if now is None else now
+        remaining = None
+        if self.deadline is not None:
+            remaining = round(max(0.0, self.deadline - now), 3)
+        elif self.remaining is not None:
+            remaining = self.remaining
+        return {
             "version": SESSION_VERSION,
             "channel_id": self.channel_id,
             "guild_id": self.guild_id,
@@ -130,20 +165,40 @@ class Session:
             "game": self.game.to_dict() if self.game is not None else None,
             "serial": self.serial,
             "timeouts": self.timeouts,
-            "deadline": self.deadline,
+            "remaining": remaining,
             "deadline_serial": self.deadline_serial,
             "last_human": self.last_human,
             "lobby_message_id": self.lobby_message_id,
             "table_message_id": self.table_message_id,
             "cpu_counter": self.cpu_counter,
-        }, separators=(",", ":"))
+            "unranked": self.unranked,
+            "paused": self.paused,
+            "unseen": self.unseen,
+            "log_seq": self.log_seq,
+            "notified_serial": self.notified_serial,
+        }
+
+    def to_json(self, now: float | None = None) -> str:
+        return json.dumps(self.to_dict(now), separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Session:
-        d = json.loads(text)
-        if d.get("version") != SESSION_VERSION:
-            raise ValueError("unknown saved session version")
-        return cls(
+        """Read a saved session of this or any older version; SavedFormatError if it can't."""
+        try:
+            d = json.loads(text)
+        except ValueError as exc:
+            raise SavedFormatError(f"not JSON ({exc})") from None
+        if not isinstance(d, dict):
+            raise SavedFormatError("not a JSON object")
+        d = upgrade(d)
+        try:
+            return cls._from_current(d)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SavedFormatError(f"damaged record ({type(exc).__name__}: {exc})") from None
+
+    @classmethod
+    def _from_current(cls, d: dict[str, Any]) -> Session:
+        session = cls(
             channel_id=int(d["channel_id"]),
             guild_id=int(d["guild_id"]),
             host_id=str(d["host_id"]),
@@ -153,10 +208,71 @@ class Session:
             game=Game.from_dict(d["game"]) if d["game"] is not None else None,
             serial=int(d["serial"]),
             timeouts={str(k): int(v) for k, v in d["timeouts"].items()},
-            deadline=d["deadline"],
-            deadline_serial=int(d.get("deadline_serial", -1)),
+            remaining=None if d["remaining"] is None else float(d["remaining"]),
+            deadline_serial=int(d["deadline_serial"]),
             last_human=float(d["last_human"]),
             lobby_message_id=d["lobby_message_id"],
             table_message_id=d["table_message_id"],
             cpu_counter=int(d["cpu_counter"]),
+            unranked=bool(d["unranked"]),
+            paused=d["paused"],
+            unseen={str(k): [str(c) for c in v] for k, v in d["unseen"].items()},
+            log_seq=int(d["log_seq"]),
+            notified_serial=int(d["notified_serial"]),
         )
+        int(session.game_id, 16)  # the seed: a damaged id must not pass
+        return session
+
+    def load(self, text: str) -> None:
+        """Put this session back to a saved state (a failed write rolls back with it);
+        the lock and the identity of the object stay."""
+        other = Session.from_json(text)
+        deadline, deadline_serial = self.deadline, self.deadline_serial
+        for name in self.__slots__:
+            if name not in ("lock", "saved"):
+                setattr(self, name, getattr(other, name))
+        if deadline_serial == self.deadline_serial:
+            # The same decision: its timer runs on as it was.
+            self.deadline, self.remaining = deadline, None
+        self.saved = text
+
+
+def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 (the first release) kept an absolute deadline; version 2 keeps the time
+    that was left, a pause reason, unseen drawn cards and the move log's position. A v1
+    turn gets a fresh timer (its outage can't be measured), and its game has no move log."""
+    d = dict(d)
+    d.pop("deadline", None)
+    d["remaining"] = None
+    d.setdefault("deadline_serial", -1)
+    d.setdefault("unranked", False)
+    d["paused"] = None
+    d["unseen"] = {}
+    d["log_seq"] = -1  # no header: the log starts with this release's moves
+    d["notified_serial"] = int(d.get("serial", 0))
+    d["version"] = 2
+    return d
+
+
+_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+
+
+def upgrade(d: dict[str, Any]) -> dict[str, Any]:
+    """Bring a saved session of any earlier version up to SESSION_VERSION."""
+    version = d.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise SavedFormatError(f"no version number ({version!r})")
+    if version > SESSION_VERSION:
+        raise SavedFormatError(
+            f"saved by a newer release (version {version}; this one reads up to "
+            f"{SESSION_VERSION})")
+    while version < SESSION_VERSION:
+        step = _UPGRADES.get(version)
+        if step is None:
+            raise SavedFormatError(f"no upgrade from version {version}")
+        try:
+            d = step(d)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SavedFormatError(f"upgrade from version {version} failed ({exc})") from None
+        version = int(d["version"])
+    return d

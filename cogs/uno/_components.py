@@ -1,0 +1,321 @@
+"""Buttons and selects with stable ``uno:`` custom_ids, one typed ``DynamicItem`` per family,
+so they keep working after a restart. Each family encodes its custom_id (``custom_id()``)
+and decodes it (its ``template``, with named groups) in one place; what a click means is
+the cog's business (``UnoCog.on_<family>``).
+
+=====================  ==========================================================
+family                 custom_id
+=====================  ==========================================================
+LobbyButton            ``uno:l:<action>:<gid>``   join, leave, cpu, nocpu, start, cancel
+TableButton            ``uno:t:<action>:<gid>[:<serial>]``   hand, draw, uno, catch,
+                       accept, challenge (the serial ties a click to the table it was on)
+PlaySelect             ``uno:p:<gid>:<serial>:<page>``   values ``R7`` or ``R7|u``
+PageButton             ``uno:pg:<gid>:<serial>:<page>``
+DrawnButton            ``uno:<d|dp|dk|dpu>:<gid>:<serial>``   draw; play/keep the drawn card
+ColorButton            ``uno:c:<gid>:<serial>:<card>:<u>:<color>[:<towers>]``
+TowerSelect            ``uno:tw:<gid>:<serial>:<card>:<u>:<color>``   values ``U`` ``N``...
+KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u``
+OpeningColorButton     ``uno:oc:<gid>:<serial>:<color>``
+=====================  ==========================================================
+
+(The leaderboard's and the rules' pages live with their cogs.) ``serial`` counts the game's
+turn moves: a menu from before the last move is stale. Anything that does not match a
+template, or a select value that is not what the menu offered, is refused politely.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+import discord
+
+from cogs.i18n import _
+from engine import Card, Color, ParseError, Tower
+
+if TYPE_CHECKING:
+    from cogs.uno._cog import UnoCog
+
+GID = r"(?P<gid>[0-9a-f]{1,32})"
+SERIAL = r"(?P<serial>\d{1,9})"
+CARD = r"(?P<card>[RBGYW][0-9A-Z+!]{0,3})"
+COLOR = r"(?P<color>[RBGY-])"
+TOWERS = r"(?P<towers>[UNO!]{1,4})"
+MAX_VALUE = 8
+"""No select value of ours is longer: anything longer is forged or garbled."""
+
+
+class StaleComponent(Exception):
+    """A component whose values are not what we offered: answered as out of date."""
+
+
+def cog_of(interaction: discord.Interaction[Any]) -> UnoCog | None:
+    from cogs.uno._cog import UnoCog  # the cog imports this module: resolved at click time
+
+    cog = interaction.client.get_cog("Uno")
+    return cog if isinstance(cog, UnoCog) else None
+
+
+async def _route(interaction: discord.Interaction[Any], item: UnoItem) -> None:
+    cog = cog_of(interaction)
+    if cog is None:
+        await interaction.response.send_message(
+            _("The game service is restarting: try again in a moment.", interaction.locale),
+            ephemeral=True)
+        return
+    await cog.on_component(interaction, item)
+
+
+def card_value(value: str) -> tuple[Card, bool]:
+    """A play/keep select value (``R7`` or ``R7|u``): the card and whether UNO is called."""
+    code, _sep, flag = value.partition("|")
+    if len(value) > MAX_VALUE or flag not in ("", "u"):
+        raise StaleComponent(value[:MAX_VALUE])
+    try:
+        return Card.parse(code), flag == "u"
+    except ParseError:
+        raise StaleComponent(code[:MAX_VALUE]) from None
+
+
+def towers_value(values: list[str]) -> tuple[Tower, ...]:
+    towers = []
+    for v in values:
+        if v not in ("U", "N", "O", "!"):
+            raise StaleComponent(v[:MAX_VALUE])
+        towers.append(Tower(v))
+    if len(set(towers)) != len(towers):
+        raise StaleComponent("".join(values))
+    return tuple(towers)
+
+
+def color_of(code: str) -> Color | None:
+    return None if code == "-" else Color(code)
+
+
+class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
+    """Base of every ``uno:`` family: the routing to the cog."""
+
+    family: ClassVar[str]
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await _route(interaction, self)
+
+    @property
+    def values(self) -> list[str]:
+        return list(getattr(self.item, "values", []) or [])
+
+    @classmethod
+    def matches(cls, custom_id: str) -> bool:
+        pattern: re.Pattern[str] = cls.__discord_ui_compiled_template__
+        return pattern.fullmatch(custom_id) is not None
+
+
+def _families() -> list[type[UnoItem]]:
+    out: list[type[UnoItem]] = []
+    stack = list(UnoItem.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        out.append(cls)
+        stack += cls.__subclasses__()
+    return out
+
+
+def _button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None,
+            row: int | None, disabled: bool) -> discord.ui.Button[Any]:
+    return discord.ui.Button(label=label or None, custom_id=custom_id, style=style,
+                             emoji=emoji, row=row, disabled=disabled)
+
+
+class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|start|cancel):"
+                                     rf"{GID}"):
+    family = "lobby"
+
+    def __init__(self, action: str, gid: str, label: str = "", *,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 emoji: str | None = None, row: int | None = None) -> None:
+        self.action, self.gid = action, gid
+        super().__init__(_button(f"uno:l:{action}:{gid}", label, style, emoji, row, False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["action"], match["gid"])
+
+
+class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|accept|challenge)"
+                                     rf":{GID}(?::{SERIAL})?"):
+    family = "table"
+
+    def __init__(self, action: str, gid: str, serial: int | None, label: str = "", *,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 emoji: str | None = None, row: int | None = None) -> None:
+        self.action, self.gid, self.serial = action, gid, serial
+        tail = "" if serial is None else f":{serial}"
+        super().__init__(_button(f"uno:t:{action}:{gid}{tail}", label, style, emoji, row,
+                                 False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        serial = match["serial"]
+        return cls(match["action"], match["gid"], int(serial) if serial else None)
+
+
+class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):
+    family = "play"
+
+    def __init__(self, gid: str, serial: int, page: int,
+                 options: list[discord.SelectOption] | None = None, placeholder: str = "",
+                 ) -> None:
+        self.gid, self.serial, self.page = gid, serial, page
+        super().__init__(discord.ui.Select(custom_id=f"uno:p:{gid}:{serial}:{page}",
+                                           options=options or [],
+                                           placeholder=placeholder or None))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), int(match["page"]))
+
+
+class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):
+    family = "page"
+
+    def __init__(self, gid: str, serial: int, page: int, label: str = "", *,
+                 row: int | None = None) -> None:
+        self.gid, self.serial, self.page = gid, serial, page
+        super().__init__(_button(f"uno:pg:{gid}:{serial}:{page}", label,
+                                 discord.ButtonStyle.secondary, None, row, False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), int(match["page"]))
+
+
+class DrawnButton(UnoItem, template=rf"uno:(?P<action>d|dp|dk|dpu):{GID}:{SERIAL}"):
+    """Draw (``d``) from the hand menu; then play (``dp``, ``dpu`` with an UNO call) or keep
+    (``dk``) the drawn card."""
+
+    family = "drawn"
+
+    def __init__(self, action: str, gid: str, serial: int, label: str = "", *,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 row: int | None = None) -> None:
+        self.action, self.gid, self.serial = action, gid, serial
+        super().__init__(_button(f"uno:{action}:{gid}:{serial}", label, style, None, row,
+                                 False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["action"], match["gid"], int(match["serial"]))
+
+
+class ColorButton(UnoItem, template=rf"uno:c:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]):{COLOR}"
+                                     rf"(?::{TOWERS})?"):
+    """The colour for a wild about to be played (the towers already chosen, if any)."""
+
+    family = "color"
+
+    def __init__(self, gid: str, serial: int, card: str, uno: bool, color: str,
+                 towers: str = "", label: str = "", emoji: str | None = None) -> None:
+        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
+        self.color, self.towers = color, towers
+        tail = f":{towers}" if towers else ""
+        super().__init__(_button(f"uno:c:{gid}:{serial}:{card}:{int(uno)}:{color}{tail}",
+                                 label, discord.ButtonStyle.secondary, emoji, None, False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), match["card"], match["uno"] == "1",
+                   match["color"], match["towers"] or "")
+
+
+class TowerSelect(UnoItem, template=rf"uno:tw:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]):{COLOR}"):
+    family = "towers"
+
+    def __init__(self, gid: str, serial: int, card: str, uno: bool, color: str,
+                 options: list[discord.SelectOption] | None = None, placeholder: str = "",
+                 need: int = 1) -> None:
+        self.gid, self.serial, self.card, self.uno, self.color = gid, serial, card, uno, color
+        super().__init__(discord.ui.Select(
+            custom_id=f"uno:tw:{gid}:{serial}:{card}:{int(uno)}:{color}",
+            options=options or [], placeholder=placeholder or None, min_values=need,
+            max_values=need))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), match["card"], match["uno"] == "1",
+                   match["color"])
+
+
+class KeepSelect(UnoItem, template=rf"uno:k:{GID}:{SERIAL}"):
+    family = "keep"
+
+    def __init__(self, gid: str, serial: int,
+                 options: list[discord.SelectOption] | None = None, placeholder: str = ""
+                 ) -> None:
+        self.gid, self.serial = gid, serial
+        super().__init__(discord.ui.Select(custom_id=f"uno:k:{gid}:{serial}",
+                                           options=options or [],
+                                           placeholder=placeholder or None))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]))
+
+
+class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
+    family = "opening"
+
+    def __init__(self, gid: str, serial: int, color: str, label: str = "",
+                 emoji: str | None = None) -> None:
+        self.gid, self.serial, self.color = gid, serial, color
+        super().__init__(_button(f"uno:oc:{gid}:{serial}:{color}", label,
+                                 discord.ButtonStyle.secondary, emoji, None, False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), match["color"])
+
+
+class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
+    """Any other ``uno:`` id (a retired family, a forged or garbled id): answered as no
+    longer in use. discord.py dispatches every family whose template matches, so this one
+    stays silent for an id that a real family takes."""
+
+    family = "retired"
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        custom_id = f"uno:{self.rest}"
+        for family in _families():
+            if family is not RetiredComponent and family.matches(custom_id):
+                return
+        await _route(interaction, self)
+
+    def __init__(self, rest: str) -> None:
+        self.rest = rest
+        super().__init__(_button(f"uno:{rest}", "", discord.ButtonStyle.secondary, None, None,
+                                 True))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["rest"])
+
+
+FAMILIES: tuple[type[UnoItem], ...] = (
+    LobbyButton, TableButton, PlaySelect, PageButton, DrawnButton, ColorButton, TowerSelect,
+    KeepSelect, OpeningColorButton, RetiredComponent)
+
+
+def view_of(*items: discord.ui.Item[Any]) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for item in items:
+        view.add_item(item)
+    return view

@@ -1,0 +1,132 @@
+"""``/uno leaderboard`` and ``/uno stats``: each server's running totals, read-only.
+
+Its own cog: it shares nothing with the games but the ``/uno`` command group, to which it
+adds its two commands when it loads (after the UNO cog, which owns the group).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Literal, Self
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.i18n import _
+from cogs.uno._components import UnoItem, view_of
+from cogs.uno._reply import Reply
+
+if TYPE_CHECKING:
+    from bot import UnoBot
+
+LEADERBOARD_PAGE = 10
+Order = Literal["wins", "points"]
+
+
+class LeaderboardPage(UnoItem, template=r"uno:lb:(?P<order>wins|points):(?P<page>\d{1,6})"):
+    family = "leaderboard"
+
+    def __init__(self, order: Order, page: int, label: str = "", *,
+                 disabled: bool = False) -> None:
+        self.order, self.page = order, page
+        super().__init__(discord.ui.Button(label=label or None, custom_id=f"uno:lb:{order}:{page}",
+                                           disabled=disabled))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls("points" if match["order"] == "points" else "wins", int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.get_cog("Leaderboard")
+        if not isinstance(cog, LeaderboardCog):
+            await interaction.response.send_message(
+                _("The leaderboard is restarting: try again in a moment.", interaction.locale),
+                ephemeral=True)
+            return
+        await cog.show(Reply(interaction, edit=True), self.order, self.page)
+
+
+class LeaderboardCog(commands.Cog, name="Leaderboard"):
+    def __init__(self, bot: UnoBot, group: app_commands.Group) -> None:
+        self.bot = bot
+        self.group = group
+        self.commands = list(self.__cog_app_commands__)
+        for command in self.commands:
+            group.add_command(command)
+        # Sub-commands of /uno: the cog must not add them to the tree at top level.
+        self.__cog_app_commands__ = []
+
+    async def cog_unload(self) -> None:
+        for command in self.commands:
+            self.group.remove_command(command.name)
+
+    @app_commands.command(name="leaderboard", description="This server's best players")
+    @app_commands.describe(order="Rank by games won or by points")
+    @app_commands.choices(order=[app_commands.Choice(name="wins", value="wins"),
+                                 app_commands.Choice(name="points", value="points")])
+    @app_commands.guild_only()
+    async def leaderboard(self, interaction: discord.Interaction[Any],
+                          order: str = "wins") -> None:
+        await self.show(Reply(interaction, public=True),
+                        "points" if order == "points" else "wins", 0)
+
+    async def show(self, reply: Reply, order: Order, page: int) -> None:
+        interaction = reply.interaction
+        guild_id = interaction.guild_id
+        locale = interaction.locale
+        if guild_id is None:
+            await reply.send(_("The leaderboard belongs to a server.", locale), public=False)
+            return
+        total = await self.bot.db.leaderboard_size(guild_id)
+        pages = max(1, -(-total // LEADERBOARD_PAGE))
+        page = min(max(page, 0), pages - 1)
+        rows = await self.bot.db.leaderboard(guild_id, order, LEADERBOARD_PAGE,
+                                             page * LEADERBOARD_PAGE)
+        if not rows:
+            body = _("No games finished here yet: start one with /uno new.", locale)
+        else:
+            body = "\n".join(
+                _("**{rank}.** <@{user}>: {wins} wins in {games} games · {points} points · "
+                  "{rounds} rounds · {towers} towers · best round {best}", locale,
+                  rank=page * LEADERBOARD_PAGE + i + 1, user=r.user_id, wins=r.games_won,
+                  games=r.games_played, points=r.points, rounds=r.rounds_won,
+                  towers=r.towers_grabbed, best=r.best_round)
+                for i, r in enumerate(rows))
+        title = _("Leaderboard by wins", locale) if order == "wins" else \
+            _("Leaderboard by points", locale)
+        embed = discord.Embed(title=title, description=body, colour=0xF1C40F)
+        embed.set_footer(text=_("Page {p} of {n}", locale, p=page + 1, n=pages))
+        other: Order = "points" if order == "wins" else "wins"
+        view = view_of(
+            LeaderboardPage(order, max(page - 1, 0), _("◀ Previous"), disabled=page == 0),
+            LeaderboardPage(order, page + 1, _("Next ▶"), disabled=page + 1 >= pages),
+            LeaderboardPage(other, 0, _("By points") if order == "wins" else _("By wins")),
+        )
+        await reply.send(None, embed=embed, view=view)
+
+    @app_commands.command(name="stats", description="A member's UNO figures in this server")
+    @app_commands.describe(member="Whose figures (you, if empty)")
+    @app_commands.guild_only()
+    async def stats(self, interaction: discord.Interaction[Any],
+                    member: discord.User | None = None) -> None:
+        assert interaction.guild_id is not None
+        locale = interaction.locale
+        who = member or interaction.user
+        reply = Reply(interaction, public=True)
+        row = await self.bot.db.player_stats(interaction.guild_id, who.id)
+        if row is None:
+            await reply.send(_("{name} hasn't finished a game in this server yet.", locale,
+                               name=who.display_name))
+            return
+        embed = discord.Embed(title=_("{name}'s UNO figures", locale, name=who.display_name),
+                              colour=0xF1C40F)
+        for label, value in (
+            (_("Games played", locale), row.games_played), (_("Games won", locale), row.games_won),
+            (_("Rounds won", locale), row.rounds_won), (_("Points", locale), row.points),
+            (_("Towers grabbed", locale), row.towers_grabbed),
+            (_("Best round", locale), row.best_round),
+        ):
+            embed.add_field(name=label, value=str(value))
+        await reply.send(None, embed=embed)

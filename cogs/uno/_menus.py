@@ -1,0 +1,259 @@
+"""What the bot shows, as pure functions of a session: the private hand menu and the
+questions a card still needs, the table's and the lobby's buttons, the turn mention.
+
+No Discord I/O and no state: the cog sends what these return.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from cogs.i18n import Locale, _
+from cogs.uno._components import (
+    ColorButton,
+    DrawnButton,
+    KeepSelect,
+    LobbyButton,
+    OpeningColorButton,
+    PageButton,
+    PlaySelect,
+    TableButton,
+    TowerSelect,
+    view_of,
+)
+from cogs.uno._render import (
+    COLOR_EMOJI,
+    card_count,
+    card_label,
+    card_name,
+    color_name,
+    hand_text,
+    pending_text,
+)
+from cogs.uno._session import Session
+from engine import Card, Color, Decision, Game, Tower
+from engine.events import ChallengeResolved, Drew, Event, InstantUno
+
+PAGE_SIZE = 25
+Menu = tuple[str, discord.ui.View | None]
+
+
+def waiting_for(session: Session, game: Game, locale: Locale = None) -> str:
+    """The one sentence that says whose decision the table waits for."""
+    return pending_text(session, game, locale)
+
+
+def turn_ping(session: Session, game: Game) -> str:
+    who = f"<@{game.turn}>" if game.turn.isdigit() else session.name(game.turn)
+    if game.pending is Decision.CHALLENGE:
+        return _("{who}: accept or challenge the Wild Draw Four.", who=who)
+    if game.pending is Decision.KEEP:
+        return _("{who}: choose the card to keep (My hand).", who=who)
+    if game.pending is Decision.COLOR:
+        return _("{who}: name the starting colour (My hand).", who=who)
+    return _("{who}, it's your turn.", who=who)
+
+
+def uno_button(session: Session, *, row: int | None = None) -> TableButton:
+    return TableButton("uno", session.game_id, session.serial, _("UNO!"),
+                       style=discord.ButtonStyle.success, row=row)
+
+
+def table_view(session: Session) -> discord.ui.View:
+    gid, serial = session.game_id, session.serial
+    game = session.game
+    items: list[discord.ui.Item[Any]] = [
+        TableButton("hand", gid, None, _("My hand"), style=discord.ButtonStyle.primary,
+                    emoji="🃏"),
+        TableButton("draw", gid, serial, _("Draw")),
+        uno_button(session),
+        TableButton("catch", gid, serial, _("Catch"), style=discord.ButtonStyle.danger),
+    ]
+    if game is not None and game.pending is Decision.CHALLENGE:
+        items += [
+            TableButton("accept", gid, serial, _("Accept +4"), row=1),
+            TableButton("challenge", gid, serial, _("Challenge"),
+                        style=discord.ButtonStyle.danger, row=1),
+        ]
+    return view_of(*items)
+
+
+def lobby_view(session: Session) -> discord.ui.View:
+    gid = session.game_id
+    return view_of(
+        LobbyButton("join", gid, _("Join"), style=discord.ButtonStyle.success),
+        LobbyButton("leave", gid, _("Leave")),
+        LobbyButton("cpu", gid, _("Add computer player"), emoji="🤖"),
+        LobbyButton("start", gid, _("Start"), style=discord.ButtonStyle.primary),
+        LobbyButton("cancel", gid, _("Cancel"), style=discord.ButtonStyle.danger),
+        LobbyButton("nocpu", gid, _("Remove computer player"), row=1),
+    )
+
+
+def option_label(card: Card, locale: Locale) -> str:
+    return f"{card_label(card, locale)} ({card.code})"
+
+
+def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int = 0,
+              notes: list[str] | None = None) -> Menu:
+    """The private hand: the cards, the towers, the top card, and what the player can do."""
+    hand = game.hand(pid)
+    gid, serial = session.game_id, session.serial
+    lines = list(notes or [])
+    if lines:
+        lines.append("")
+    lines.append(_("**Your hand** ({n}): {cards}", locale, n=card_count(len(hand), locale),
+                   cards=hand_text(sorted(hand), locale)))
+    towers = game.towers_of(pid)
+    if towers:
+        lines.append(_("Your towers: {towers}", locale,
+                       towers=" ".join(f"`{t.value}`" for t in towers)))
+    lines.append(_("Top card: {card}{color}", locale, card=card_label(game.top, locale),
+                   color=_(" (colour: {c})", locale, c=color_name(game.color, locale))
+                   if game.top.is_wild else ""))
+    items: list[discord.ui.Item[Any]] = []
+    uno_due = len(hand) == 2 and not game.has_called(pid)
+    if game.is_over:
+        lines.append(_("The game is over.", locale))
+    elif session.paused:
+        lines.append(_("The game is paused: I can't post in this channel.", locale))
+    elif game.turn != pid:
+        lines.append(waiting_for(session, game, locale))
+    elif game.pending is Decision.PLAY:
+        options: list[discord.SelectOption] = []
+        for c in sorted(game.playable_cards(pid)):
+            options.append(discord.SelectOption(label=option_label(c, locale), value=c.code))
+            if len(hand) == 2:
+                options.append(discord.SelectOption(
+                    label=_("{card} and call UNO!", locale, card=option_label(c, locale)),
+                    value=f"{c.code}|u"))
+        pages = max(1, -(-len(options) // PAGE_SIZE))
+        page = min(max(page, 0), pages - 1)
+        chunk = options[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
+        if chunk:
+            lines.append(_("Your turn: pick a card to play, or draw.", locale))
+            items.append(PlaySelect(gid, serial, page, chunk, _("Play a card…", locale)))
+        else:
+            lines.append(_("Your turn: no card matches, so draw one.", locale))
+        items.append(DrawnButton("d", gid, serial, _("Draw"), row=1))
+        if pages > 1:
+            items.append(PageButton(gid, serial, (page + 1) % pages,
+                                    _("More cards ({p}/{n})", locale, p=(page + 1) % pages + 1,
+                                      n=pages), row=1))
+        if uno_due:
+            items.append(uno_button(session, row=1))
+    elif game.pending is Decision.DRAWN:
+        drawn = game.drawn_card
+        assert drawn is not None
+        lines.append(_("You drew {card}: play it or keep it.", locale,
+                       card=card_label(drawn, locale)))
+        items += [
+            DrawnButton("dp", gid, serial, _("Play it"), style=discord.ButtonStyle.primary),
+            DrawnButton("dk", gid, serial, _("Keep it")),
+        ]
+        if uno_due:
+            items += [
+                DrawnButton("dpu", gid, serial, _("Play it and call UNO!"),
+                            style=discord.ButtonStyle.success),
+                uno_button(session),
+            ]
+    elif game.pending is Decision.COLOR:
+        lines.append(_("The first card is wild: name the starting colour.", locale))
+        items += [OpeningColorButton(gid, serial, c.value, color_name(c, locale).title(),
+                                     COLOR_EMOJI[c]) for c in Color]
+    elif game.pending is Decision.CHALLENGE:
+        lines.append(_("{name} played a Wild Draw Four on you: accept it (draw 4) or "
+                       "challenge it.", locale, name=session.name(game.challenge_against or "")))
+        items += [
+            TableButton("accept", gid, serial, _("Accept +4")),
+            TableButton("challenge", gid, serial, _("Challenge"),
+                        style=discord.ButtonStyle.danger),
+        ]
+        if uno_due:
+            items.append(uno_button(session))
+    elif game.pending is Decision.KEEP:
+        lines.append(_("Instant UNO! Choose the one card to keep; the rest go to the "
+                       "discard pile.", locale))
+        distinct = sorted(dict.fromkeys(hand))
+        keep: list[discord.SelectOption] = []
+        for c in distinct:
+            keep.append(discord.SelectOption(label=option_label(c, locale), value=c.code))
+            keep.append(discord.SelectOption(
+                label=_("{card} and call UNO!", locale, card=option_label(c, locale)),
+                value=f"{c.code}|u"))
+        items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE], _("Card to keep…", locale)))
+    if not items and len(hand) == 1 and not game.has_called(pid) and not game.is_over:
+        items.append(uno_button(session))
+    return "\n".join(lines), (view_of(*items) if items else None)
+
+
+def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
+                color: Color | None, towers: tuple[Tower, ...] | None, locale: Locale
+                ) -> Menu | None:
+    """The next question a card still needs (its colour, its towers), or None when the
+    play is complete. The engine says what the card needs (and refuses it if it can't be
+    played at all)."""
+    gid, serial = session.game_id, session.serial
+    needs = game.play_needs(pid, card)
+    if needs.color and color is None:
+        chosen = "".join(t.value for t in towers or ())
+        return (_("{card}: pick the colour.", locale, card=card_label(card, locale)),
+                view_of(*[ColorButton(gid, serial, card.code, uno, c.value, chosen,
+                                      color_name(c, locale).title(), COLOR_EMOJI[c])
+                          for c in Color]))
+    if needs.towers and towers is None:
+        options = [discord.SelectOption(
+            label=_("Tower {t}", locale, t=t.value),
+            description=_("held by {name}", locale, name=session.name(h))
+            if (h := game.towers[t]) else _("in the tray", locale),
+            value=t.value) for t in needs.free]
+        word = _("one tower", locale) if needs.towers == 1 else \
+            _("{n} towers", locale, n=needs.towers)
+        col = color.value if color else "-"
+        return (_("{card}: pick {word} to grab.", locale, card=card_label(card, locale),
+                  word=word),
+                view_of(TowerSelect(gid, serial, card.code, uno, col, options,
+                                    _("Towers to grab…", locale), need=needs.towers)))
+    return None
+
+
+def move_notes(session: Session, pid: str, events: list[Event], locale: Locale,
+               unseen: list[str]) -> list[str]:
+    """What only the mover learns from their move: cards drawn, a challenged hand, the kept
+    card, and cards they were made to draw since they last looked."""
+    notes: list[str] = []
+    if unseen:
+        notes.append(_("Since you last looked you were made to draw {cards}.", locale,
+                       cards=hand_text([Card.parse(c) for c in unseen], locale)))
+    for e in events:
+        if isinstance(e, Drew) and e.player == pid and e.count:
+            notes.append(_("You drew {cards}.", locale, cards=hand_text(e.cards, locale)))
+        elif isinstance(e, ChallengeResolved) and e.by == pid:
+            notes.append(_("{name}'s hand when the Wild Draw Four was played: {cards}", locale,
+                           name=session.name(e.against), cards=hand_text(e.hand, locale)))
+        elif isinstance(e, InstantUno) and e.player == pid:
+            notes.append(_("You kept {card}. Don't forget to call UNO!", locale,
+                           card=card_label(e.kept, locale)))
+    return notes
+
+
+def _words(text: str) -> list[str]:
+    cleaned = "".join(ch if ch.isalnum() or ch in "+!" else " " for ch in text.lower())
+    return cleaned.split()
+
+
+def match_cards(cards: list[Card], query: str, locale: Locale = None) -> list[Card]:
+    """The cards a typed query names: every word of the query must start a word of the
+    card's name, its label or its code ("red", "red 5", "5", "r5u", "wild four", "+2")."""
+    needles = _words(query[:100])
+    if not needles:
+        return list(cards)
+    found = []
+    for card in cards:
+        words = _words(f"{card_name(card, locale)} {card_label(card, locale)} {card.code}")
+        words.append(card.code.lower())
+        if all(any(w.startswith(n) for w in words) for n in needles):
+            found.append(card)
+    return found

@@ -1,0 +1,92 @@
+"""Answering an interaction exactly once and in time.
+
+Discord wants an acknowledgement within 3 seconds. A :class:`Reply` answers with the result
+when the work behind it is quick; if it is not done after ``DEFER_AFTER`` seconds (a slow
+database write, a queue of moves), it acknowledges first (deferred, privately or as an
+update of the message the click came from) and the answer follows. A reply that failed is
+never followed by a second, late "something went wrong".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import discord
+
+log = logging.getLogger(__name__)
+
+DEFER_AFTER = 1.5
+"""Seconds of work after which the interaction is acknowledged before it is answered."""
+
+
+class Reply:
+    def __init__(self, interaction: discord.Interaction[Any], *, edit: bool = False,
+                 public: bool = False, defer_after: float = DEFER_AFTER) -> None:
+        self.interaction = interaction
+        self.edit = edit
+        """Replace the message the click came from (a private menu) instead of adding one."""
+        self.public = public
+        self.attempted = False
+        self._deferred: asyncio.Task[None] | None = None
+        self._timer = asyncio.get_running_loop().call_later(defer_after, self._defer_now)
+
+    def _defer_now(self) -> None:
+        if self.interaction.response.is_done() or self.attempted:
+            return
+        self._deferred = asyncio.create_task(self._defer())
+
+    async def _defer(self) -> None:
+        response = self.interaction.response
+        try:
+            if self.edit:
+                await response.defer()
+            else:
+                await response.defer(ephemeral=not self.public, thinking=True)
+        except discord.HTTPException as exc:
+            log.warning("Deferring interaction %s failed: %s", self.interaction.id, exc)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    async def menu(self, menu: tuple[str, discord.ui.View | None]) -> int | None:
+        """A private menu: its text and its components."""
+        return await self.send(menu[0], view=menu[1])
+
+    async def send(self, content: str | None = None, *, view: discord.ui.View | None = None,
+                   embed: discord.Embed | None = None, file: discord.File | None = None,
+                   public: bool | None = None, edit: bool | None = None) -> int | None:
+        """The answer (once). Returns the id of the message it created, if known."""
+        self._timer.cancel()
+        if self._deferred is not None:
+            await self._deferred
+        self.attempted = True
+        edit = self.edit if edit is None else edit
+        public = self.public if public is None else public
+        interaction = self.interaction
+        kwargs: dict[str, Any] = {"content": content[:2000] if content is not None else None}
+        if embed is not None:
+            kwargs["embed"] = embed
+        if not interaction.response.is_done():
+            if edit and interaction.message is not None:
+                await interaction.response.edit_message(view=view, **kwargs)
+                return interaction.message.id
+            extra: dict[str, Any] = {"view": view} if view is not None else {}
+            if file is not None:
+                extra["file"] = file
+            response = await interaction.response.send_message(
+                ephemeral=not public, allowed_mentions=discord.AllowedMentions.none(),
+                **kwargs, **extra)
+            message_id = getattr(response, "message_id", None)
+            return int(message_id) if message_id is not None else None
+        if edit and self._deferred is not None and interaction.message is not None:
+            await interaction.edit_original_response(view=view, **kwargs)
+            return interaction.message.id
+        extra = {"view": view} if view is not None else {}
+        if file is not None:
+            extra["file"] = file
+        message = await interaction.followup.send(
+            ephemeral=not public, wait=True, allowed_mentions=discord.AllowedMentions.none(),
+            **{k: v for k, v in kwargs.items() if v is not None}, **extra)
+        return message.id

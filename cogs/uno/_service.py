@@ -1,0 +1,895 @@
+"""The table service: every lobby and game of this process, and the one pipeline that every
+change goes through, whoever asks for it (a button, a slash command, the turn timer, a
+computer player, a leave or a kick):
+
+    check → apply → save durably → (the caller acknowledges) → announce
+
+A change that cannot be saved is not a change: the session goes back to its saved state and
+the caller gets a :class:`Refusal` saying nothing changed. A finished game leaves memory only
+once its result is recorded. The service knows ids, not Discord objects; it never awaits
+Discord (the outbox posts, in the background) and holds a game's lock only around the
+change and its database write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from cogs.i18n import Locale, _
+from cogs.uno._render import error_text, event_lines
+from cogs.uno._scheduler import Scheduler
+from cogs.uno._session import (
+    MAX_CPUS_WITH_ONE_HUMAN,
+    Options,
+    SavedFormatError,
+    Seat,
+    Session,
+)
+from data import GameResult, GuildSettings, LogEntry, PlayerResult, SavedGame
+from engine import (
+    CallUno,
+    Catch,
+    Decision,
+    EngineError,
+    Game,
+    HeuristicPlayer,
+    Move,
+    Pass,
+    get_edition,
+)
+from engine.events import Drew, Event, RoundStarted
+from engine.replay import leave_to_json, move_to_json, replay_header
+
+log = logging.getLogger(__name__)
+
+IDLE_LIMIT = 30 * 60
+"""A game (or lobby) with no human action for this long ends."""
+MAX_TIMEOUTS = 3
+"""Timeouts in a row after which a player leaves the game."""
+RESTART_GRACE = 30.0
+"""At least this long (seconds, times the time scale) to act after a restart or a pause."""
+RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
+"""Seconds before a computer move or a timeout that could not be saved is tried again."""
+REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
+PERMISSION_NAMES = {"view_channel": "View Channel", "send_messages": "Send Messages",
+                    "embed_links": "Embed Links"}
+
+
+def stale_text(locale: Locale = None) -> str:
+    """The answer to a click on a menu or table from before the last move."""
+    return _("This menu is out of date: press My hand for a fresh one.", locale)
+
+
+class Refusal(Exception):
+    """A request answered with one private sentence; nothing changed."""
+
+
+class SaveFailed(Refusal):
+    """The change could not be saved, so it was undone."""
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks: a member of a server, as the table service needs to know them."""
+
+    id: str
+    name: str
+    admin: bool = False
+    """Manage Server (or Administrator) in this server."""
+    locale: Locale = None
+    missing: tuple[str, ...] = ()
+    """The bot's permissions missing in the channel (names from REQUIRED_PERMISSIONS)."""
+
+
+class Store(Protocol):
+    """What the service needs of the database (data.Database)."""
+
+    async def save_game(self, game: SavedGame, log: Sequence[LogEntry] = ()) -> None: ...
+    async def delete_game(self, channel_id: int) -> None: ...
+    async def record_game(self, result: GameResult, log: Sequence[LogEntry] = ()) -> bool: ...
+    async def load_games(self) -> list[SavedGame]: ...
+    async def set_aside_game(self, channel_id: int, reason: str) -> bool: ...
+    async def get_guild_settings(self, guild_id: int) -> GuildSettings: ...
+
+
+class Announcer(Protocol):
+    """The outbox: the only code that writes to channels."""
+
+    def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
+                 mention: str | None = None) -> None: ...
+    def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None: ...
+    def refresh_lobby(self, session: Session) -> None: ...
+    def close_message(self, session: Session, message_id: int | None) -> None: ...
+    def reopen(self, channel_id: int) -> None: ...
+
+
+@dataclass(slots=True)
+class Moved:
+    """What a move did, for the caller's private answer."""
+
+    session: Session
+    game: Game
+    player: str
+    move: Move | None
+    events: list[Event]
+
+
+class TableService:
+    def __init__(self, store: Store, outbox: Announcer, scheduler: Scheduler, *,
+                 time_scale: float = 1.0, cpu_delay: float = 1.5) -> None:
+        self.store = store
+        self.outbox = outbox
+        self.scheduler = scheduler
+        self.scale = time_scale
+        self.cpu_delay = cpu_delay
+        self.sessions: dict[int, Session] = {}
+        self._closing = False
+
+    # ================================================================ lookups and checks
+    def session(self, channel_id: int | None, locale: Locale = None) -> Session:
+        session = self.sessions.get(channel_id or 0)
+        if session is None:
+            raise Refusal(_("There is no game in this channel: start one with /uno new.",
+                            locale))
+        return session
+
+    def game(self, channel_id: int | None, actor: Actor, gid: str | None = None
+             ) -> tuple[Session, Game]:
+        """The running game of the channel, for one of its players."""
+        session = self.session(channel_id, actor.locale)
+        if gid is not None and session.game_id != gid:
+            raise Refusal(_("That game has ended: use the newest message.", actor.locale))
+        game = session.game
+        if game is None:
+            raise Refusal(_("The game hasn't started yet.", actor.locale))
+        if game.is_over:
+            raise Refusal(_("The game is over.", actor.locale))
+        self.need_player(session, actor)
+        return session, game
+
+    @staticmethod
+    def need_player(session: Session, actor: Actor) -> str:
+        if not session.is_seated(actor.id):
+            raise Refusal(_("You're not playing in this game.", actor.locale))
+        return actor.id
+
+    @staticmethod
+    def need_host(session: Session, actor: Actor) -> None:
+        if actor.id != session.host_id and not actor.admin:
+            raise Refusal(_("Only the host or a member with Manage Server can do that.",
+                            actor.locale))
+
+    @staticmethod
+    def need_permissions(actor: Actor) -> None:
+        if actor.missing:
+            names = ", ".join(PERMISSION_NAMES.get(p, p) for p in actor.missing)
+            raise Refusal(_("I can't post in this channel (missing: {perms}): ask a server "
+                            "admin to give me these permissions here, then try again.",
+                            actor.locale, perms=names))
+
+    def is_live(self, session: Session) -> bool:
+        """Whether ``session`` is still its channel's lobby or game."""
+        return self.sessions.get(session.channel_id) is session
+
+    # ================================================================ the pipeline
+    def _saved_game(self, session: Session, text: str) -> SavedGame:
+        return SavedGame(channel_id=session.channel_id, guild_id=session.guild_id,
+                         game_id=session.game_id, state=text, updated_at=int(time.time()))
+
+    def _entries(self, session: Session, moves: Sequence[dict[str, Any]]) -> list[LogEntry]:
+        """Log entries for ``moves`` (replay-format objects), numbered after the last one."""
+        if session.log_seq < 0 or not moves:
+            return []
+        now = int(time.time())
+        entries = []
+        for move in moves:
+            session.log_seq += 1
+            entries.append(LogEntry(game_id=session.game_id, guild_id=session.guild_id,
+                                    channel_id=session.channel_id, seq=session.log_seq,
+                                    entry=json.dumps(move, separators=(",", ":")),
+                                    created_at=now))
+        return entries
+
+    async def _commit(self, session: Session, moves: Sequence[dict[str, Any]] = (),
+                      *, header: dict[str, Any] | None = None) -> None:
+        """Write the session as it is now in memory (the caller holds its lock), with the
+        log entries of ``moves``; if its game just ended, record the result instead, and the
+        session leaves memory. On any failure the session goes back to what was saved
+        before and SaveFailed is raised: the change did not happen."""
+        previous_seq = session.log_seq
+        entries: list[LogEntry] = []
+        if header is not None:
+            session.log_seq = 0
+            entries.append(LogEntry(game_id=session.game_id, guild_id=session.guild_id,
+                                    channel_id=session.channel_id, seq=0,
+                                    entry=json.dumps(header, separators=(",", ":")),
+                                    created_at=int(time.time())))
+        entries += self._entries(session, moves)
+        game = session.game
+        try:
+            if game is not None and game.is_over:
+                await self._record(session, game, entries)
+                self._forget(session)
+                return
+            text = session.to_json()
+            await self.store.save_game(self._saved_game(session, text), entries)
+        except Exception as exc:
+            log.warning("Saving the game in channel %s failed (%s); the change is undone",
+                        session.channel_id, exc)
+            session.log_seq = previous_seq
+            if session.saved is not None:
+                session.load(session.saved)
+            raise SaveFailed(_("The game couldn't be saved, so nothing changed: try again in "
+                               "a moment.")) from exc
+        session.saved = text
+
+    async def _record(self, session: Session, game: Game, entries: list[LogEntry]) -> None:
+        """The finished game's result on the leaderboard, its saved game deleted, in one
+        transaction (or just deleted when it does not count)."""
+        humans = [p for p in game.players if not session.is_cpu(p) and p.isdigit()]
+        if session.unranked or not humans:
+            if entries:
+                # The log of an unranked game still ends with its last move.
+                await self.store.save_game(self._saved_game(session, session.to_json()),
+                                           entries)
+            await self.store.delete_game(session.channel_id)
+            session.recorded = True
+            return
+        # Points on the leaderboard are points scored; under alternative scoring a total is
+        # a penalty (lowest wins), so it adds nothing there.
+        standard = game.settings.scoring == "standard"
+        result = GameResult(
+            game_id=session.game_id, guild_id=session.guild_id, channel_id=session.channel_id,
+            edition=game.edition.name, finished_at=int(time.time()), rounds=game.round_number,
+            players=tuple(
+                PlayerResult(
+                    user_id=int(p), score=game.scores.get(p, 0) if standard else 0,
+                    won=p in game.winners, rounds_won=game.stats[p].rounds_won,
+                    towers_grabbed=game.stats[p].towers_grabbed,
+                    best_round=game.stats[p].best_round)
+                for p in humans))
+        recorded = await self.store.record_game(result, entries)
+        log.info("Game %s in channel %s recorded: %s", session.game_id, session.channel_id,
+                 recorded)
+        session.recorded = True
+
+    def _forget(self, session: Session) -> None:
+        """The session leaves memory (its record is already gone or recorded)."""
+        self.scheduler.cancel(session.channel_id)
+        if self.is_live(session):
+            del self.sessions[session.channel_id]
+
+    async def _drop(self, session: Session) -> None:
+        """Forget a game or lobby that ends without a result (cancelled, ended, abandoned);
+        the caller holds the lock. If the database can't delete it, nothing changes."""
+        try:
+            await self.store.delete_game(session.channel_id)
+        except Exception as exc:
+            log.warning("Deleting the game in channel %s failed (%s)", session.channel_id, exc)
+            if session.saved is not None:
+                session.load(session.saved)
+            raise SaveFailed(_("The game couldn't be saved, so nothing changed: try again in "
+                               "a moment.")) from exc
+        self._forget(session)
+
+    def _after(self, session: Session, lines: Sequence[str], *, mover: str | None) -> None:
+        """After a saved change: arm what comes next and announce it."""
+        game = session.game
+        if game is None or not self.is_live(session):
+            self.outbox.announce(session, lines, table=False)
+            return
+        self._schedule(session)
+        mention = None
+        if (not game.is_over and session.options.mention_turn
+                and not session.is_cpu(game.turn) and game.turn.isdigit()
+                and game.turn != mover and session.notified_serial != session.serial):
+            # One mention per turn: not again while the same player goes on deciding.
+            mention = game.turn
+            session.notified_serial = session.serial
+        self.outbox.announce(session, lines, mention=mention)
+
+    # ================================================================ moves
+    async def move(self, channel_id: int | None, actor: Actor,
+                   make: Callable[[Session, Game, str], Move], *, gid: str | None = None,
+                   serial: int | None = None) -> Moved:
+        """One move by ``actor``: checked, applied, saved, then announced."""
+        session, _game = self.game(channel_id, actor, gid)
+        locale = actor.locale
+        async with session.lock:
+            game = session.game
+            if not self.is_live(session) or game is None or game.is_over:
+                raise Refusal(_("The game is over.", locale))
+            pid = self.need_player(session, actor)
+            await self._resume_if_paused(session, actor)
+            if serial is not None and serial != session.serial:
+                raise Refusal(stale_text(locale))
+            move = make(session, game, pid)
+            try:
+                events = game.apply(move)
+            except EngineError as exc:
+                raise Refusal(error_text(exc, locale)) from None
+            if not isinstance(move, CallUno | Catch):
+                session.serial += 1
+            session.timeouts[pid] = 0
+            session.last_human = time.time()
+            self._note_forced_draws(session, events, pid)
+            await self._commit(session, [move_to_json(move)])
+        self._after(session, event_lines(session, events), mover=pid)
+        return Moved(session, game, pid, move, events)
+
+    @staticmethod
+    def _note_forced_draws(session: Session, events: Sequence[Event], mover: str | None
+                           ) -> None:
+        """Cards a player was made to draw (a draw card, a catch, a challenge) are shown to
+        them privately at their next interaction."""
+        for e in events:
+            if isinstance(e, RoundStarted):
+                session.unseen.clear()  # new hands: what was drawn before is gone
+            elif isinstance(e, Drew) and e.count and e.player != mover:
+                session.unseen.setdefault(e.player, []).extend(c.code for c in e.cards)
+
+    def take_unseen(self, session: Session, player: str) -> list[str]:
+        """The forced draws ``player`` has not seen yet and still holds (shown once; saved
+        with the next change, so a restart before that shows them again)."""
+        codes = session.unseen.pop(player, [])
+        game = session.game
+        if game is None or player not in game.players:
+            return []
+        held = Counter(c.code for c in game.hand(player))
+        shown = []
+        for code in codes:
+            if held[code] > 0:
+                held[code] -= 1
+                shown.append(code)
+        return shown
+
+    async def leave(self, channel_id: int | None, actor: Actor) -> bool:
+        """The actor leaves the lobby or the game. True if it was a lobby."""
+        session = self.session(channel_id, actor.locale)
+        async with session.lock:
+            if not self.is_live(session):
+                raise Refusal(_("That game has ended.", actor.locale))
+            if session.game is None:
+                await self._leave_lobby(session, actor.id, actor)
+                return True
+            self.need_player(session, actor)
+            lines = [_("{name} leaves the game.", name=session.name(actor.id))]
+            lines += await self._remove(session, actor.id)
+        self._after(session, lines, mover=actor.id)
+        return False
+
+    async def kick(self, channel_id: int | None, actor: Actor, target: str, name: str) -> str:
+        session = self.session(channel_id, actor.locale)
+        async with session.lock:
+            self.need_host(session, actor)
+            if not self.is_live(session):
+                raise Refusal(_("That game has ended.", actor.locale))
+            if not session.is_seated(target):
+                raise Refusal(_("{name} is not in this game.", actor.locale, name=name))
+            name = session.name(target)
+            if session.game is None:
+                await self._leave_lobby(session, target, actor)
+                self.outbox.refresh_lobby(session)
+                return name
+            lines = [_("{name} was removed from the game by {by}.", name=name, by=actor.name)]
+            lines += await self._remove(session, target)
+        self._after(session, lines, mover=target)
+        return name
+
+    async def _remove(self, session: Session, player: str) -> list[str]:
+        """Take ``player`` out of the running game and save (the caller holds the lock)."""
+        game = session.game
+        assert game is not None
+        events = game.remove_player(player)
+        session.serial += 1
+        lines = event_lines(session, events)
+        session.unseen.pop(player, None)
+        if game.is_over:
+            # Won because everyone else left: a walkover is not a win on the leaderboard
+            # (and a host can't earn one by kicking).
+            session.unranked = True
+            lines.append(_("The game ends because the other players left; it does not count "
+                           "on the leaderboard."))
+        elif not session.humans():
+            lines.append(_("No human players are left: the game ends."))
+            await self._drop(session)
+            return lines
+        elif player == session.host_id:
+            lines += self._pass_host(session)
+        await self._commit(session, [leave_to_json(player)])
+        return lines
+
+    def _pass_host(self, session: Session) -> list[str]:
+        humans = [p for p in session.humans() if p != session.host_id]
+        if not humans:
+            return []
+        session.host_id = humans[0]
+        return [_("{name} is the host now.", name=session.name(humans[0]))]
+
+    # ================================================================ timers and computers
+    def _schedule(self, session: Session) -> None:
+        """After any change: run the computer players, or arm the human's turn timer."""
+        game = session.game
+        cid = session.channel_id
+        if game is None or game.is_over or not self.is_live(session) or session.paused:
+            self.scheduler.cancel(cid)
+            return
+        if (session.is_cpu(game.turn) or any(
+                session.is_cpu(p) and HeuristicPlayer(0).react(game, p) is not None
+                for p in game.players)) and not self.scheduler.running(cid, "cpu"):
+            self.scheduler.start(cid, "cpu", self._run_cpus(session))
+        if session.is_cpu(game.turn):
+            self.scheduler.cancel(cid, "timer")
+            session.deadline = None
+            return
+        now = time.time()
+        if session.deadline is None or session.deadline_serial != session.serial:
+            if session.remaining is not None and session.deadline_serial == session.serial:
+                # Restored: the time that was left, and never less than a fair grace.
+                grace = min(RESTART_GRACE, session.options.turn_timer) * self.scale
+                session.deadline = now + max(session.remaining, grace)
+            else:
+                # A new decision gets the full time; the same decision keeps its deadline
+                # (after an UNO call or a catch).
+                session.deadline = now + session.options.turn_timer * self.scale
+            session.deadline_serial = session.serial
+        session.remaining = None
+        self.scheduler.start(cid, "timer", self._timer(session, session.serial,
+                                                       session.deadline))
+
+    async def _timer(self, session: Session, serial: int, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
+        attempt = 0
+        while True:
+            try:
+                await self._timeout(session, serial)
+                return
+            except SaveFailed:
+                delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
+                attempt += 1
+                log.warning("Timeout in channel %s not saved; trying again in %ss",
+                            session.channel_id, delay)
+                await asyncio.sleep(delay * min(1.0, max(self.scale, 0.05)))
+
+    async def _timeout(self, session: Session, serial: int) -> None:
+        async with session.lock:
+            game = session.game
+            if (game is None or game.is_over or session.serial != serial
+                    or not self.is_live(session) or session.paused):
+                return
+            player = game.turn
+            if session.is_cpu(player):
+                return
+            moves: list[Move] = []
+            events: list[Event] = []
+            for move in game.timeout_moves():
+                events += game.apply(move)
+                moves.append(move)
+                if game.pending is Decision.DRAWN and game.turn == move.player:
+                    keep = Pass(move.player)
+                    events += game.apply(keep)
+                    moves.append(keep)
+            session.serial += 1
+            count = session.timeouts.get(player, 0) + 1
+            session.timeouts[player] = count
+            self._note_forced_draws(session, events, None)
+            lines = [_("⏰ {name} ran out of time.", name=session.name(player))]
+            lines += event_lines(session, events)
+            entries = [move_to_json(m) for m in moves]
+            if count >= MAX_TIMEOUTS and not game.is_over and player in game.players:
+                lines.append(_("{name} timed out {n} times in a row and leaves the game.",
+                               name=session.name(player), n=count))
+                removal = game.remove_player(player)
+                session.unseen.pop(player, None)
+                lines += event_lines(session, removal)
+                entries.append(leave_to_json(player))
+                if game.is_over:
+                    session.unranked = True
+                    lines.append(_("The game ends because the other players left; it does "
+                                   "not count on the leaderboard."))
+                elif not session.humans():
+                    lines.append(_("No human players are left: the game ends."))
+                    await self._drop(session)
+                    self.outbox.announce(session, lines, table=False)
+                    return
+                elif player == session.host_id:
+                    lines += self._pass_host(session)
+            await self._commit(session, entries)
+        self._after(session, lines, mover=player)
+
+    async def _run_cpus(self, session: Session) -> None:
+        """Computer players act, one saved move at a time, until a human must act. A move
+        that can't be saved is undone and tried again later: the chain never stalls."""
+        attempt = 0
+        delay = self.cpu_delay
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                more = await self._cpu_step(session)
+                attempt = 0
+                delay = self.cpu_delay
+            except SaveFailed:
+                delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)] * \
+                    min(1.0, max(self.scale, 0.05))
+                attempt += 1
+                log.warning("A computer move in channel %s was not saved; trying again in "
+                            "%.1fs", session.channel_id, delay)
+                continue
+            if not more:
+                return
+
+    async def _cpu_step(self, session: Session) -> bool:
+        """One round of computer actions (reactions, then the move if it is a computer's
+        turn). True while a computer still has the turn."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self.is_live(session) or session.paused:
+                return False
+            events: list[Event] = []
+            moves: list[Move] = []
+            for p in list(game.players):
+                if not session.is_cpu(p) or game.is_over:
+                    continue
+                reaction = HeuristicPlayer(session.serial).react(game, p)
+                if reaction is not None and reaction in game.legal_moves(p):
+                    events += game.apply(reaction)
+                    moves.append(reaction)
+            mover = game.turn
+            if not game.is_over and session.is_cpu(game.turn):
+                move, more_events = self._cpu_move(session, game)
+                events += more_events
+                moves += move
+                session.serial += 1
+            if not moves:
+                return False
+            self._note_forced_draws(session, events, None)
+            lines = event_lines(session, events)
+            await self._commit(session, [move_to_json(m) for m in moves])
+            more = not game.is_over and session.is_cpu(game.turn)
+        if more:
+            # Announce now; the timer of the next human is armed when the chain ends.
+            self.outbox.announce(session, lines)
+        else:
+            self._after(session, lines, mover=mover)
+        return more
+
+    def _cpu_move(self, session: Session, game: Game) -> tuple[list[Move], list[Event]]:
+        """The computer player's move; if its strategy fails, it lets its time run out
+        (the engine's timeout moves), so the game never waits on a broken player."""
+        p = game.turn
+        try:
+            move = HeuristicPlayer(session.serial * 7 + 1).choose(game, p)
+            if move is None:
+                raise RuntimeError("the heuristic player had no move")
+            return [move], game.apply(move)
+        except Exception:
+            log.exception("Computer player %s failed in channel %s; it times out instead",
+                          p, session.channel_id)
+            moves: list[Move] = []
+            events: list[Event] = []
+            for move in game.timeout_moves():
+                events += game.apply(move)
+                moves.append(move)
+                if game.pending is Decision.DRAWN and game.turn == p:
+                    events += game.apply(Pass(p))
+                    moves.append(Pass(p))
+            return moves, events
+
+    # ================================================================ lobby
+    async def open_lobby(self, channel_id: int, guild_id: int, actor: Actor) -> Session:
+        """A new lobby in the channel, saved before anyone is told it exists."""
+        self.need_permissions(actor)
+        if channel_id in self.sessions:
+            raise Refusal(_("A game is already open in this channel: join it, or ask the "
+                            "host to end it.", actor.locale))
+        defaults = await self.store.get_guild_settings(guild_id)
+        # Checked again after the await, and taken in the same step: two /uno new at once
+        # make one lobby.
+        if channel_id in self.sessions:
+            raise Refusal(_("A game is already open in this channel: join it, or ask the "
+                            "host to end it.", actor.locale))
+        session = Session(channel_id=channel_id, guild_id=guild_id, host_id=actor.id,
+                          options=options_from(defaults))
+        session.seats.append(Seat(actor.id, actor.name))
+        session.last_human = time.time()
+        self.sessions[channel_id] = session
+        self.outbox.reopen(channel_id)
+        async with session.lock:
+            try:
+                await self._commit(session)
+            except SaveFailed:
+                self._forget(session)
+                raise
+        return session
+
+    async def lobby_action(self, channel_id: int | None, actor: Actor, action: str,
+                           gid: str | None = None) -> Session:
+        """join, leave, cpu, nocpu, cancel on the lobby; saved, then shown."""
+        session = self.session(channel_id, actor.locale)
+        locale = actor.locale
+        if gid is not None and session.game_id != gid:
+            raise Refusal(_("That lobby has closed.", locale))
+        async with session.lock:
+            if not self.is_live(session):
+                raise Refusal(_("That lobby has closed.", locale))
+            if session.started:
+                if action == "join":
+                    raise Refusal(_("The game has already started: wait for the next one.",
+                                    locale))
+                raise Refusal(_("The game has already started.", locale))
+            if action == "join":
+                self._join(session, actor)
+            elif action == "leave":
+                await self._leave_lobby(session, actor.id, actor)
+                return session
+            elif action == "cpu":
+                self._add_cpu(session, actor)
+            elif action == "nocpu":
+                self.need_host(session, actor)
+                cpus = [seat for seat in session.seats if seat.cpu]
+                if not cpus:
+                    raise Refusal(_("There is no computer player to remove.", locale))
+                session.seats.remove(cpus[-1])
+            elif action == "cancel":
+                self.need_host(session, actor)
+                await self._drop(session)
+                return session
+            else:
+                raise Refusal(_("This button is no longer in use.", locale))
+            session.last_human = time.time()
+            await self._commit(session)
+        return session
+
+    def _join(self, session: Session, actor: Actor) -> None:
+        if session.seat(actor.id) is not None:
+            raise Refusal(_("You're already in this game.", actor.locale))
+        if len(session.seats) >= get_edition(session.options.edition).max_players:
+            raise Refusal(_("The table is full.", actor.locale))
+        session.seats.append(Seat(actor.id, actor.name))
+
+    def _add_cpu(self, session: Session, actor: Actor) -> Seat:
+        locale = actor.locale
+        if session.seat(actor.id) is None and not actor.admin:
+            raise Refusal(_("Join the game first to add computer players.", locale))
+        if len(session.seats) >= get_edition(session.options.edition).max_players:
+            raise Refusal(_("The table is full.", locale))
+        if sum(1 for s in session.seats if s.cpu) >= MAX_CPUS_WITH_ONE_HUMAN:
+            raise Refusal(_("A game can have at most {n} computer players.", locale,
+                            n=MAX_CPUS_WITH_ONE_HUMAN))
+        return session.add_cpu()
+
+    async def _leave_lobby(self, session: Session, player: str, actor: Actor) -> None:
+        """``player`` leaves the lobby (the caller holds the lock); an empty lobby closes."""
+        seat = session.seat(player)
+        if seat is None:
+            raise Refusal(_("You're not in this game.", actor.locale))
+        session.seats.remove(seat)
+        if not session.humans():
+            await self._drop(session)
+            return
+        if player == session.host_id:
+            session.host_id = session.humans()[0]
+        session.last_human = time.time()
+        await self._commit(session)
+
+    async def start(self, channel_id: int | None, actor: Actor, gid: str | None = None
+                    ) -> Session:
+        """Start the lobby's game (host or Manage Server), saved before it is announced."""
+        session = self.session(channel_id, actor.locale)
+        locale = actor.locale
+        if gid is not None and session.game_id != gid:
+            raise Refusal(_("That lobby has closed.", locale))
+        async with session.lock:
+            if not self.is_live(session):
+                raise Refusal(_("That lobby has closed.", locale))
+            if session.started:
+                raise Refusal(_("The game has already started.", locale))
+            self.need_host(session, actor)
+            self.need_permissions(actor)
+            edition = get_edition(session.options.edition)
+            if len(session.seats) < edition.min_players:
+                raise Refusal(_("At least {n} players are needed: invite someone or add a "
+                                "computer player.", locale, n=edition.min_players))
+            if len(session.seats) > edition.max_players:
+                raise Refusal(_("{edition} takes at most {n} players.", locale,
+                                edition=edition.title, n=edition.max_players))
+            session.paused = None
+            game = session.start_game()
+            # The replay file's start: the seats before start() may shuffle them.
+            header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
+                      "game_id": session.game_id}
+            events = game.start()
+            session.serial += 1
+            session.last_human = time.time()
+            await self._commit(session, header=header)
+        self.outbox.close_message(session, session.lobby_message_id)
+        self._after(session, event_lines(session, events), mover=None)
+        return session
+
+    async def end(self, channel_id: int | None, actor: Actor) -> Session:
+        """End the game or lobby early (host or Manage Server); it does not count."""
+        session = self.session(channel_id, actor.locale)
+        async with session.lock:
+            self.need_host(session, actor)
+            if not self.is_live(session):
+                raise Refusal(_("That game has ended.", actor.locale))
+            await self._drop(session)
+        if session.started:
+            self.outbox.announce(session, [], table=False)
+        else:
+            self.outbox.close_message(session, session.lobby_message_id)
+        return session
+
+    async def configure(self, channel_id: int, actor: Actor, changes: dict[str, Any]
+                        ) -> Session:
+        """Change the lobby's settings (host or Manage Server) and show them on it."""
+        session = self.session(channel_id, actor.locale)
+        locale = actor.locale
+        if session.started:
+            raise Refusal(_("Settings can't change once the game has started.", locale))
+        async with session.lock:
+            self.need_host(session, actor)
+            if session.started or not self.is_live(session):
+                raise Refusal(_("Settings can't change once the game has started.", locale))
+            new = Options.from_dict({**session.options.to_dict(), **changes})
+            try:
+                new.engine_settings()
+            except EngineError as exc:
+                raise Refusal(error_text(exc, locale)) from None
+            if len(session.seats) > get_edition(new.edition).max_players:
+                raise Refusal(_("Too many seats for that edition.", locale))
+            session.options = new
+            await self._commit(session)
+        self.outbox.refresh_lobby(session)
+        return session
+
+    async def set_message(self, session: Session, *, lobby: int | None) -> None:
+        """Remember the lobby's message (it is edited when the lobby changes)."""
+        async with session.lock:
+            if not self.is_live(session) or session.started:
+                return
+            old = session.lobby_message_id
+            session.lobby_message_id = lobby
+            try:
+                await self._commit(session)
+            except SaveFailed:
+                return
+        if old is not None and old != lobby:
+            self.outbox.close_message(session, old)
+
+    # ================================================================ pauses
+    async def _resume_if_paused(self, session: Session, actor: Actor) -> None:
+        """A paused game (the bot could not post) goes on once the bot can post again;
+        until then every action is answered with what is missing."""
+        if session.paused is None:
+            return
+        self.need_permissions(actor)
+        session.paused = None
+        session.deadline = None
+        session.deadline_serial = -1  # a fresh full time: nobody saw the last prompt
+        await self._commit(session)
+        self.outbox.reopen(session.channel_id)
+        log.info("Game in channel %s resumes: the bot can post again", session.channel_id)
+        self._schedule(session)
+        self.outbox.announce(session, [_("▶️ I can post here again: the game goes on.")])
+
+    async def check_pause(self, channel_id: int | None, actor: Actor) -> None:
+        """For read-only actions (My hand): resume a paused game if possible, else say why."""
+        session = self.sessions.get(channel_id or 0)
+        if session is None or session.paused is None:
+            return
+        async with session.lock:
+            if self.is_live(session):
+                await self._resume_if_paused(session, actor)
+
+    async def channel_lost(self, channel_id: int, gone: bool) -> None:
+        """The outbox could not post: a missing permission pauses the game's timers (until
+        someone acts and the bot can post again); a deleted channel ends the game."""
+        session = self.sessions.get(channel_id)
+        if session is None:
+            return
+        async with session.lock:
+            if not self.is_live(session):
+                return
+            if gone:
+                log.warning("Channel %s is gone: its game ends", channel_id)
+                try:
+                    await self._drop(session)
+                except SaveFailed:
+                    self._forget(session)
+                return
+            if session.paused is not None:
+                return
+            log.warning("Can't post in channel %s: its game is paused", channel_id)
+            session.paused = "permissions"
+            self.scheduler.cancel(channel_id)
+            session.deadline = None
+            try:
+                await self._commit(session)
+            except SaveFailed:
+                session.paused = "permissions"  # paused in memory all the same
+
+    # ================================================================ life cycle
+    async def restore(self) -> int:
+        """Load every saved game; upgrade old formats; set aside what can't be read."""
+        restored = 0
+        for saved in await self.store.load_games():
+            try:
+                session = Session.from_json(saved.state)
+            except SavedFormatError as exc:
+                await self._set_aside(saved, str(exc))
+                continue
+            session.saved = saved.state
+            # The outage is nobody's idleness: the idle limit counts from now.
+            session.last_human = time.time()
+            self.sessions[session.channel_id] = session
+            restored += 1
+            game = session.game
+            if game is not None and not game.is_over and session.paused is None:
+                session.notified_serial = -1  # mention the player again after the restart
+                try:
+                    self._after(session, [_("🔄 The bot restarted: the game goes on.")],
+                                mover=None)
+                except Exception:
+                    # One damaged game must not stop the others.
+                    log.exception("Resuming the game in channel %s failed",
+                                  session.channel_id)
+        log.info("Restored %d saved games", restored)
+        return restored
+
+    async def _set_aside(self, saved: SavedGame, reason: str) -> None:
+        log.error("The saved game in channel %s can't be read (%s); it is set aside, not "
+                  "deleted", saved.channel_id, reason)
+        try:
+            await self.store.set_aside_game(saved.channel_id, reason)
+        except Exception:
+            log.exception("Setting aside the game of channel %s failed; it stays saved",
+                          saved.channel_id)
+            return
+        self.outbox.notice(saved.channel_id, saved.guild_id, [_(
+            "⚠️ The game in this channel could not be restored after an update; it was kept "
+            "aside for the bot's maintainers. Start a new one with /uno new.")])
+
+    async def sweep_idle(self) -> None:
+        """End games (and lobbies) with no human action for 30 minutes."""
+        now = time.time()
+        for session in list(self.sessions.values()):
+            if now - session.last_human < IDLE_LIMIT * self.scale:
+                continue
+            try:
+                async with session.lock:
+                    if not self.is_live(session):
+                        continue
+                    await self._drop(session)
+            except SaveFailed:
+                continue
+            self.outbox.announce(session, [_("⌛ No human move for 30 minutes: the game "
+                                             "ends.")], table=False)
+
+    async def close(self) -> None:
+        """Stop every timer and save each game once more, so the time each player had left
+        survives the restart."""
+        self._closing = True
+        await self.scheduler.close()
+        for session in list(self.sessions.values()):
+            if session.game is None or session.game.is_over:
+                continue
+            async with session.lock:
+                try:
+                    await self._commit(session)
+                except SaveFailed:
+                    log.warning("Could not save the time left in channel %s",
+                                session.channel_id)
+
+
+def options_from(settings: GuildSettings) -> Options:
+    return Options(edition=settings.edition, target=settings.target, scoring=settings.scoring,
+                   grab2_points=settings.grab2_points, turn_timer=settings.turn_timer,
+                   mention_turn=settings.mention_turn, shuffle_seats=settings.shuffle_seats)
