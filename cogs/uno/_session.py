@@ -227,14 +227,18 @@ class Session:
         """Put this session back to a saved state (a failed write rolls back with it);
         the lock and the identity of the object stay."""
         other = Session.from_json(text)
-        deadline, deadline_serial = self.deadline, self.deadline_serial
         for name in self.__slots__:
-            if name not in ("lock", "saved"):
+            if name not in _KEPT_ON_LOAD:
                 setattr(self, name, getattr(other, name))
-        if deadline_serial == self.deadline_serial:
-            # The same decision: its timer runs on as it was.
-            self.deadline, self.remaining = deadline, None
         self.saved = text
+
+
+_KEPT_ON_LOAD = frozenset({
+    "lock", "saved",
+    # The timer and the messages belong to the scheduler and the outbox, which set them
+    # outside any change: a change that is undone never touched them.
+    "deadline", "deadline_serial", "remaining", "notified_serial", "table_message_id",
+    "lobby_message_id", "last_human"})
 
 
 def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,399 @@
+"""The table service without Discord: a real SQLite file, a recording outbox.
+
+Each test injects a fault into one step of the pipeline (a write that fails, a post that is
+refused, a restart) and checks the answer is honest: saved and announced, or neither.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cogs.uno._movelog import replay_document
+from cogs.uno._scheduler import Scheduler
+from cogs.uno._service import Actor, Refusal, SaveFailed, TableService
+from cogs.uno._session import SESSION_VERSION, Options, SavedFormatError, Seat, Session
+from data import Database, SavedGame
+from data_support import opened
+from engine import Card, Color, Draw, Game, Pass, Play, Settings
+from engine.replay import play_replay
+
+GUILD = 500
+ALICE = Actor("111", "Alice")
+BOB = Actor("222", "Bob")
+CAROL = Actor("333", "Carol")
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@dataclass
+class RecordingOutbox:
+    """Records what the service asks to post; posts nothing."""
+
+    announced: list[tuple[int, list[str], bool, str | None]] = field(default_factory=list)
+    notices: list[tuple[int, list[str]]] = field(default_factory=list)
+    lobbies: list[int] = field(default_factory=list)
+    closed: list[int | None] = field(default_factory=list)
+    reopened: list[int] = field(default_factory=list)
+
+    def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
+                 mention: str | None = None) -> None:
+        self.announced.append((session.channel_id, list(lines), table, mention))
+
+    def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None:
+        self.notices.append((channel_id, list(lines)))
+
+    def refresh_lobby(self, session: Session) -> None:
+        self.lobbies.append(session.channel_id)
+
+    def close_message(self, session: Session, message_id: int | None) -> None:
+        self.closed.append(message_id)
+
+    def reopen(self, channel_id: int) -> None:
+        self.reopened.append(channel_id)
+
+    def text(self) -> str:
+        return "\n".join(line for _c, lines, _t, _m in self.announced for line in lines)
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    async with opened(tmp_path / "bot.db") as database:
+        yield database
+
+
+def make_service(db: Database, *, scale: float = 1.0, cpu_delay: float = 0.01
+                 ) -> tuple[TableService, RecordingOutbox]:
+    outbox = RecordingOutbox()
+    return TableService(db, outbox, Scheduler(), time_scale=scale, cpu_delay=cpu_delay), outbox
+
+
+def scenario(channel_id: int, players: Sequence[Actor | str], *, hands: dict[str, str],
+             discard: str, draw: str, turn: str, options: Options | None = None,
+             scores: dict[str, int] | None = None, color: Color | None = None) -> Session:
+    """A session at exactly this position (strings in ``players`` are computer players)."""
+    opts = options or Options()
+    ids = [p if isinstance(p, str) else p.id for p in players]
+    seats = [Seat(p, p.upper(), cpu=True) if isinstance(p, str) else Seat(p.id, p.name)
+             for p in players]
+    game, _events = Game.from_setup(
+        ids, edition=opts.edition,
+        settings=Settings(target=opts.target, scoring=opts.scoring),
+        seed=3, hands={p: [Card.parse(c) for c in h.split()] for p, h in hands.items()},
+        draw=[Card.parse(c) for c in draw.split()],
+        discard=[Card.parse(c) for c in discard.split()], turn=turn, color=color,
+        scores=scores or {})
+    game.names = {s.id: s.name for s in seats}
+    human = next(s.id for s in seats if not s.cpu)
+    session = Session(channel_id=channel_id, guild_id=GUILD, host_id=human, seats=seats,
+                      options=opts, game=game, serial=1, last_human=time.time())
+    session.cpu_counter = sum(1 for s in seats if s.cpu)
+    return session
+
+
+async def install(db: Database, *sessions: Session) -> None:
+    for s in sessions:
+        await db.save_game(SavedGame(s.channel_id, s.guild_id, s.game_id, s.to_json(),
+                                     int(time.time())))
+
+
+async def saved(db: Database, channel_id: int) -> dict[str, Any] | None:
+    record = await db.load_game(channel_id)
+    return json.loads(record.state) if record is not None else None
+
+
+async def running(db: Database, *sessions: Session, scale: float = 1.0
+                  ) -> tuple[TableService, RecordingOutbox]:
+    await install(db, *sessions)
+    service, outbox = make_service(db, scale=scale)
+    await service.restore()
+    outbox.announced.clear()
+    return service, outbox
+
+
+# ---------------------------------------------------------------- a failed save
+async def test_a_move_that_cannot_be_saved_is_undone_and_refused(db: Database) -> None:
+    service, outbox = await running(db, scenario(
+        1, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6 G7"}, discard="R9",
+        draw="Y1 Y2", turn="111"))
+    session = service.sessions[1]
+    before_memory = json.loads(session.to_json(now=0))
+    del before_memory["last_human"]  # a human tried to move: that counts as activity
+    deadline = session.deadline
+    before_saved = await saved(db, 1)
+    await db.set_read_only_for_tests(True)
+    with pytest.raises(SaveFailed, match="nothing changed"):
+        await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
+    assert service.sessions[1] is session, "the table stays"
+    after_memory = json.loads(session.to_json(now=0))
+    del after_memory["last_human"]
+    assert after_memory == before_memory, "memory is back to before the move"
+    assert session.deadline == deadline, "the turn timer runs on as it was"
+    assert await saved(db, 1) == before_saved
+    assert outbox.announced == [], "nothing announced"
+    await db.set_read_only_for_tests(False)
+    moved = await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
+    assert [str(c) for c in moved.game.hand("111")] == ["B4"]
+    state = await saved(db, 1)
+    assert state is not None and state["game"]["hands"]["111"] == ["B4"]
+    assert "Alice plays 🟥 3." in outbox.text()
+    await service.close()
+
+
+async def test_a_failed_recording_keeps_the_game(db: Database) -> None:
+    service, outbox = await running(db, scenario(
+        2, [ALICE, BOB], hands={"111": "R3", "222": "G5 G6 G7"}, discard="R9", draw="Y1 Y2",
+        turn="111", options=Options(target=100), scores={"111": 95}))
+    await db.set_read_only_for_tests(True)
+    with pytest.raises(SaveFailed):
+        await service.move(2, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
+    session = service.sessions.get(2)
+    assert session is not None and session.game is not None and not session.game.is_over
+    assert [str(c) for c in session.game.hand("111")] == ["R3"], "one move before its end"
+    assert await db.player_stats(GUILD, 111) is None
+    assert outbox.announced == []
+    await db.set_read_only_for_tests(False)
+    moved = await service.move(2, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
+    assert moved.game.is_over
+    assert 2 not in service.sessions, "a recorded game leaves memory"
+    assert await saved(db, 2) is None
+    stats = await db.player_stats(GUILD, 111)
+    assert stats is not None and stats.games_won == 1
+    assert "won the game" in outbox.text()
+    await service.close()
+
+
+async def test_a_computer_chain_survives_a_failed_save(db: Database) -> None:
+    """One human and three computer players: a failed save of a computer's move is undone
+    and tried again, and the chain goes on to the human's turn."""
+    session = scenario(3, [ALICE, "cpu1", "cpu2", "cpu3"],
+                       hands={"111": "B1 B2 B3", "cpu1": "R1 R2 R3", "cpu2": "R4 R5 R6",
+                              "cpu3": "R7 R8 G9"},
+                       discard="R9", draw="Y1 Y2 Y3 Y4 Y5 Y6", turn="cpu1")
+    await install(db, session)
+    await db.set_read_only_for_tests(True)
+    service, _outbox = make_service(db, scale=0.05)
+    await service.restore()
+    await asyncio.sleep(0.3)
+    live = service.sessions[3]
+    assert live.game is not None and live.game.turn == "cpu1", "no move without a save"
+    await db.set_read_only_for_tests(False)
+    for _ in range(100):
+        if live.game.turn == "111":
+            break
+        await asyncio.sleep(0.05)
+    assert live.game.turn == "111"
+    state = await saved(db, 3)
+    assert state is not None and state["game"]["turn"] == "111"
+    await service.close()
+
+
+# ---------------------------------------------------------------- lobbies
+async def test_two_new_lobbies_at_once_make_one(db: Database) -> None:
+    service, _outbox = make_service(db)
+    results = await asyncio.gather(service.open_lobby(4, GUILD, ALICE),
+                                   service.open_lobby(4, GUILD, BOB), return_exceptions=True)
+    lobbies = [r for r in results if isinstance(r, Session)]
+    refusals = [r for r in results if isinstance(r, Refusal)]
+    assert len(lobbies) == 1 and len(refusals) == 1, results
+    assert "already open" in str(refusals[0])
+    state = await saved(db, 4)
+    assert state is not None and state["game_id"] == lobbies[0].game_id
+
+
+async def test_a_lobby_that_cannot_be_saved_leaves_no_ghost(db: Database) -> None:
+    service, _outbox = make_service(db)
+    await db.set_read_only_for_tests(True)
+    with pytest.raises(SaveFailed):
+        await service.open_lobby(5, GUILD, ALICE)
+    assert 5 not in service.sessions
+    await db.set_read_only_for_tests(False)
+    session = await service.open_lobby(5, GUILD, BOB)
+    assert session.host_id == BOB.id
+
+
+async def test_new_and_start_need_the_bot_to_post(db: Database) -> None:
+    service, _outbox = make_service(db)
+    blind = Actor("111", "Alice", missing=("send_messages",))
+    with pytest.raises(Refusal, match="Send Messages"):
+        await service.open_lobby(6, GUILD, blind)
+    assert 6 not in service.sessions and await saved(db, 6) is None
+    await service.open_lobby(6, GUILD, ALICE)
+    await service.lobby_action(6, BOB, "join")
+    with pytest.raises(Refusal, match="Embed Links"):
+        await service.start(6, Actor("111", "Alice", missing=("embed_links",)))
+    assert service.sessions[6].game is None
+    await service.start(6, ALICE)
+    assert service.sessions[6].game is not None
+    await service.close()
+
+
+# ---------------------------------------------------------------- a channel lost
+async def test_a_refused_post_pauses_the_game_until_the_bot_can_post(db: Database) -> None:
+    service, outbox = await running(db, scenario(
+        7, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6 G7"}, discard="R9",
+        draw="Y1 Y2", turn="111", options=Options(turn_timer=10)))
+    assert service.scheduler.running(7, "timer")
+    await service.channel_lost(7, gone=False)
+    session = service.sessions[7]
+    assert session.paused and not service.scheduler.running(7, "timer")
+    state = await saved(db, 7)
+    assert state is not None and state["paused"]
+    blind = Actor("111", "Alice", missing=("send_messages",))
+    with pytest.raises(Refusal, match="Send Messages"):
+        await service.move(7, blind, lambda s, g, p: Draw(p))
+    assert session.game is not None and session.game.turn == "111"
+    await service.move(7, ALICE, lambda s, g, p: Draw(p))
+    assert not session.paused and 7 in outbox.reopened
+    assert "goes on" in outbox.text()
+    assert service.scheduler.running(7, "timer")
+    await service.close()
+
+
+async def test_a_deleted_channel_ends_its_game(db: Database) -> None:
+    service, _outbox = await running(db, scenario(
+        8, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6 G7"}, discard="R9",
+        draw="Y1 Y2", turn="111"))
+    await service.channel_lost(8, gone=True)
+    assert 8 not in service.sessions
+    assert await saved(db, 8) is None
+    assert not service.scheduler.running(8, "timer")
+
+
+# ---------------------------------------------------------------- stale tables
+async def test_a_draw_from_an_older_table_is_refused(db: Database) -> None:
+    """Bob (his turn) and Carol press Draw on the same table: Bob draws, his turn ends, and
+    Carol's press, made on the table before, is refused instead of counting on her turn."""
+    service, _outbox = await running(db, scenario(
+        9, [ALICE, BOB, CAROL], hands={"111": "R3 B4", "222": "G5 G6", "333": "B7 B8"},
+        discard="R9", draw="Y1 Y2 Y3", turn="222"))
+    shown = service.sessions[9].serial
+    results = await asyncio.gather(
+        service.move(9, BOB, lambda s, g, p: Draw(p), serial=shown),
+        service.move(9, CAROL, lambda s, g, p: Draw(p), serial=shown),
+        return_exceptions=True)
+    assert not isinstance(results[0], BaseException)
+    assert isinstance(results[1], Refusal) and "out of date" in str(results[1])
+    game = service.sessions[9].game
+    assert game is not None and len(game.hand("333")) == 2, "Carol drew nothing"
+    assert len(game.hand("222")) == 3
+    await service.close()
+
+
+# ---------------------------------------------------------------- restarts
+async def test_the_time_left_survives_a_restart_with_a_fair_grace(db: Database) -> None:
+    session = scenario(10, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6"},
+                       discard="R9", draw="Y1 Y2", turn="111", options=Options(turn_timer=90))
+    long_left = scenario(11, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6"},
+                         discard="R9", draw="Y1 Y2", turn="111", options=Options(turn_timer=90))
+    saved_at = time.time() - 600  # saved ten minutes ago: the outage isn't the player's
+    session.deadline, session.deadline_serial = saved_at + 5, session.serial
+    long_left.deadline, long_left.deadline_serial = saved_at + 70, long_left.serial
+    for s in (session, long_left):
+        await db.save_game(SavedGame(s.channel_id, GUILD, s.game_id, s.to_json(now=saved_at),
+                                     int(saved_at)))
+    service, _outbox = make_service(db)
+    start = time.time()
+    await service.restore()
+    short = service.sessions[10].deadline
+    long = service.sessions[11].deadline
+    assert short is not None and long is not None
+    assert short - start >= 30 - 1, "at least the grace after a restart"
+    assert 70 - 1 <= long - start <= 70 + 2, "the time that was left"
+    await service.close()
+    state = await saved(db, 11)
+    assert state is not None and 65 <= state["remaining"] <= 71, "kept again at shutdown"
+
+
+async def test_games_saved_by_the_previous_release_are_upgraded(db: Database) -> None:
+    old = json.loads((FIXTURES / "saved_sessions_v1.json").read_text())
+    for key in ("lobby", "game"):
+        record = old[key]
+        assert record["version"] == 1
+        await db.save_game(SavedGame(record["channel_id"], record["guild_id"],
+                                     record["game_id"], json.dumps(record), 0))
+    service, outbox = make_service(db)
+    assert await service.restore() == 2
+    lobby = service.sessions[old["lobby"]["channel_id"]]
+    assert [s.name for s in lobby.seats] == ["Alice", "Bob", "CPU 1"]
+    game_session = service.sessions[old["game"]["channel_id"]]
+    assert game_session.game is not None and game_session.options.target == 200
+    assert game_session.timeouts == {"111": 1}
+    assert game_session.log_seq == -1, "an old game has no move log"
+    assert "goes on" in outbox.text()
+    for _ in range(100):  # the computer player whose turn it was plays on
+        if game_session.serial > 1:
+            break
+        await asyncio.sleep(0.05)
+    assert game_session.serial > 1
+    state = await saved(db, old["game"]["channel_id"])
+    assert state is not None and state["version"] == SESSION_VERSION
+    await service.close()
+
+
+async def test_an_unreadable_saved_game_is_set_aside_not_deleted(db: Database) -> None:
+    damaged = '{"version": 1, "timeouts": []}'
+    future = json.dumps({"version": SESSION_VERSION + 1})
+    await db.save_game(SavedGame(12, GUILD, "abc", damaged, 0))
+    await db.save_game(SavedGame(13, GUILD, "abd", future, 0))
+    service, outbox = make_service(db)
+    assert await service.restore() == 0
+    kept = {k.channel_id: k for k in await db.set_aside_games(GUILD)}
+    assert kept[12].state == damaged and kept[13].state == future
+    assert "newer release" in kept[13].reason
+    assert await db.load_games() == []
+    assert {c for c, _lines in outbox.notices} == {12, 13}
+
+
+def test_saved_format_errors_are_named() -> None:
+    with pytest.raises(SavedFormatError, match="no version"):
+        Session.from_json("{}")
+    with pytest.raises(SavedFormatError, match="not JSON"):
+        Session.from_json("{")
+
+
+# ---------------------------------------------------------------- the move log
+async def test_the_move_log_replays_the_game_exactly(db: Database) -> None:
+    service, _outbox = make_service(db, cpu_delay=0.0)
+    await service.open_lobby(14, GUILD, ALICE)
+    await service.lobby_action(14, BOB, "join")
+    session = await service.start(14, ALICE)
+    game = session.game
+    assert game is not None
+    for _ in range(40):
+        if game.is_over:
+            break
+        player = game.turn
+        actor = ALICE if player == ALICE.id else BOB
+        if game.pending.name == "DRAWN":
+            await service.move(14, actor, lambda s, g, p: Pass(p))
+        else:
+            await service.move(14, actor, lambda s, g, p: Draw(p))
+    entries = await db.game_log(GUILD, session.game_id)
+    header = json.loads(entries[0].entry)
+    moves = [json.loads(e.entry) for e in entries[1:]]
+    assert len(moves) == session.log_seq
+    replayed, _lines = play_replay(replay_document(header, moves))
+    assert replayed.to_dict() == game.to_dict()
+    await service.close()
+
+
+async def test_leaving_is_logged_and_replays(db: Database) -> None:
+    service, _outbox = make_service(db)
+    await service.open_lobby(15, GUILD, ALICE)
+    await service.lobby_action(15, BOB, "join")
+    await service.lobby_action(15, CAROL, "join")
+    session = await service.start(15, ALICE)
+    await service.leave(15, CAROL)
+    entries = await db.game_log(GUILD, session.game_id)
+    assert json.loads(entries[-1].entry) == {"player": CAROL.id, "leave": True}
+    replayed, _lines = play_replay(replay_document(json.loads(entries[0].entry),
+                                                   [json.loads(e.entry) for e in entries[1:]]))
+    assert session.game is not None and replayed.to_dict() == session.game.to_dict()
+    await service.close()
