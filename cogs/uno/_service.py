@@ -14,11 +14,12 @@ change and its database write.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -179,6 +180,21 @@ class TableService:
         return self.sessions.get(session.channel_id) is session
 
     # ================================================================ the pipeline
+    @contextlib.asynccontextmanager
+    async def _changing(self, session: Session) -> AsyncIterator[None]:
+        """Hold the session's lock for a change. A refusal comes before any change; a save
+        that failed has undone its change already; any other error (a bug) undoes it here,
+        so memory never holds a change the database doesn't."""
+        async with session.lock:
+            try:
+                yield
+            except Refusal:
+                raise
+            except Exception:
+                if session.saved is not None:
+                    session.load(session.saved)
+                raise
+
     def _saved_game(self, session: Session, text: str) -> SavedGame:
         return SavedGame(channel_id=session.channel_id, guild_id=session.guild_id,
                          game_id=session.game_id, state=text, updated_at=int(time.time()))
@@ -302,7 +318,7 @@ class TableService:
         """One move by ``actor``: checked, applied, saved, then announced."""
         session, _game = self.game(channel_id, actor, gid)
         locale = actor.locale
-        async with session.lock:
+        async with self._changing(session):
             game = session.game
             if not self.is_live(session) or game is None or game.is_over:
                 raise Refusal(_("The game is over.", locale))
@@ -353,7 +369,7 @@ class TableService:
     async def leave(self, channel_id: int | None, actor: Actor) -> bool:
         """The actor leaves the lobby or the game. True if it was a lobby."""
         session = self.session(channel_id, actor.locale)
-        async with session.lock:
+        async with self._changing(session):
             if not self.is_live(session):
                 raise Refusal(_("That game has ended.", actor.locale))
             if session.game is None:
@@ -367,7 +383,7 @@ class TableService:
 
     async def kick(self, channel_id: int | None, actor: Actor, target: str, name: str) -> str:
         session = self.session(channel_id, actor.locale)
-        async with session.lock:
+        async with self._changing(session):
             self.need_host(session, actor)
             if not self.is_live(session):
                 raise Refusal(_("That game has ended.", actor.locale))
@@ -418,7 +434,8 @@ class TableService:
         """After any change: run the computer players, or arm the human's turn timer."""
         game = session.game
         cid = session.channel_id
-        if game is None or game.is_over or not self.is_live(session) or session.paused:
+        if (game is None or game.is_over or not self.is_live(session) or session.paused
+                or self._closing):
             self.scheduler.cancel(cid)
             return
         if (session.is_cpu(game.turn) or any(
@@ -451,7 +468,9 @@ class TableService:
             try:
                 await self._timeout(session, serial)
                 return
-            except SaveFailed:
+            except Exception as exc:
+                if not isinstance(exc, SaveFailed):
+                    log.exception("The timeout in channel %s failed", session.channel_id)
                 delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
                 attempt += 1
                 log.warning("Timeout in channel %s not saved; trying again in %ss",
@@ -459,7 +478,7 @@ class TableService:
                 await asyncio.sleep(delay * min(1.0, max(self.scale, 0.05)))
 
     async def _timeout(self, session: Session, serial: int) -> None:
-        async with session.lock:
+        async with self._changing(session):
             game = session.game
             if (game is None or game.is_over or session.serial != serial
                     or not self.is_live(session) or session.paused):
@@ -515,7 +534,9 @@ class TableService:
                 more = await self._cpu_step(session)
                 attempt = 0
                 delay = self.cpu_delay
-            except SaveFailed:
+            except Exception as exc:
+                if not isinstance(exc, SaveFailed):
+                    log.exception("A computer move in channel %s failed", session.channel_id)
                 delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)] * \
                     min(1.0, max(self.scale, 0.05))
                 attempt += 1
@@ -528,7 +549,7 @@ class TableService:
     async def _cpu_step(self, session: Session) -> bool:
         """One round of computer actions (reactions, then the move if it is a computer's
         turn). True while a computer still has the turn."""
-        async with session.lock:
+        async with self._changing(session):
             game = session.game
             if game is None or game.is_over or not self.is_live(session) or session.paused:
                 return False
@@ -601,7 +622,7 @@ class TableService:
         session.last_human = time.time()
         self.sessions[channel_id] = session
         self.outbox.reopen(channel_id)
-        async with session.lock:
+        async with self._changing(session):
             try:
                 await self._commit(session)
             except SaveFailed:
@@ -616,7 +637,7 @@ class TableService:
         locale = actor.locale
         if gid is not None and session.game_id != gid:
             raise Refusal(_("That lobby has closed.", locale))
-        async with session.lock:
+        async with self._changing(session):
             if not self.is_live(session):
                 raise Refusal(_("That lobby has closed.", locale))
             if session.started:
@@ -686,7 +707,7 @@ class TableService:
         locale = actor.locale
         if gid is not None and session.game_id != gid:
             raise Refusal(_("That lobby has closed.", locale))
-        async with session.lock:
+        async with self._changing(session):
             if not self.is_live(session):
                 raise Refusal(_("That lobby has closed.", locale))
             if session.started:
@@ -716,7 +737,7 @@ class TableService:
     async def end(self, channel_id: int | None, actor: Actor) -> Session:
         """End the game or lobby early (host or Manage Server); it does not count."""
         session = self.session(channel_id, actor.locale)
-        async with session.lock:
+        async with self._changing(session):
             self.need_host(session, actor)
             if not self.is_live(session):
                 raise Refusal(_("That game has ended.", actor.locale))
@@ -734,7 +755,7 @@ class TableService:
         locale = actor.locale
         if session.started:
             raise Refusal(_("Settings can't change once the game has started.", locale))
-        async with session.lock:
+        async with self._changing(session):
             self.need_host(session, actor)
             if session.started or not self.is_live(session):
                 raise Refusal(_("Settings can't change once the game has started.", locale))
@@ -752,7 +773,7 @@ class TableService:
 
     async def set_message(self, session: Session, *, lobby: int | None) -> None:
         """Remember the lobby's message (it is edited when the lobby changes)."""
-        async with session.lock:
+        async with self._changing(session):
             if not self.is_live(session) or session.started:
                 return
             old = session.lobby_message_id
@@ -785,7 +806,7 @@ class TableService:
         session = self.sessions.get(channel_id or 0)
         if session is None or session.paused is None:
             return
-        async with session.lock:
+        async with self._changing(session):
             if self.is_live(session):
                 await self._resume_if_paused(session, actor)
 
@@ -795,7 +816,7 @@ class TableService:
         session = self.sessions.get(channel_id)
         if session is None:
             return
-        async with session.lock:
+        async with self._changing(session):
             if not self.is_live(session):
                 return
             if gone:
@@ -864,7 +885,7 @@ class TableService:
             if now - session.last_human < IDLE_LIMIT * self.scale:
                 continue
             try:
-                async with session.lock:
+                async with self._changing(session):
                     if not self.is_live(session):
                         continue
                     await self._drop(session)
@@ -875,18 +896,20 @@ class TableService:
 
     async def close(self) -> None:
         """Stop every timer and save each game once more, so the time each player had left
-        survives the restart."""
+        survives the restart. A change in progress finishes first (its lock is awaited):
+        a task is only ever cancelled while it waits, never in the middle of a save."""
         self._closing = True
-        await self.scheduler.close()
         for session in list(self.sessions.values()):
-            if session.game is None or session.game.is_over:
-                continue
             async with session.lock:
+                self.scheduler.cancel(session.channel_id)
+                if session.game is None or session.game.is_over or not self.is_live(session):
+                    continue
                 try:
                     await self._commit(session)
                 except SaveFailed:
                     log.warning("Could not save the time left in channel %s",
                                 session.channel_id)
+        await self.scheduler.close()
 
 
 def options_from(settings: GuildSettings) -> Options:
