@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine.editions import EDITIONS as ENGINE_EDITIONS
+from engine.settings import GRAB2_POINTS, SCORING_MODES, TARGET_RANGE, Settings
+
 
 class RowLike(Protocol):
     """A database row addressable by column name (sqlite3.Row, asyncpg.Record, dict)."""
@@ -12,11 +15,16 @@ class RowLike(Protocol):
     def __getitem__(self, key: str, /) -> Any: ...
 
 
-SCORINGS = ("standard", "alternative")
-GRAB2_POINTS = (20, 50)
-EDITIONS = ("power-grab", "classic")
-TARGET_MIN, TARGET_MAX = 100, 5000
+# One source of truth for every setting: the game's rules come from the engine; the table's
+# own settings (the turn timer, mentions) are defined here. The SQL CHECK constraints in
+# migrations/ mirror them (a new value needs a migration).
+SCORINGS = SCORING_MODES
+EDITIONS = tuple(ENGINE_EDITIONS)
+TARGET_MIN, TARGET_MAX = TARGET_RANGE
 TURN_TIMER_MIN, TURN_TIMER_MAX = 10, 600
+_RULES = Settings()
+DEFAULT_TURN_TIMER = 90
+DEFAULT_EDITION = "power-grab"
 
 
 def _is_int(value: object) -> bool:
@@ -38,13 +46,13 @@ class GuildSettings:
     """Per-server defaults for new games."""
 
     guild_id: int
-    target: int = 500
-    scoring: str = "standard"
-    grab2_points: int = 20
-    edition: str = "power-grab"
-    turn_timer: int = 90
+    target: int = _RULES.target
+    scoring: str = _RULES.scoring
+    grab2_points: int = _RULES.grab2_points
+    edition: str = DEFAULT_EDITION
+    turn_timer: int = DEFAULT_TURN_TIMER
     mention_turn: bool = True
-    shuffle_seats: bool = False
+    shuffle_seats: bool = _RULES.shuffle_seats
 
     def __post_init__(self) -> None:
         _require_int("guild_id", self.guild_id)

@@ -63,6 +63,7 @@ from cogs.uno._service import (
 )
 from cogs.uno._session import Options, Session
 from data import GuildSettings
+from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import (
     Accept,
     CallUno,
@@ -82,6 +83,7 @@ from engine import (
     Play,
     Tower,
 )
+from engine.settings import GRAB2_POINTS
 
 if TYPE_CHECKING:
     from bot import UnoBot
@@ -468,10 +470,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     @app_commands.command(name="settings", description="Show or change the game settings")
     @app_commands.describe(
-        target="Points that win the game (100-5000)",
+        target=f"Points that win the game ({TARGET_MIN}-{TARGET_MAX})",
         scoring="standard: the winner scores the other hands; alternative: lowest total wins",
         edition="Which deck to play", grab2_points="What a Grab-2-Towers card scores",
-        turn_timer="Seconds per turn (10-600)", mention_turn="Mention the player whose turn it is",
+        turn_timer=f"Seconds per turn ({TURN_TIMER_MIN}-{TURN_TIMER_MAX})",
+        mention_turn="Mention the player whose turn it is",
         shuffle_seats="Shuffle the seats at the start",
         server_default="Also save these as this server's defaults (Manage Server)")
     @app_commands.choices(
@@ -479,14 +482,15 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                  app_commands.Choice(name="alternative", value="alternative")],
         edition=[app_commands.Choice(name="UNO Power Grab", value="power-grab"),
                  app_commands.Choice(name="Classic UNO", value="classic")])
-    @app_commands.choices(grab2_points=[app_commands.Choice(name="20", value=20),
-                                        app_commands.Choice(name="50", value=50)])
+    @app_commands.choices(grab2_points=[app_commands.Choice(name=str(v), value=v)
+                                        for v in GRAB2_POINTS])
     @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any],
-                       target: app_commands.Range[int, 100, 5000] | None = None,
+                       target: app_commands.Range[int, TARGET_MIN, TARGET_MAX] | None = None,
                        scoring: str | None = None, edition: str | None = None,
                        grab2_points: int | None = None,
-                       turn_timer: app_commands.Range[int, 10, 600] | None = None,
+                       turn_timer: app_commands.Range[int, TURN_TIMER_MIN, TURN_TIMER_MAX]
+                       | None = None,
                        mention_turn: bool | None = None, shuffle_seats: bool | None = None,
                        server_default: bool = False) -> None:
         changes = {k: v for k, v in {

@@ -18,8 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from data import GuildSettings
 from engine import Game, Settings
 
+_DEFAULTS = GuildSettings(0)
+"""A server's defaults before it sets any (data.models holds every setting's default)."""
 MAX_CPUS_WITH_ONE_HUMAN = 5
 CPU_PREFIX = "cpu"
 SESSION_VERSION = 2
@@ -41,13 +44,13 @@ class Seat:
 class Options:
     """What the host chooses before the start (defaults from the server's settings)."""
 
-    edition: str = "power-grab"
-    target: int = 500
-    scoring: str = "standard"
-    grab2_points: int = 20
-    turn_timer: int = 90
-    mention_turn: bool = True
-    shuffle_seats: bool = False
+    edition: str = _DEFAULTS.edition
+    target: int = _DEFAULTS.target
+    scoring: str = _DEFAULTS.scoring
+    grab2_points: int = _DEFAULTS.grab2_points
+    turn_timer: int = _DEFAULTS.turn_timer
+    mention_turn: bool = _DEFAULTS.mention_turn
+    shuffle_seats: bool = _DEFAULTS.shuffle_seats
 
     def engine_settings(self) -> Settings:
         return Settings(target=self.target, scoring=self.scoring,
