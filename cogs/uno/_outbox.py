@@ -164,6 +164,10 @@ class Outbox:
             log.exception("Posting to channel %s failed", channel_id)
             box.lines.clear()
             box.table = False
+        if ((box.session is None or not self.is_live(box.session))
+                and self._channels.get(channel_id) is box and not (box.lines or box.edits)):
+            # Nothing more will come for this channel's game: forget its box.
+            del self._channels[channel_id]
 
     async def _pace(self, box: _Channel, need: int = 1) -> None:
         """Wait until ``need`` more writes fit in the channel's five-second window."""

@@ -401,11 +401,18 @@ class TableService:
 
     async def _remove(self, session: Session, player: str) -> list[str]:
         """Take ``player`` out of the running game and save (the caller holds the lock)."""
+        session.serial += 1
+        lines, dropped = await self._take_out(session, player)
+        if not dropped:
+            await self._commit(session, [leave_to_json(player)])
+        return lines
+
+    async def _take_out(self, session: Session, player: str) -> tuple[list[str], bool]:
+        """``player`` leaves the game in memory (leave, kick, timeouts): the lines to
+        announce, and whether the game was dropped because no human is left."""
         game = session.game
         assert game is not None
-        events = game.remove_player(player)
-        session.serial += 1
-        lines = event_lines(session, events)
+        lines = event_lines(session, game.remove_player(player))
         session.unseen.pop(player, None)
         if game.is_over:
             # Won because everyone else left: a walkover is not a win on the leaderboard
@@ -416,11 +423,10 @@ class TableService:
         elif not session.humans():
             lines.append(_("No human players are left: the game ends."))
             await self._drop(session)
-            return lines
+            return lines, True
         elif player == session.host_id:
             lines += self._pass_host(session)
-        await self._commit(session, [leave_to_json(player)])
-        return lines
+        return lines, False
 
     def _pass_host(self, session: Session) -> list[str]:
         humans = [p for p in session.humans() if p != session.host_id]
@@ -505,21 +511,12 @@ class TableService:
             if count >= MAX_TIMEOUTS and not game.is_over and player in game.players:
                 lines.append(_("{name} timed out {n} times in a row and leaves the game.",
                                name=session.name(player), n=count))
-                removal = game.remove_player(player)
-                session.unseen.pop(player, None)
-                lines += event_lines(session, removal)
+                more, dropped = await self._take_out(session, player)
+                lines += more
                 entries.append(leave_to_json(player))
-                if game.is_over:
-                    session.unranked = True
-                    lines.append(_("The game ends because the other players left; it does "
-                                   "not count on the leaderboard."))
-                elif not session.humans():
-                    lines.append(_("No human players are left: the game ends."))
-                    await self._drop(session)
+                if dropped:
                     self.outbox.announce(session, lines, table=False)
                     return
-                elif player == session.host_id:
-                    lines += self._pass_host(session)
             await self._commit(session, entries)
         self._after(session, lines, mover=player)
 
@@ -633,18 +630,10 @@ class TableService:
     async def lobby_action(self, channel_id: int | None, actor: Actor, action: str,
                            gid: str | None = None) -> Session:
         """join, leave, cpu, nocpu, cancel on the lobby; saved, then shown."""
-        session = self.session(channel_id, actor.locale)
+        session = self._lobby_of(channel_id, actor, gid)
         locale = actor.locale
-        if gid is not None and session.game_id != gid:
-            raise Refusal(_("That lobby has closed.", locale))
         async with self._changing(session):
-            if not self.is_live(session):
-                raise Refusal(_("That lobby has closed.", locale))
-            if session.started:
-                if action == "join":
-                    raise Refusal(_("The game has already started: wait for the next one.",
-                                    locale))
-                raise Refusal(_("The game has already started.", locale))
+            self._still_a_lobby(session, actor, joining=action == "join")
             if action == "join":
                 self._join(session, actor)
             elif action == "leave":
@@ -667,6 +656,23 @@ class TableService:
             session.last_human = time.time()
             await self._commit(session)
         return session
+
+    def _lobby_of(self, channel_id: int | None, actor: Actor, gid: str | None) -> Session:
+        session = self.session(channel_id, actor.locale)
+        if gid is not None and session.game_id != gid:
+            raise Refusal(_("That lobby has closed.", actor.locale))
+        return session
+
+    def _still_a_lobby(self, session: Session, actor: Actor, *, joining: bool = False
+                       ) -> None:
+        """Checked under the lock: the lobby is still open and not started."""
+        if not self.is_live(session):
+            raise Refusal(_("That lobby has closed.", actor.locale))
+        if session.started:
+            if joining:
+                raise Refusal(_("The game has already started: wait for the next one.",
+                                actor.locale))
+            raise Refusal(_("The game has already started.", actor.locale))
 
     def _join(self, session: Session, actor: Actor) -> None:
         if session.seat(actor.id) is not None:
@@ -703,15 +709,10 @@ class TableService:
     async def start(self, channel_id: int | None, actor: Actor, gid: str | None = None
                     ) -> Session:
         """Start the lobby's game (host or Manage Server), saved before it is announced."""
-        session = self.session(channel_id, actor.locale)
+        session = self._lobby_of(channel_id, actor, gid)
         locale = actor.locale
-        if gid is not None and session.game_id != gid:
-            raise Refusal(_("That lobby has closed.", locale))
         async with self._changing(session):
-            if not self.is_live(session):
-                raise Refusal(_("That lobby has closed.", locale))
-            if session.started:
-                raise Refusal(_("The game has already started.", locale))
+            self._still_a_lobby(session, actor)
             self.need_host(session, actor)
             self.need_permissions(actor)
             edition = get_edition(session.options.edition)
