@@ -245,7 +245,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         message = interaction.message
         in_menu = bool(message is not None and message.flags.ephemeral)
         await self._answer(interaction, lambda reply: self._component(reply, interaction, item),
-                           edit=in_menu or item.family in ("page", "rules", "leaderboard"))
+                           edit=in_menu or item.family in ("page", "rules", "leaderboard",
+                                                           "lobby"))
 
     async def _component(self, reply: Reply, interaction: discord.Interaction[Any],
                          item: UnoItem) -> None:
@@ -355,13 +356,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def _edit_lobby(reply: Reply, text: str | None, embed: discord.Embed | None,
                           view: discord.ui.View | None) -> None:
         """Replace the lobby message the click came from."""
-        interaction = reply.interaction
-        reply.cancel()
-        reply.attempted = True
-        if embed is None:
-            await interaction.response.edit_message(content=text, embed=None, view=None)
-        else:
-            await interaction.response.edit_message(embed=embed, view=view)
+        await reply.send(text, embed=embed, clear_embed=embed is None, view=view, public=True,
+                         edit=True)
 
     @staticmethod
     def _started_text(session: Session, locale: Any) -> str:

@@ -55,7 +55,8 @@ class Reply:
         return await self.send(menu[0], view=menu[1])
 
     async def send(self, content: str | None = None, *, view: discord.ui.View | None = None,
-                   embed: discord.Embed | None = None, file: discord.File | None = None,
+                   embed: discord.Embed | None = None, clear_embed: bool = False,
+                   file: discord.File | None = None,
                    public: bool | None = None, edit: bool | None = None) -> int | None:
         """The answer (once). Returns the id of the message it created, if known."""
         self._timer.cancel()
@@ -68,6 +69,8 @@ class Reply:
         kwargs: dict[str, Any] = {"content": content[:2000] if content is not None else None}
         if embed is not None:
             kwargs["embed"] = embed
+        elif clear_embed and edit:
+            kwargs["embed"] = None
         if not interaction.response.is_done():
             if edit and interaction.message is not None:
                 await interaction.response.edit_message(view=view, **kwargs)
