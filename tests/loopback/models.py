@@ -240,6 +240,10 @@ class Message:
         self.embeds: list[dict[str, Any]] = []
         self.components: list[dict[str, Any]] = []
         self.attachments: list[dict[str, Any]] = []
+        self.files: dict[str, bytes] = {}
+        """The bytes of the attached files, by file name (what a member would download)."""
+        self.allowed_mentions: dict[str, Any] | None = None
+        """The ``allowed_mentions`` the bot sent with the message's last version."""
         self.flags = 0
         self.tts = False
         self.history: list[dict[str, Any]] = []
@@ -268,6 +272,8 @@ class Message:
                 }
                 for a in data["attachments"] or []
             ]
+        if "allowed_mentions" in data:
+            self.allowed_mentions = data["allowed_mentions"]
         if "tts" in data:
             self.tts = bool(data["tts"])
         if "flags" in data and data["flags"] is not None:
@@ -317,6 +323,9 @@ class Message:
             data["application_id"] = str(self.server.application_id)
         if self.interaction_metadata is not None:
             data["interaction_metadata"] = self.interaction_metadata
+        if self.allowed_mentions is not None:
+            # not part of Discord's message object: kept so tests can see who was notified
+            data["allowed_mentions"] = self.allowed_mentions
         return data
 
     def text(self) -> str:

@@ -139,6 +139,10 @@ class Fault:
         return error_response(self.status, self.code or 0, self.text())
 
 
+UPLOADED_FILES = web.RequestKey("loopback_files", dict)
+"""The bytes of the files a multipart request uploaded, by file name."""
+
+
 @dataclass
 class Request:
     """One REST call, after routing and body parsing."""
@@ -719,6 +723,7 @@ class LoopbackDiscord:
         if ctype == "multipart/form-data":
             reader = await request.multipart()
             payload: Any = None
+            files: dict[str, bytes] = {}
             async for part in reader:
                 if part is None:
                     break
@@ -726,6 +731,10 @@ class LoopbackDiscord:
                 data = await part.read()  # type: ignore[union-attr]
                 if name == "payload_json":
                     payload = json.loads(data)
+                elif name and name.startswith("files["):
+                    files[getattr(part, "filename", None) or name] = bytes(data)
+            # the uploaded bytes, by file name, for the message they end up on
+            request[UPLOADED_FILES] = files
             return payload
         raw = await request.read()
         if not raw:
@@ -948,6 +957,16 @@ class LoopbackDiscord:
             self.dispatch_soon("MESSAGE_CREATE", event)
         return msg
 
+    @staticmethod
+    def _keep_files(msg: Message, req: Request) -> None:
+        """Keep the bytes of files uploaded with ``req`` on the message (``Message.files``)."""
+        files: dict[str, bytes] = req.raw.get(UPLOADED_FILES) or {}
+        if files:
+            msg.files.update(files)
+            for a in msg.attachments:
+                if a.get("filename") in files:
+                    a["size"] = len(files[a["filename"]])
+
     def edit_message(self, msg: Message, data: dict[str, Any]) -> None:
         msg.apply(data)
         if not msg.ephemeral:
@@ -1043,6 +1062,7 @@ class LoopbackDiscord:
             self.problem("invalid_body", "Cannot send an empty message", req, 50006)
             return error_response(400, 50006, "Cannot send an empty message")
         msg = self.store_message(channel, body)
+        self._keep_files(msg, req)
         return json_response(msg.payload())
 
     async def _channel_message(self, req: Request) -> web.StreamResponse:
@@ -1207,6 +1227,7 @@ class LoopbackDiscord:
                 interaction=state,
             )
             state.original = message
+            self._keep_files(message, req)
             resource["message"] = message.payload()
         elif rtype == 5:
             message = self.store_message(
@@ -1275,6 +1296,7 @@ class LoopbackDiscord:
         # the first followup after a thinking defer replaces the "thinking" message
         if state.ack_type == 5 and state.original is not None and state.original.loading:
             self.edit_message(state.original, data)
+            self._keep_files(state.original, req)
             return json_response(state.original.payload())
         msg = self.store_message(
             state.channel,
@@ -1284,6 +1306,7 @@ class LoopbackDiscord:
             interaction=state,
         )
         state.followups.append(msg)
+        self._keep_files(msg, req)
         return json_response(msg.payload())
 
     async def _webhook_message(self, req: Request) -> web.StreamResponse:
@@ -1310,6 +1333,7 @@ class LoopbackDiscord:
         if bad:
             return bad
         self.edit_message(msg, data)
+        self._keep_files(msg, req)
         return json_response(msg.payload())
 
     # -- sending interactions (used by users.Member) -----------------------------------
