@@ -20,7 +20,7 @@ from cogs.uno._movelog import replay_document
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._service import Actor, Refusal, SaveFailed, TableService
 from cogs.uno._session import SESSION_VERSION, Options, SavedFormatError, Seat, Session
-from data import Database, SavedGame
+from data import Database, GameResult, LogEntry, PlayerResult, SavedGame
 from data_support import opened
 from engine import Card, Color, Draw, Game, Pass, Play, Settings
 from engine.replay import play_replay
@@ -397,3 +397,22 @@ async def test_leaving_is_logged_and_replays(db: Database) -> None:
                                                    [json.loads(e.entry) for e in entries[1:]]))
     assert session.game is not None and replayed.to_dict() == session.game.to_dict()
     await service.close()
+
+
+async def test_start_up_prunes_move_logs_older_than_thirty_days(db: Database) -> None:
+    now = int(time.time())
+    for game_id, age_days in (("aa01", 31), ("aa02", 29)):
+        header = LogEntry(game_id=game_id, guild_id=GUILD, channel_id=16, seq=0,
+                          entry="{}", created_at=now - age_days * 86400)
+        await db.record_game(_result(game_id), [header])
+    service, _outbox = make_service(db)
+    await service.restore()
+    assert await db.game_log(GUILD, "aa01") == []
+    assert [e.seq for e in await db.game_log(GUILD, "aa02")] == [0]
+
+
+def _result(game_id: str) -> GameResult:
+    return GameResult(game_id=game_id, guild_id=GUILD, channel_id=16, edition="power-grab",
+                      finished_at=int(time.time()), rounds=1,
+                      players=(PlayerResult(user_id=111, score=10, won=True, rounds_won=1,
+                                            towers_grabbed=0, best_round=10),))

@@ -54,6 +54,8 @@ IDLE_LIMIT = 30 * 60
 """A game (or lobby) with no human action for this long ends."""
 MAX_TIMEOUTS = 3
 """Timeouts in a row after which a player leaves the game."""
+LOG_DAYS = 30
+"""A finished game's move log (and so its replay export) is kept this many days."""
 RESTART_GRACE = 30.0
 """At least this long (seconds, times the time scale) to act after a restart or a pause."""
 RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
@@ -98,6 +100,7 @@ class Store(Protocol):
     async def load_games(self) -> list[SavedGame]: ...
     async def set_aside_game(self, channel_id: int, reason: str) -> bool: ...
     async def get_guild_settings(self, guild_id: int) -> GuildSettings: ...
+    async def prune_logs(self, older_than: int) -> int: ...
 
 
 class Announcer(Protocol):
@@ -841,6 +844,10 @@ class TableService:
     # ================================================================ life cycle
     async def restore(self) -> int:
         """Load every saved game; upgrade old formats; set aside what can't be read."""
+        try:
+            await self.store.prune_logs(int(time.time()) - LOG_DAYS * 86400)
+        except Exception as exc:
+            log.warning("Pruning old move logs failed (%s); they stay for now", exc)
         restored = 0
         for saved in await self.store.load_games():
             try:
