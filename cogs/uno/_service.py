@@ -33,7 +33,14 @@ from cogs.uno._session import (
     Seat,
     Session,
 )
-from data import GameResult, GuildSettings, LogEntry, PlayerResult, SavedGame
+from data import (
+    DatabaseVanishedError,
+    GameResult,
+    GuildSettings,
+    LogEntry,
+    PlayerResult,
+    SavedGame,
+)
 from engine import (
     CallUno,
     Catch,
@@ -240,8 +247,10 @@ class TableService:
             text = session.to_json()
             await self.store.save_game(self._saved_game(session, text), entries)
         except Exception as exc:
+            # A vanished database file is reported once by the database itself.
+            reason = type(exc).__name__ if isinstance(exc, DatabaseVanishedError) else exc
             log.warning("Saving the game in channel %s failed (%s); the change is undone",
-                        session.channel_id, exc)
+                        session.channel_id, reason)
             session.log_seq = previous_seq
             if session.saved is not None:
                 session.load(session.saved)
