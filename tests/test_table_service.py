@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
+from cogs.uno._contracts import Actor, Refusal, SaveFailed
 from cogs.uno._movelog import replay_document
 from cogs.uno._scheduler import Scheduler
-from cogs.uno._service import Actor, Refusal, SaveFailed, TableService
+from cogs.uno._service import TableService
 from cogs.uno._session import SESSION_VERSION, Options, SavedFormatError, Seat, Session
 from data import Database, GameResult, LogEntry, PlayerResult, SavedGame
 from data_support import opened

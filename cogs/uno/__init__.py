@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cogs.uno._cog import RulesPage, UnoCog
+from cogs.uno._cog import UnoCog
 from cogs.uno._components import FAMILIES
 from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
+from cogs.uno._movelog import LogCog
+from cogs.uno._rules import RulesCog, RulesPage
 
 if TYPE_CHECKING:
     from bot import UnoBot
@@ -19,3 +21,5 @@ async def setup(bot: UnoBot) -> None:
     group = uno.app_command
     assert group is not None
     await bot.add_cog(LeaderboardCog(bot, group))
+    await bot.add_cog(LogCog(bot, uno.service, group))
+    await bot.add_cog(RulesCog(group))

@@ -8,8 +8,6 @@ scheduler runs the timers; the menus are pure functions.
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -35,8 +33,8 @@ from cogs.uno._components import (
     card_value,
     color_of,
     towers_value,
-    view_of,
 )
+from cogs.uno._contracts import REQUIRED_PERMISSIONS, Actor, Moved, Refusal, stale_text
 from cogs.uno._menus import (
     choice_menu,
     hand_menu,
@@ -46,21 +44,11 @@ from cogs.uno._menus import (
     option_label,
     uno_button,
 )
-from cogs.uno._movelog import log_lines, replay_document
 from cogs.uno._outbox import Outbox
 from cogs.uno._render import error_text, lobby_embed, settings_text
-from cogs.uno._reply import Reply
-from cogs.uno._rules import rule_pages
+from cogs.uno._reply import Reply, answer
 from cogs.uno._scheduler import Scheduler
-from cogs.uno._service import (
-    REQUIRED_PERMISSIONS,
-    Actor,
-    Moved,
-    Refusal,
-    TableService,
-    options_from,
-    stale_text,
-)
+from cogs.uno._service import TableService, options_from
 from cogs.uno._session import Options, Session
 from data import GuildSettings
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
@@ -144,35 +132,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             log.exception("The idle sweep failed")
 
     # ================================================================== answering
-    async def _answer(self, interaction: discord.Interaction[Any],
-                      work: Callable[[Reply], Awaitable[None]], *, edit: bool = False,
-                      public: bool = False) -> None:
-        """Run ``work`` with a Reply; a refusal becomes one private sentence; a failure is
-        logged and answered once, unless an answer was already attempted."""
-        reply = Reply(interaction, edit=edit, public=public)
-        try:
-            await work(reply)
-        except Refusal as exc:
-            await self._refuse(reply, str(exc))
-        except StaleComponent:
-            await self._refuse(reply, stale_text(interaction.locale))
-        except Exception:
-            log.exception("Interaction %s failed", (interaction.data and
-                          interaction.data.get("custom_id")) or
-                          (interaction.command.qualified_name if interaction.command else "?"))
-            if not reply.attempted:
-                await self._refuse(reply, _("Something went wrong; nothing was changed.",
-                                            interaction.locale))
-        finally:
-            reply.cancel()
-
-    @staticmethod
-    async def _refuse(reply: Reply, text: str) -> None:
-        try:
-            await reply.send(text, edit=False, public=False)
-        except discord.HTTPException as exc:
-            log.warning("Could not answer interaction %s: %s", reply.interaction.id, exc)
-
     async def cog_app_command_error(self, interaction: discord.Interaction[Any],
                                     error: app_commands.AppCommandError) -> None:
         if isinstance(error, app_commands.NoPrivateMessage):
@@ -244,7 +203,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def on_component(self, interaction: discord.Interaction[Any], item: UnoItem) -> None:
         message = interaction.message
         in_menu = bool(message is not None and message.flags.ephemeral)
-        await self._answer(interaction, lambda reply: self._component(reply, interaction, item),
+        await answer(interaction, lambda reply: self._component(reply, interaction, item),
                            edit=in_menu or item.family in ("page", "rules", "leaderboard",
                                                            "lobby"))
 
@@ -289,8 +248,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 raise StaleComponent(item.color)
             await self._move(reply, interaction, lambda s, g, p: ChooseColor(p, chosen),
                              gid=item.gid, serial=item.serial)
-        elif isinstance(item, RulesPage):
-            await self._rules(reply, item.page)
         elif isinstance(item, RetiredComponent):
             raise Refusal(_("This button is no longer in use.", locale))
         else:
@@ -378,7 +335,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             message_id = await reply.send(embed=lobby_embed(session, actor.locale),
                                           view=lobby_view(session))
             await self.service.set_message(session, lobby=message_id)
-        await self._answer(interaction, work, public=True)
+        await answer(interaction, work, public=True)
 
     @app_commands.command(name="join", description="Join the lobby in this channel")
     @app_commands.guild_only()
@@ -388,7 +345,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             session = await self.service.lobby_action(interaction.channel_id, actor, "join")
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} joined the game.", actor.locale, name=actor.name))
-        await self._answer(interaction, work, public=True)
+        await answer(interaction, work, public=True)
 
     @app_commands.command(name="addcpu", description="Add a computer player to the lobby")
     @app_commands.guild_only()
@@ -399,7 +356,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} takes a seat.", actor.locale,
                                name=session.seats[-1].name))
-        await self._answer(interaction, work, public=True)
+        await answer(interaction, work, public=True)
 
     @app_commands.command(name="leave", description="Leave the game in this channel")
     @app_commands.guild_only()
@@ -412,7 +369,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 self.service.outbox.refresh_lobby(session)
             await reply.send(_("You left the lobby.", actor.locale) if was_lobby
                              else _("You left the game.", actor.locale))
-        await self._answer(interaction, work)
+        await answer(interaction, work)
 
     @app_commands.command(name="start", description="Start the game (host)")
     @app_commands.guild_only()
@@ -421,7 +378,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             actor = actor_of(interaction)
             session = await self.service.start(interaction.channel_id, actor)
             await reply.send(self._started_text(session, actor.locale))
-        await self._answer(interaction, work, public=True)
+        await answer(interaction, work, public=True)
 
     @app_commands.command(name="end",
                           description="End the game in this channel (host or Manage Server)")
@@ -432,7 +389,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await self.service.end(interaction.channel_id, actor)
             await reply.send(_("{name} ended the game. It does not count on the leaderboard.",
                                actor.locale, name=actor.name))
-        await self._answer(interaction, work, public=True)
+        await answer(interaction, work, public=True)
 
     @app_commands.command(name="kick",
                           description="Remove a player from the game (host or Manage Server)")
@@ -444,7 +401,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             name = await self.service.kick(interaction.channel_id, actor, str(player.id),
                                            player.display_name)
             await reply.send(_("{name} was removed.", actor.locale, name=name))
-        await self._answer(interaction, work)
+        await answer(interaction, work)
 
     @app_commands.command(name="table", description="Show the table again")
     @app_commands.guild_only()
@@ -462,7 +419,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             self.service.outbox.announce(session, [_("{name} asked for the table.",
                                                      name=actor.name)])
             await reply.send(_("The table is posted below.", actor.locale))
-        await self._answer(interaction, work)
+        await answer(interaction, work)
 
     @app_commands.command(name="settings", description="Show or change the game settings")
     @app_commands.describe(
@@ -494,7 +451,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             "grab2_points": grab2_points, "turn_timer": turn_timer,
             "mention_turn": mention_turn, "shuffle_seats": shuffle_seats}.items()
             if v is not None}
-        await self._answer(interaction,
+        await answer(interaction,
                            lambda reply: self._settings(reply, interaction, changes,
                                                         server_default))
 
@@ -532,7 +489,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.command(name="hand", description="See your hand (only you can see it)")
     @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
-        await self._answer(interaction, lambda reply: self._show_hand(
+        await answer(interaction, lambda reply: self._show_hand(
             reply, interaction.channel_id, actor_of(interaction)))
 
     async def _card_autocomplete(self, interaction: discord.Interaction[Any], current: str
@@ -572,7 +529,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             session, _game = self.service.game(interaction.channel_id, actor)
             await self._play(reply, interaction, session.game_id, None, parsed, uno, chosen,
                              grab)
-        await self._answer(interaction, work)
+        await answer(interaction, work)
 
     def _typed_card(self, interaction: discord.Interaction[Any], typed: str) -> Card:
         """A card as typed in /uno play: a code, or a name the autocomplete would match."""
@@ -594,7 +551,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     def _simple(self, interaction: discord.Interaction[Any],
                 make: Callable[[Session, Game, str], Move]) -> Awaitable[None]:
-        return self._answer(interaction, lambda reply: self._move(reply, interaction, make))
+        return answer(interaction, lambda reply: self._move(reply, interaction, make))
 
     @app_commands.command(name="draw", description="Draw a card")
     @app_commands.guild_only()
@@ -637,7 +594,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         async def work(reply: Reply) -> None:
             parsed = self._typed_card(interaction, card)
             await self._move(reply, interaction, lambda s, g, p: Keep(p, parsed, uno))
-        await self._answer(interaction, work)
+        await answer(interaction, work)
 
     @app_commands.command(name="color",
                           description="Name the starting colour when a wild opens the round")
@@ -647,76 +604,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         chosen = Color(color)
         await self._simple(interaction, lambda s, g, p: ChooseColor(p, chosen))
 
-    # ================================================================== the move log
-    @app_commands.command(name="log", description="The last moves of this channel's game "
-                                                  "(only you see it)")
-    @app_commands.describe(export="Get the whole game as a replay file (its players, once "
-                                  "it has ended)")
-    @app_commands.guild_only()
-    async def log_(self, interaction: discord.Interaction[Any], export: bool = False) -> None:
-        await self._answer(interaction, lambda reply: self._log(reply, interaction, export))
-
-    async def _log(self, reply: Reply, interaction: discord.Interaction[Any],
-                   export: bool) -> None:
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        locale = interaction.locale
-        guild_id, channel_id = interaction.guild_id, interaction.channel_id
-        live = self.service.sessions.get(channel_id)
-        game_id = live.game_id if live is not None and live.started else \
-            await self.bot.db.latest_game_id(guild_id, channel_id)
-        if game_id is None:
-            raise Refusal(_("No game has been played in this channel yet.", locale))
-        entries = await self.bot.db.game_log(guild_id, game_id,
-                                             last=None if export else LOG_LINES)
-        if not entries or entries[0].seq != 0:
-            raise Refusal(_("This game has no move log (it began before the bot kept "
-                            "one).", locale))
-        header = json.loads(entries[0].entry)
-        moves = [json.loads(e.entry) for e in entries[1:]]
-        if not export:
-            lines = log_lines(header, moves, locale)
-            text = "\n".join(lines) if lines else _("No moves yet.", locale)
-            await reply.send(_("**The last moves** (game {gid}):", locale, gid=game_id) + "\n"
-                             + text)
-            return
-        if live is not None and live.game_id == game_id:
-            raise Refusal(_("The replay file is available once the game has ended.", locale))
-        if str(interaction.user.id) not in header.get("players", []):
-            raise Refusal(_("Only the game's players can export its replay.", locale))
-        document = replay_document(header, moves)
-        data = json.dumps(document, indent=1).encode()
-        await reply.send(_("The whole game, for `python -m engine.replay`:", locale),
-                         file=discord.File(io.BytesIO(data), filename=f"uno-{game_id}.json"))
-
-    # ================================================================== rules
-    @app_commands.command(name="rules", description="The rules, in short pages")
-    async def rules(self, interaction: discord.Interaction[Any]) -> None:
-        await self._answer(interaction, lambda reply: self._rules(reply, 0))
-
-    async def _rules(self, reply: Reply, page: int) -> None:
-        locale = reply.interaction.locale
-        pages = rule_pages(locale)
-        page %= len(pages)
-        title, body = pages[page]
-        embed = discord.Embed(title=title, description=body, colour=0x5865F2)
-        embed.set_footer(text=_("Page {p} of {n}", locale, p=page + 1, n=len(pages)))
-        view = view_of(RulesPage((page - 1) % len(pages), _("◀ Previous")),
-                       RulesPage((page + 1) % len(pages), _("Next ▶")))
-        await reply.send("", embed=embed, view=view)
-
-
-class RulesPage(UnoItem, template=r"uno:rules:(?P<page>\d{1,2})"):
-    family = "rules"
-
-    def __init__(self, page: int, label: str = "") -> None:
-        self.page = page
-        super().__init__(discord.ui.Button(label=label or None, custom_id=f"uno:rules:{page}"))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: Any) -> RulesPage:
-        return cls(int(match["page"]))
-
 
 def _catch_target(session: Session, game: Game, pid: str) -> Move:
     target = game.catchable
@@ -725,4 +612,4 @@ def _catch_target(session: Session, game: Game, pid: str) -> Move:
     return Catch(pid, target)
 
 
-__all__ = ["RulesPage", "UnoCog", "uno_button"]
+__all__ = ["UnoCog", "uno_button"]

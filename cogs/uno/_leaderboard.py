@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from cogs.i18n import _
 from cogs.uno._components import UnoItem, view_of
-from cogs.uno._reply import Reply
+from cogs.uno._reply import Reply, answer
+from cogs.uno._subcog import UnoSubCog
 
 if TYPE_CHECKING:
     from bot import UnoBot
@@ -45,22 +45,14 @@ class LeaderboardPage(UnoItem, template=r"uno:lb:(?P<order>wins|points):(?P<page
                 _("The leaderboard is restarting: try again in a moment.", interaction.locale),
                 ephemeral=True)
             return
-        await cog.show(Reply(interaction, edit=True), self.order, self.page)
+        await answer(interaction, lambda reply: cog.show(reply, self.order, self.page),
+                     edit=True)
 
 
-class LeaderboardCog(commands.Cog, name="Leaderboard"):
+class LeaderboardCog(UnoSubCog, name="Leaderboard"):
     def __init__(self, bot: UnoBot, group: app_commands.Group) -> None:
         self.bot = bot
-        self.group = group
-        self.commands = list(self.__cog_app_commands__)
-        for command in self.commands:
-            group.add_command(command)
-        # Sub-commands of /uno: the cog must not add them to the tree at top level.
-        self.__cog_app_commands__ = []
-
-    async def cog_unload(self) -> None:
-        for command in self.commands:
-            self.group.remove_command(command.name)
+        super().__init__(group)
 
     @app_commands.command(name="leaderboard", description="This server's best players")
     @app_commands.describe(order="Rank by games won or by points")
@@ -69,8 +61,8 @@ class LeaderboardCog(commands.Cog, name="Leaderboard"):
     @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction[Any],
                           order: str = "wins") -> None:
-        await self.show(Reply(interaction, public=True),
-                        "points" if order == "points" else "wins", 0)
+        await answer(interaction, lambda reply: self.show(
+            reply, "points" if order == "points" else "wins", 0), public=True)
 
     async def show(self, reply: Reply, order: Order, page: int) -> None:
         interaction = reply.interaction
@@ -111,10 +103,13 @@ class LeaderboardCog(commands.Cog, name="Leaderboard"):
     @app_commands.guild_only()
     async def stats(self, interaction: discord.Interaction[Any],
                     member: discord.User | None = None) -> None:
+        await answer(interaction, lambda reply: self._stats(reply, member), public=True)
+
+    async def _stats(self, reply: Reply, member: discord.User | None) -> None:
+        interaction = reply.interaction
         assert interaction.guild_id is not None
         locale = interaction.locale
         who = member or interaction.user
-        reply = Reply(interaction, public=True)
         row = await self.bot.db.player_stats(interaction.guild_id, who.id)
         if row is None:
             await reply.send(_("{name} hasn't finished a game in this server yet.", locale,

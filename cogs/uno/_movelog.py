@@ -7,11 +7,26 @@ and nothing more: the card kept after an instant UNO stays hidden.
 
 from __future__ import annotations
 
-from typing import Any
+import io
+import json
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
 
 from cogs.i18n import Locale, _
+from cogs.uno._contracts import Refusal
 from cogs.uno._render import card_label, color_name
+from cogs.uno._reply import Reply, answer
+from cogs.uno._subcog import UnoSubCog
 from engine import Card, Color, ParseError
+
+if TYPE_CHECKING:
+    from bot import UnoBot
+    from cogs.uno._service import TableService
+
+LOG_LINES = 15
+"""How many of the last moves ``/uno log`` shows."""
 
 
 def _card(code: Any, locale: Locale) -> str:
@@ -79,3 +94,51 @@ def replay_document(header: dict[str, Any], moves: list[dict[str, Any]]) -> dict
         "seed": header["seed"],
         "moves": moves,
     }
+
+
+class LogCog(UnoSubCog, name="MoveLog"):
+    """``/uno log``: the last moves privately, or the whole game as a replay file."""
+
+    def __init__(self, bot: UnoBot, service: TableService, group: app_commands.Group) -> None:
+        self.bot = bot
+        self.service = service
+        super().__init__(group)
+
+    @app_commands.command(name="log", description="The last moves of this channel's game "
+                                                  "(only you see it)")
+    @app_commands.describe(export="Get the whole game as a replay file (its players, once "
+                                  "it has ended)")
+    @app_commands.guild_only()
+    async def log_(self, interaction: discord.Interaction[Any], export: bool = False) -> None:
+        await answer(interaction, lambda reply: self._log(reply, export))
+
+    async def _log(self, reply: Reply, export: bool) -> None:
+        interaction = reply.interaction
+        assert interaction.guild_id is not None and interaction.channel_id is not None
+        locale = interaction.locale
+        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        live = self.service.sessions.get(channel_id)
+        game_id = live.game_id if live is not None and live.started else \
+            await self.bot.db.latest_game_id(guild_id, channel_id)
+        if game_id is None:
+            raise Refusal(_("No game has been played in this channel yet.", locale))
+        entries = await self.bot.db.game_log(guild_id, game_id,
+                                             last=None if export else LOG_LINES)
+        if not entries or entries[0].seq != 0:
+            raise Refusal(_("This game has no move log (it began before the bot kept "
+                            "one).", locale))
+        header = json.loads(entries[0].entry)
+        moves = [json.loads(e.entry) for e in entries[1:]]
+        if not export:
+            lines = log_lines(header, moves, locale)
+            text = "\n".join(lines) if lines else _("No moves yet.", locale)
+            await reply.send(_("**The last moves** (game {gid}):", locale, gid=game_id) + "\n"
+                             + text)
+            return
+        if live is not None and live.game_id == game_id:
+            raise Refusal(_("The replay file is available once the game has ended.", locale))
+        if str(interaction.user.id) not in header.get("players", []):
+            raise Refusal(_("Only the game's players can export its replay.", locale))
+        data = json.dumps(replay_document(header, moves), indent=1).encode()
+        await reply.send(_("The whole game, for `python -m engine.replay`:", locale),
+                         file=discord.File(io.BytesIO(data), filename=f"uno-{game_id}.json"))

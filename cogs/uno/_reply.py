@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
+
+from cogs.i18n import _
+from cogs.uno._components import StaleComponent
+from cogs.uno._contracts import Refusal, stale_text
 
 log = logging.getLogger(__name__)
 
@@ -93,3 +98,33 @@ class Reply:
             ephemeral=not public, wait=True, allowed_mentions=discord.AllowedMentions.none(),
             **{k: v for k, v in kwargs.items() if v is not None}, **extra)
         return message.id
+
+
+async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], Awaitable[None]],
+                 *, edit: bool = False, public: bool = False) -> None:
+    """Every entry point's one error handler: run ``work`` with a Reply; a refusal becomes
+    one private sentence; a failure is logged and answered once, unless an answer was
+    already attempted (a second, late "something went wrong" would only confuse)."""
+    reply = Reply(interaction, edit=edit, public=public)
+    try:
+        await work(reply)
+    except Refusal as exc:
+        await _refuse(reply, str(exc))
+    except StaleComponent:
+        await _refuse(reply, stale_text(interaction.locale))
+    except Exception:
+        log.exception("Interaction %s failed", (interaction.data and
+                      interaction.data.get("custom_id")) or
+                      (interaction.command.qualified_name if interaction.command else "?"))
+        if not reply.attempted:
+            await _refuse(reply, _("Something went wrong; nothing was changed.",
+                                   interaction.locale))
+    finally:
+        reply.cancel()
+
+
+async def _refuse(reply: Reply, text: str) -> None:
+    try:
+        await reply.send(text, edit=False, public=False)
+    except discord.HTTPException as exc:
+        log.warning("Could not answer interaction %s: %s", reply.interaction.id, exc)

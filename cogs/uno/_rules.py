@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any, Self
+
+import discord
+from discord import app_commands
+
 from cogs.i18n import Locale, _
+from cogs.uno._components import UnoItem, view_of
+from cogs.uno._reply import Reply, answer
+from cogs.uno._subcog import UnoSubCog
 
 
 def rule_pages(locale: Locale = None) -> list[tuple[str, str]]:
@@ -44,3 +53,37 @@ def rule_pages(locale: Locale = None) -> list[tuple[str, str]]:
             "When your turn timer runs out you draw and pass; three timeouts in a row and you "
             "leave the game.", locale)),
     ]
+
+
+class RulesPage(UnoItem, template=r"uno:rules:(?P<page>\d{1,2})"):
+    family = "rules"
+
+    def __init__(self, page: int, label: str = "") -> None:
+        self.page = page
+        super().__init__(discord.ui.Button(label=label or None, custom_id=f"uno:rules:{page}"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await answer(interaction, lambda reply: show_rules(reply, self.page), edit=True)
+
+
+async def show_rules(reply: Reply, page: int) -> None:
+    locale = reply.interaction.locale
+    pages = rule_pages(locale)
+    page %= len(pages)
+    title, body = pages[page]
+    embed = discord.Embed(title=title, description=body, colour=0x5865F2)
+    embed.set_footer(text=_("Page {p} of {n}", locale, p=page + 1, n=len(pages)))
+    view = view_of(RulesPage((page - 1) % len(pages), _("◀ Previous")),
+                   RulesPage((page + 1) % len(pages), _("Next ▶")))
+    await reply.send("", embed=embed, view=view)
+
+
+class RulesCog(UnoSubCog, name="Rules"):
+    @app_commands.command(name="rules", description="The rules, in short pages")
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        await answer(interaction, lambda reply: show_rules(reply, 0))

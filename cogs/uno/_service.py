@@ -13,17 +13,26 @@ change and its database write.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from cogs.i18n import Locale, _
+from cogs.uno._autoplay import Autoplay
+from cogs.uno._contracts import (
+    PERMISSION_NAMES,
+    Actor,
+    Announcer,
+    Moved,
+    Refusal,
+    SaveFailed,
+    Store,
+    stale_text,
+)
 from cogs.uno._render import error_text, event_lines
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._session import (
@@ -41,17 +50,7 @@ from data import (
     PlayerResult,
     SavedGame,
 )
-from engine import (
-    CallUno,
-    Catch,
-    Decision,
-    EngineError,
-    Game,
-    HeuristicPlayer,
-    Move,
-    Pass,
-    get_edition,
-)
+from engine import CallUno, Catch, EngineError, Game, Move, get_edition
 from engine.events import Drew, Event, RoundStarted
 from engine.replay import leave_to_json, move_to_json, replay_header
 
@@ -59,79 +58,8 @@ log = logging.getLogger(__name__)
 
 IDLE_LIMIT = 30 * 60
 """A game (or lobby) with no human action for this long ends."""
-MAX_TIMEOUTS = 3
-"""Timeouts in a row after which a player leaves the game."""
 LOG_DAYS = 30
 """A finished game's move log (and so its replay export) is kept this many days."""
-RESTART_GRACE = 30.0
-"""At least this long (seconds, times the time scale) to act after a restart or a pause."""
-RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
-"""Seconds before a computer move or a timeout that could not be saved is tried again."""
-REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
-PERMISSION_NAMES = {"view_channel": "View Channel", "send_messages": "Send Messages",
-                    "embed_links": "Embed Links"}
-
-
-def stale_text(locale: Locale = None) -> str:
-    """The answer to a click on a menu or table from before the last move."""
-    return _("This menu is out of date: press My hand for a fresh one.", locale)
-
-
-class Refusal(Exception):
-    """A request answered with one private sentence; nothing changed."""
-
-
-class SaveFailed(Refusal):
-    """The change could not be saved, so it was undone."""
-
-
-@dataclass(frozen=True, slots=True)
-class Actor:
-    """Who asks: a member of a server, as the table service needs to know them."""
-
-    id: str
-    name: str
-    admin: bool = False
-    """Manage Server (or Administrator) in this server."""
-    locale: Locale = None
-    missing: tuple[str, ...] = ()
-    """The bot's permissions missing in the channel (names from REQUIRED_PERMISSIONS)."""
-
-
-class Store(Protocol):
-    """What the service needs of the database (data.Database)."""
-
-    async def save_game(self, game: SavedGame, log: Sequence[LogEntry] = ()) -> None: ...
-    async def delete_game(self, channel_id: int) -> None: ...
-    async def record_game(self, result: GameResult, log: Sequence[LogEntry] = ()) -> bool: ...
-    async def load_games(self) -> list[SavedGame]: ...
-    async def set_aside_game(self, channel_id: int, reason: str) -> bool: ...
-    async def get_guild_settings(self, guild_id: int) -> GuildSettings: ...
-    async def prune_logs(self, older_than: int) -> int: ...
-
-
-class Announcer(Protocol):
-    """The outbox: the only code that writes to channels."""
-
-    def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
-                 mention: str | None = None) -> None: ...
-    def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None: ...
-    def refresh_lobby(self, session: Session) -> None: ...
-    def close_message(self, session: Session, message_id: int | None) -> None: ...
-    def reopen(self, channel_id: int) -> None: ...
-
-
-@dataclass(slots=True)
-class Moved:
-    """What a move did, for the caller's private answer."""
-
-    session: Session
-    game: Game
-    player: str
-    move: Move | None
-    events: list[Event]
-
-
 class TableService:
     def __init__(self, store: Store, outbox: Announcer, scheduler: Scheduler, *,
                  time_scale: float = 1.0, cpu_delay: float = 1.5) -> None:
@@ -141,7 +69,8 @@ class TableService:
         self.scale = time_scale
         self.cpu_delay = cpu_delay
         self.sessions: dict[int, Session] = {}
-        self._closing = False
+        self.autoplay = Autoplay(self)
+        self.closing = False
 
     # ================================================================ lookups and checks
     def session(self, channel_id: int | None, locale: Locale = None) -> Session:
@@ -313,7 +242,7 @@ class TableService:
         if game is None or not self.is_live(session):
             self.outbox.announce(session, lines, table=False)
             return
-        self._schedule(session)
+        self.autoplay.schedule(session)
         mention = None
         if (not game.is_over and session.options.mention_turn
                 and not session.is_cpu(game.turn) and game.turn.isdigit()
@@ -446,171 +375,6 @@ class TableService:
             return []
         session.host_id = humans[0]
         return [_("{name} is the host now.", name=session.name(humans[0]))]
-
-    # ================================================================ timers and computers
-    def _schedule(self, session: Session) -> None:
-        """After any change: run the computer players, or arm the human's turn timer."""
-        game = session.game
-        cid = session.channel_id
-        if (game is None or game.is_over or not self.is_live(session) or session.paused
-                or self._closing):
-            self.scheduler.cancel(cid)
-            return
-        if (session.is_cpu(game.turn) or any(
-                session.is_cpu(p) and HeuristicPlayer(0).react(game, p) is not None
-                for p in game.players)) and not self.scheduler.running(cid, "cpu"):
-            self.scheduler.start(cid, "cpu", self._run_cpus(session))
-        if session.is_cpu(game.turn):
-            self.scheduler.cancel(cid, "timer")
-            session.deadline = None
-            return
-        now = time.time()
-        if session.deadline is None or session.deadline_serial != session.serial:
-            if session.remaining is not None and session.deadline_serial == session.serial:
-                # Restored: the time that was left, and never less than a fair grace.
-                grace = min(RESTART_GRACE, session.options.turn_timer) * self.scale
-                session.deadline = now + max(session.remaining, grace)
-            else:
-                # A new decision gets the full time; the same decision keeps its deadline
-                # (after an UNO call or a catch).
-                session.deadline = now + session.options.turn_timer * self.scale
-            session.deadline_serial = session.serial
-        session.remaining = None
-        self.scheduler.start(cid, "timer", self._timer(session, session.serial,
-                                                       session.deadline))
-
-    async def _timer(self, session: Session, serial: int, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, deadline - time.time()))
-        attempt = 0
-        while True:
-            try:
-                await self._timeout(session, serial)
-                return
-            except Exception as exc:
-                if not isinstance(exc, SaveFailed):
-                    log.exception("The timeout in channel %s failed", session.channel_id)
-                delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
-                attempt += 1
-                log.warning("Timeout in channel %s not saved; trying again in %ss",
-                            session.channel_id, delay)
-                await asyncio.sleep(delay * min(1.0, max(self.scale, 0.05)))
-
-    async def _timeout(self, session: Session, serial: int) -> None:
-        async with self._changing(session):
-            game = session.game
-            if (game is None or game.is_over or session.serial != serial
-                    or not self.is_live(session) or session.paused):
-                return
-            player = game.turn
-            if session.is_cpu(player):
-                return
-            moves: list[Move] = []
-            events: list[Event] = []
-            for move in game.timeout_moves():
-                events += game.apply(move)
-                moves.append(move)
-                if game.pending is Decision.DRAWN and game.turn == move.player:
-                    keep = Pass(move.player)
-                    events += game.apply(keep)
-                    moves.append(keep)
-            session.serial += 1
-            count = session.timeouts.get(player, 0) + 1
-            session.timeouts[player] = count
-            self._note_forced_draws(session, events, None)
-            lines = [_("⏰ {name} ran out of time.", name=session.name(player))]
-            lines += event_lines(session, events)
-            entries = [move_to_json(m) for m in moves]
-            if count >= MAX_TIMEOUTS and not game.is_over and player in game.players:
-                lines.append(_("{name} timed out {n} times in a row and leaves the game.",
-                               name=session.name(player), n=count))
-                more, dropped = await self._take_out(session, player)
-                lines += more
-                entries.append(leave_to_json(player))
-                if dropped:
-                    self.outbox.announce(session, lines, table=False)
-                    return
-            await self._commit(session, entries)
-        self._after(session, lines, mover=player)
-
-    async def _run_cpus(self, session: Session) -> None:
-        """Computer players act, one saved move at a time, until a human must act. A move
-        that can't be saved is undone and tried again later: the chain never stalls."""
-        attempt = 0
-        delay = self.cpu_delay
-        while True:
-            await asyncio.sleep(delay)
-            try:
-                more = await self._cpu_step(session)
-                attempt = 0
-                delay = self.cpu_delay
-            except Exception as exc:
-                if not isinstance(exc, SaveFailed):
-                    log.exception("A computer move in channel %s failed", session.channel_id)
-                delay = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)] * \
-                    min(1.0, max(self.scale, 0.05))
-                attempt += 1
-                log.warning("A computer move in channel %s was not saved; trying again in "
-                            "%.1fs", session.channel_id, delay)
-                continue
-            if not more:
-                return
-
-    async def _cpu_step(self, session: Session) -> bool:
-        """One round of computer actions (reactions, then the move if it is a computer's
-        turn). True while a computer still has the turn."""
-        async with self._changing(session):
-            game = session.game
-            if game is None or game.is_over or not self.is_live(session) or session.paused:
-                return False
-            events: list[Event] = []
-            moves: list[Move] = []
-            for p in list(game.players):
-                if not session.is_cpu(p) or game.is_over:
-                    continue
-                reaction = HeuristicPlayer(session.serial).react(game, p)
-                if reaction is not None and reaction in game.legal_moves(p):
-                    events += game.apply(reaction)
-                    moves.append(reaction)
-            mover = game.turn
-            if not game.is_over and session.is_cpu(game.turn):
-                move, more_events = self._cpu_move(session, game)
-                events += more_events
-                moves += move
-                session.serial += 1
-            if not moves:
-                return False
-            self._note_forced_draws(session, events, None)
-            lines = event_lines(session, events)
-            await self._commit(session, [move_to_json(m) for m in moves])
-            more = not game.is_over and session.is_cpu(game.turn)
-        if more:
-            # Announce now; the timer of the next human is armed when the chain ends.
-            self.outbox.announce(session, lines)
-        else:
-            self._after(session, lines, mover=mover)
-        return more
-
-    def _cpu_move(self, session: Session, game: Game) -> tuple[list[Move], list[Event]]:
-        """The computer player's move; if its strategy fails, it lets its time run out
-        (the engine's timeout moves), so the game never waits on a broken player."""
-        p = game.turn
-        try:
-            move = HeuristicPlayer(session.serial * 7 + 1).choose(game, p)
-            if move is None:
-                raise RuntimeError("the heuristic player had no move")
-            return [move], game.apply(move)
-        except Exception:
-            log.exception("Computer player %s failed in channel %s; it times out instead",
-                          p, session.channel_id)
-            moves: list[Move] = []
-            events: list[Event] = []
-            for move in game.timeout_moves():
-                events += game.apply(move)
-                moves.append(move)
-                if game.pending is Decision.DRAWN and game.turn == p:
-                    events += game.apply(Pass(p))
-                    moves.append(Pass(p))
-            return moves, events
 
     # ================================================================ lobby
     async def open_lobby(self, channel_id: int, guild_id: int, actor: Actor) -> Session:
@@ -811,7 +575,7 @@ class TableService:
         await self._commit(session)
         self.outbox.reopen(session.channel_id)
         log.info("Game in channel %s resumes: the bot can post again", session.channel_id)
-        self._schedule(session)
+        self.autoplay.schedule(session)
         self.outbox.announce(session, [_("▶️ I can post here again: the game goes on.")])
 
     async def check_pause(self, channel_id: int | None, actor: Actor) -> None:
@@ -915,7 +679,7 @@ class TableService:
         """Stop every timer and save each game once more, so the time each player had left
         survives the restart. A change in progress finishes first (its lock is awaited):
         a task is only ever cancelled while it waits, never in the middle of a save."""
-        self._closing = True
+        self.closing = True
         for session in list(self.sessions.values()):
             async with session.lock:
                 self.scheduler.cancel(session.channel_id)

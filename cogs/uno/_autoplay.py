@@ -1,0 +1,216 @@
+"""What happens when no human clicks: the turn timer and the computer players.
+
+Both make their moves through the table service's pipeline (``_changing`` and
+``_commit``), like any button; a move that can't be saved is undone and tried again with a
+growing delay, so neither a timer nor a chain of computer turns ever stalls a game. The
+scheduler runs their tasks; this module decides what they do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from cogs.i18n import _
+from cogs.uno._contracts import SaveFailed
+from cogs.uno._render import event_lines
+from cogs.uno._session import Session
+from engine import Decision, Game, HeuristicPlayer, Move, Pass
+from engine.events import Event
+from engine.replay import leave_to_json, move_to_json
+
+if TYPE_CHECKING:
+    from cogs.uno._service import TableService
+
+log = logging.getLogger(__name__)
+
+MAX_TIMEOUTS = 3
+"""Timeouts in a row after which a player leaves the game."""
+RESTART_GRACE = 30.0
+"""At least this long (seconds, times the time scale) to act after a restart."""
+RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
+"""Seconds before a computer move or a timeout that could not be saved is tried again."""
+
+
+def timeout_moves(game: Game) -> tuple[list[Move], list[Event]]:
+    """Apply what the player to move does when their time runs out (draw and keep, accept,
+    name a colour, keep a card), move by move so each can be logged."""
+    player = game.turn
+    moves: list[Move] = []
+    events: list[Event] = []
+    for move in game.timeout_moves():
+        events += game.apply(move)
+        moves.append(move)
+        if game.pending is Decision.DRAWN and game.turn == player:
+            keep = Pass(player)
+            events += game.apply(keep)
+            moves.append(keep)
+    return moves, events
+
+
+class Autoplay:
+    def __init__(self, service: TableService) -> None:
+        self.service = service
+
+    @property
+    def _retry_scale(self) -> float:
+        return min(1.0, max(self.service.scale, 0.05))
+
+    def _retry_delay(self, attempt: int) -> float:
+        return RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)] * self._retry_scale
+
+    def schedule(self, session: Session) -> None:
+        """After any change: run the computer players, or arm the human's turn timer."""
+        service = self.service
+        scheduler = service.scheduler
+        game = session.game
+        cid = session.channel_id
+        if (game is None or game.is_over or not service.is_live(session) or session.paused
+                or service.closing):
+            scheduler.cancel(cid)
+            return
+        if (session.is_cpu(game.turn) or any(
+                session.is_cpu(p) and HeuristicPlayer(0).react(game, p) is not None
+                for p in game.players)) and not scheduler.running(cid, "cpu"):
+            scheduler.start(cid, "cpu", self._run_cpus(session))
+        if session.is_cpu(game.turn):
+            scheduler.cancel(cid, "timer")
+            session.deadline = None
+            return
+        now = time.time()
+        if session.deadline is None or session.deadline_serial != session.serial:
+            if session.remaining is not None and session.deadline_serial == session.serial:
+                # Restored: the time that was left, and never less than a fair grace.
+                grace = min(RESTART_GRACE, session.options.turn_timer) * service.scale
+                session.deadline = now + max(session.remaining, grace)
+            else:
+                # A new decision gets the full time; the same decision keeps its deadline
+                # (after an UNO call or a catch).
+                session.deadline = now + session.options.turn_timer * service.scale
+            session.deadline_serial = session.serial
+        session.remaining = None
+        scheduler.start(cid, "timer", self._timer(session, session.serial, session.deadline))
+
+    # ------------------------------------------------------------------ the turn timer
+    async def _timer(self, session: Session, serial: int, deadline: float) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.time()))
+        attempt = 0
+        while True:
+            try:
+                await self._timeout(session, serial)
+                return
+            except Exception as exc:
+                if not isinstance(exc, SaveFailed):
+                    log.exception("The timeout in channel %s failed", session.channel_id)
+                delay = self._retry_delay(attempt)
+                attempt += 1
+                log.warning("Timeout in channel %s not saved; trying again in %.1fs",
+                            session.channel_id, delay)
+                await asyncio.sleep(delay)
+
+    async def _timeout(self, session: Session, serial: int) -> None:
+        service = self.service
+        async with service._changing(session):
+            game = session.game
+            if (game is None or game.is_over or session.serial != serial
+                    or not service.is_live(session) or session.paused):
+                return
+            player = game.turn
+            if session.is_cpu(player):
+                return
+            moves, events = timeout_moves(game)
+            session.serial += 1
+            count = session.timeouts.get(player, 0) + 1
+            session.timeouts[player] = count
+            service._note_forced_draws(session, events, None)
+            lines = [_("⏰ {name} ran out of time.", name=session.name(player))]
+            lines += event_lines(session, events)
+            entries = [move_to_json(m) for m in moves]
+            if count >= MAX_TIMEOUTS and not game.is_over and player in game.players:
+                lines.append(_("{name} timed out {n} times in a row and leaves the game.",
+                               name=session.name(player), n=count))
+                more, dropped = await service._take_out(session, player)
+                lines += more
+                entries.append(leave_to_json(player))
+                if dropped:
+                    service.outbox.announce(session, lines, table=False)
+                    return
+            await service._commit(session, entries)
+        service._after(session, lines, mover=player)
+
+    # ------------------------------------------------------------------ computer players
+    async def _run_cpus(self, session: Session) -> None:
+        """Computer players act, one saved move at a time, until a human must act. A move
+        that can't be saved is undone and tried again later: the chain never stalls."""
+        attempt = 0
+        delay = self.service.cpu_delay
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                more = await self._cpu_step(session)
+                attempt = 0
+                delay = self.service.cpu_delay
+            except Exception as exc:
+                if not isinstance(exc, SaveFailed):
+                    log.exception("A computer move in channel %s failed", session.channel_id)
+                delay = self._retry_delay(attempt)
+                attempt += 1
+                log.warning("A computer move in channel %s was not saved; trying again in "
+                            "%.1fs", session.channel_id, delay)
+                continue
+            if not more:
+                return
+
+    async def _cpu_step(self, session: Session) -> bool:
+        """One round of computer actions (reactions, then the move if it is a computer's
+        turn). True while a computer still has the turn."""
+        service = self.service
+        async with service._changing(session):
+            game = session.game
+            if (game is None or game.is_over or not service.is_live(session)
+                    or session.paused):
+                return False
+            events: list[Event] = []
+            moves: list[Move] = []
+            for p in list(game.players):
+                if not session.is_cpu(p) or game.is_over:
+                    continue
+                reaction = HeuristicPlayer(session.serial).react(game, p)
+                if reaction is not None and reaction in game.legal_moves(p):
+                    events += game.apply(reaction)
+                    moves.append(reaction)
+            mover = game.turn
+            if not game.is_over and session.is_cpu(game.turn):
+                played, more_events = self._cpu_move(session, game)
+                events += more_events
+                moves += played
+                session.serial += 1
+            if not moves:
+                return False
+            service._note_forced_draws(session, events, None)
+            lines = event_lines(session, events)
+            await service._commit(session, [move_to_json(m) for m in moves])
+            more = not game.is_over and session.is_cpu(game.turn)
+        if more:
+            # Announce now; the timer of the next human is armed when the chain ends.
+            service.outbox.announce(session, lines)
+        else:
+            service._after(session, lines, mover=mover)
+        return more
+
+    @staticmethod
+    def _cpu_move(session: Session, game: Game) -> tuple[list[Move], list[Event]]:
+        """The computer player's move; if its strategy fails, it lets its time run out
+        (the engine's timeout moves), so the game never waits on a broken player."""
+        p = game.turn
+        try:
+            move = HeuristicPlayer(session.serial * 7 + 1).choose(game, p)
+            if move is None:
+                raise RuntimeError("the heuristic player had no move")
+            return [move], game.apply(move)
+        except Exception:
+            log.exception("Computer player %s failed in channel %s; it times out instead",
+                          p, session.channel_id)
+            return timeout_moves(game)

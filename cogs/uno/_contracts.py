@@ -1,0 +1,80 @@
+"""What the table service promises its callers and needs from its parts: who asks
+(:class:`Actor`), how it says no (:class:`Refusal`), what a move did (:class:`Moved`), and
+the storage and outbox it is handed (:class:`Store`, :class:`Announcer`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from cogs.i18n import Locale, _
+from cogs.uno._session import Session
+from data import GameResult, GuildSettings, LogEntry, SavedGame
+from engine import Game, Move
+from engine.events import Event
+
+REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
+PERMISSION_NAMES = {"view_channel": "View Channel", "send_messages": "Send Messages",
+                    "embed_links": "Embed Links"}
+
+
+
+def stale_text(locale: Locale = None) -> str:
+    """The answer to a click on a menu or table from before the last move."""
+    return _("This menu is out of date: press My hand for a fresh one.", locale)
+
+
+class Refusal(Exception):
+    """A request answered with one private sentence; nothing changed."""
+
+
+class SaveFailed(Refusal):
+    """The change could not be saved, so it was undone."""
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks: a member of a server, as the table service needs to know them."""
+
+    id: str
+    name: str
+    admin: bool = False
+    """Manage Server (or Administrator) in this server."""
+    locale: Locale = None
+    missing: tuple[str, ...] = ()
+    """The bot's permissions missing in the channel (names from REQUIRED_PERMISSIONS)."""
+
+
+class Store(Protocol):
+    """What the service needs of the database (data.Database)."""
+
+    async def save_game(self, game: SavedGame, log: Sequence[LogEntry] = ()) -> None: ...
+    async def delete_game(self, channel_id: int) -> None: ...
+    async def record_game(self, result: GameResult, log: Sequence[LogEntry] = ()) -> bool: ...
+    async def load_games(self) -> list[SavedGame]: ...
+    async def set_aside_game(self, channel_id: int, reason: str) -> bool: ...
+    async def get_guild_settings(self, guild_id: int) -> GuildSettings: ...
+    async def prune_logs(self, older_than: int) -> int: ...
+
+
+class Announcer(Protocol):
+    """The outbox: the only code that writes to channels."""
+
+    def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
+                 mention: str | None = None) -> None: ...
+    def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None: ...
+    def refresh_lobby(self, session: Session) -> None: ...
+    def close_message(self, session: Session, message_id: int | None) -> None: ...
+    def reopen(self, channel_id: int) -> None: ...
+
+
+@dataclass(slots=True)
+class Moved:
+    """What a move did, for the caller's private answer."""
+
+    session: Session
+    game: Game
+    player: str
+    move: Move | None
+    events: list[Event]
