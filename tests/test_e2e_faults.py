@@ -363,6 +363,7 @@ async def test_shutdown_flushes_the_winning_announcement(
     mark = channel.mark()
     r = await alice.select("R3")
     code = await loopback.bot.stop()
+    assert r.response_type == 7, r
     assert code == 0, loopback.bot.log_tail()
     assert "alice won the game" in public_text(channel, mark).replace("*", ""), \
         public_text(channel, mark)
