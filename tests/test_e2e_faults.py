@@ -452,11 +452,11 @@ async def test_previous_release_saves_are_restored_and_playable(
     game_ch = loopback.guild.new_channel()
     rows = []
     for key, channel in (("lobby", lobby_ch), ("game", game_ch)):
-        state = dict(saved[key])
-        assert state["version"] == 1
+        record = dict(saved[key])
+        assert record["version"] == 1
         assert channel.guild is not None
-        state["channel_id"], state["guild_id"] = channel.id, channel.guild.id
-        rows.append((channel.id, channel.guild.id, state["game_id"], json.dumps(state),
+        record["channel_id"], record["guild_id"] = channel.id, channel.guild.id
+        rows.append((channel.id, channel.guild.id, record["game_id"], json.dumps(record),
                      int(time.time())))
     await loopback.bot.kill()
     conn = sqlite3.connect(db, isolation_level=None)
