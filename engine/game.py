@@ -7,11 +7,10 @@ the game exactly as it was.
 
 from __future__ import annotations
 
-import enum
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any
 
@@ -70,93 +69,17 @@ from engine.moves import (
     Play,
 )
 from engine.settings import Settings
+from engine.state import STATE_VERSION as STATE_VERSION
+from engine.state import Counters as Counters
+from engine.state import Decision as Decision
+from engine.state import PlayerStats as PlayerStats
+from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 
 HAND_SIZE = 7
 _PLAY_VARIANTS: dict[tuple[str, Card, bool], list[Move]] = {}
 """Plays of cards that grab no tower, shared by every game (moves are immutable values).
 Bounded by players x distinct cards x 2; cleared when it grows past a limit."""
 _PLAY_VARIANTS_LIMIT = 200_000
-STATE_VERSION = 1
-
-
-class Decision(enum.Enum):
-    """What the game waits for, and from whom (``Game.turn``)."""
-
-    PLAY = "play"
-    """The turn player plays a card or draws."""
-    DRAWN = "drawn"
-    """The turn player drew a playable card: play it or keep it (pass)."""
-    COLOR = "color"
-    """The first player names the colour of a wild card turned up to open the round."""
-    CHALLENGE = "challenge"
-    """The Wild Draw Four victim accepts or challenges."""
-    KEEP = "keep"
-    """Instant UNO: the player chooses the one card to keep."""
-    OVER = "over"
-    """The game has ended."""
-
-
-@dataclass(slots=True)
-class PlayerStats:
-    """Figures kept per player for the leaderboard and the simulator."""
-
-    rounds_won: int = 0
-    towers_grabbed: int = 0
-    best_round: int = 0
-    instant_unos: int = 0
-    blocks: int = 0
-    challenges_won: int = 0
-    caught: int = 0
-    w4_challenged: int = 0
-    """Wild Draw Fours of this player that were challenged (public: the table sees it)."""
-    bluffs_caught: int = 0
-    """... and of those, the ones found guilty (a bluff is seen only when challenged)."""
-
-
-@dataclass(slots=True)
-class Counters:
-    """Game-wide figures for the simulator."""
-
-    moves: int = 0
-    turns: int = 0
-    grabs: int = 0
-    blocks: int = 0
-    instant_unos: int = 0
-    challenges: int = 0
-    catches: int = 0
-    rounds: int = 0
-
-
-@dataclass(slots=True)
-class _W4:
-    player: str
-    victim: str
-    guilty: bool
-    color: Color | None
-    """The colour in play before the Wild Draw Four (what the challenge is about)."""
-    hand: tuple[Card, ...] = ()
-    """The player's hand just after the Wild Draw Four (what a challenger is shown)."""
-
-
-@dataclass(slots=True)
-class _State:
-    hands: dict[str, list[Card]]
-    draw: list[Card]  # top of the pile is the END of the list
-    discard: list[Card]  # bottom ... top
-    color: Color | None
-    towers: dict[Tower, str | None]
-    turn: str
-    direction: int
-    dealer: str
-    scores: dict[str, int]
-    pending: Decision = Decision.PLAY
-    drawn: Card | None = None
-    color_only: bool = False
-    w4: _W4 | None = None
-    after_keep: str | None = None
-    called: set[str] = field(default_factory=set)
-    catchable: str | None = None
-    winners: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +164,7 @@ class Game:
         self.stats: dict[str, PlayerStats] = {p: PlayerStats() for p in players}
         self.counters = Counters()
         self.started = False
-        self.s = _State(
+        self.s = State(
             hands={p: [] for p in players},
             draw=[],
             discard=[],
@@ -1025,7 +948,7 @@ class Game:
                 events.append(Blocked(victim, card, tower))
                 return events + self._end_turn(p)
             if kind is Kind.WILD_DRAW_FOUR:
-                s.w4 = _W4(p, victim, guilty, prev_color, tuple(s.hands[p]))
+                s.w4 = W4Record(p, victim, guilty, prev_color, tuple(s.hands[p]))
                 s.turn = victim
                 s.pending = Decision.CHALLENGE
                 return [*events, self._turn_event()]
@@ -1284,7 +1207,6 @@ class Game:
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
-        s = self.s
         version, internal, gauss = self.rng.getstate()
         return {
             "version": STATE_VERSION,
@@ -1295,30 +1217,9 @@ class Game:
             "rng": [version, list(internal), gauss],
             "round": self.round_number,
             "started": self.started,
-            "hands": {p: [c.code for c in h] for p, h in s.hands.items()},
-            "draw": [c.code for c in s.draw],
-            "discard": [c.code for c in s.discard],
-            "color": s.color.value if s.color else None,
-            "towers": {t.value: h for t, h in s.towers.items()},
-            "turn": s.turn,
-            "direction": s.direction,
-            "dealer": s.dealer,
-            "scores": dict(s.scores),
-            "pending": s.pending.value,
-            "drawn": s.drawn.code if s.drawn else None,
-            "color_only": s.color_only,
-            "w4": (
-                {"player": s.w4.player, "victim": s.w4.victim, "guilty": s.w4.guilty,
-                 "color": s.w4.color.value if s.w4.color else None,
-                 "hand": [c.code for c in s.w4.hand]}
-                if s.w4 else None
-            ),
-            "after_keep": s.after_keep,
-            "called": sorted(s.called),
-            "catchable": s.catchable,
-            "winners": list(s.winners),
-            "stats": {p: _stats_dict(st) for p, st in self.stats.items()},
-            "counters": _stats_dict(self.counters),
+            **state_to_dict(self.s),
+            "stats": {p: stats_to_dict(st) for p, st in self.stats.items()},
+            "counters": stats_to_dict(self.counters),
         }
 
     @classmethod
@@ -1340,33 +1241,7 @@ class Game:
             game.rng.setstate((v, tuple(internal), gauss))
             game.round_number = int(d["round"])
             game.started = bool(d["started"])
-            parse = Card.parse
-            s = game.s
-            s.hands = {p: [parse(c) for c in h] for p, h in d["hands"].items()}
-            s.draw = [parse(c) for c in d["draw"]]
-            s.discard = [parse(c) for c in d["discard"]]
-            s.color = Color(d["color"]) if d["color"] else None
-            s.towers = {Tower(t): h for t, h in d["towers"].items()}
-            s.turn = d["turn"]
-            s.direction = int(d["direction"])
-            s.dealer = d["dealer"]
-            s.scores = {p: int(v) for p, v in d["scores"].items()}
-            s.pending = Decision(d["pending"])
-            s.drawn = parse(d["drawn"]) if d["drawn"] else None
-            s.color_only = bool(d["color_only"])
-            w4 = d["w4"]
-            s.w4 = (
-                _W4(w4["player"], w4["victim"], bool(w4["guilty"]),
-                    Color(w4["color"]) if w4["color"] else None,
-                    # saved before the hand was kept: the player's hand now is the best guess
-                    tuple(parse(c) for c in w4["hand"]) if "hand" in w4
-                    else tuple(s.hands.get(w4["player"], ())))
-                if w4 else None
-            )
-            s.after_keep = d["after_keep"]
-            s.called = set(d["called"])
-            s.catchable = d["catchable"]
-            s.winners = list(d["winners"])
+            game.s = state_from_dict(d)
             game.stats = {p: PlayerStats(**st) for p, st in d["stats"].items()}
             game.counters = Counters(**d["counters"])
         except EngineError:
@@ -1386,10 +1261,6 @@ class Game:
         for h in s.hands.values():
             c.update(h)
         return c
-
-
-def _stats_dict(obj: PlayerStats | Counters) -> dict[str, int]:
-    return {name: getattr(obj, name) for name in obj.__slots__}
 
 
 def most_common_color(cards: Iterable[Card]) -> Color:
