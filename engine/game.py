@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from itertools import combinations
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Color, Kind, Tower
@@ -56,6 +55,8 @@ from engine.events import (
     Turn,
     UnoCalled,
 )
+from engine.legal import LegalMoves as LegalMoves
+from engine.legal import PlayNeeds as PlayNeeds
 from engine.moves import (
     Accept,
     CallUno,
@@ -76,56 +77,6 @@ from engine.state import PlayerStats as PlayerStats
 from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 
 HAND_SIZE = 7
-_PLAY_VARIANTS: dict[tuple[str, Card, bool], list[Move]] = {}
-"""Plays of cards that grab no tower, shared by every game (moves are immutable values).
-Bounded by players x distinct cards x 2; cleared when it grows past a limit."""
-_PLAY_VARIANTS_LIMIT = 200_000
-
-
-@dataclass(frozen=True, slots=True)
-class PlayNeeds:
-    """The choices a play of one card needs (``Game.play_needs``)."""
-
-    color: bool
-    """A colour must be named (any wild)."""
-    towers: int
-    """How many different towers must be chosen (0, 1 or 2; fewer when fewer are free)."""
-    free: tuple[Tower, ...] = ()
-    """The towers that may be chosen (empty when ``towers`` is 0)."""
-
-
-class LegalMoves:
-    """The moves ``player`` may make now: iterate it, or test a move with ``in``."""
-
-    __slots__ = ("_game", "_player")
-
-    def __init__(self, game: Game, player: str) -> None:
-        self._game = game
-        self._player = player
-
-    def __contains__(self, move: object) -> bool:
-        if not isinstance(move, Play | Draw | Pass | CallUno | Catch | Challenge | Accept
-                          | Keep | ChooseColor):
-            return False
-        if move.player != self._player:
-            return False
-        try:
-            self._game.validate(move)
-        except EngineError:
-            return False
-        return True
-
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self._game._enumerate(self._player))
-
-    def __len__(self) -> int:
-        return len(self._game._enumerate(self._player))
-
-    def __bool__(self) -> bool:
-        return len(self) > 0
-
-    def __repr__(self) -> str:
-        return f"<LegalMoves for {self._player}: {list(self)!r}>"
 
 
 class Game:
@@ -729,65 +680,6 @@ class Game:
                 raise UnoCallError("{name} already called UNO.", name=who)
             raise UnoCallError("Too late: {name} can't be caught any more.", name=who)
         return Catch(p, target)
-
-    # ------------------------------------------------------------------ legal moves
-    def _play_variants(self, p: str, card: Card, uno_too: bool) -> list[Move]:
-        grabs = self.edition.towers and (card.kind is Kind.GRAB_TWO
-                                         or card.kind is Kind.WILD_GRAB)
-        if not grabs:
-            # Moves are values: the same card offers the same plays every time.
-            key = (p, card, uno_too)
-            cached = _PLAY_VARIANTS.get(key)
-            if cached is None:
-                if len(_PLAY_VARIANTS) > _PLAY_VARIANTS_LIMIT:
-                    _PLAY_VARIANTS.clear()
-                cached = _PLAY_VARIANTS[key] = self._make_variants(p, card, uno_too)
-            return cached
-        return self._make_variants(p, card, uno_too)
-
-    def _make_variants(self, p: str, card: Card, uno_too: bool) -> list[Move]:
-        colors: list[Color | None] = list(Color) if card.is_wild else [None]
-        need, free = self.tower_choices(p, card)
-        tower_sets: list[tuple[Tower, ...]] = (
-            [tuple(c) for c in combinations(free, need)] if need else [()]
-        )
-        out: list[Move] = []
-        for c in colors:
-            for ts in tower_sets:
-                out.append(Play(p, card, c, ts))
-                if uno_too:
-                    out.append(Play(p, card, c, ts, True))
-        return out
-
-    def _enumerate(self, p: str) -> list[Move]:
-        s = self.s
-        if s.pending is Decision.OVER or p not in self._seat:
-            return []
-        out: list[Move] = []
-        if self._may_call(p):
-            out.append(CallUno(p))
-        if s.catchable is not None and s.catchable != p:
-            out.append(Catch(p, s.catchable))
-        if s.turn != p:
-            return out
-        hand = s.hands[p]
-        if s.pending is Decision.PLAY:
-            uno_too = len(hand) == 2
-            for card in self.playable_cards(p):
-                out += self._play_variants(p, card, uno_too)
-            out.append(Draw(p))
-        elif s.pending is Decision.DRAWN:
-            assert s.drawn is not None
-            out += self._play_variants(p, s.drawn, len(hand) == 2)
-            out.append(Pass(p))
-        elif s.pending is Decision.COLOR:
-            out += [ChooseColor(p, c) for c in Color]
-        elif s.pending is Decision.CHALLENGE:
-            out += [Accept(p), Challenge(p)]
-        elif s.pending is Decision.KEEP:
-            for c in dict.fromkeys(hand):
-                out += [Keep(p, c), Keep(p, c, True)]
-        return out
 
     # ------------------------------------------------------------------ moves
     def apply(self, move: Move) -> list[Event]:
