@@ -33,21 +33,15 @@ from engine.events import (
     Caught,
     ChallengeResolved,
     ColorChosen,
-    DealerChosen,
-    DealerDraw,
-    Dealt,
     Drew,
     Event,
     GameWon,
     InstantUno,
     Left,
-    Opened,
     Passed,
     Played,
     Reshuffled,
-    Returned,
     Reversed,
-    RoundStarted,
     RoundWon,
     Skipped,
     TowerGrabbed,
@@ -70,13 +64,13 @@ from engine.moves import (
     Play,
 )
 from engine.settings import Settings
+from engine.setup import HAND_SIZE as HAND_SIZE
+from engine.setup import arrange, choose_dealer, start_round
 from engine.state import STATE_VERSION as STATE_VERSION
 from engine.state import Counters as Counters
 from engine.state import Decision as Decision
 from engine.state import PlayerStats as PlayerStats
 from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
-
-HAND_SIZE = 7
 
 
 class Game:
@@ -147,101 +141,8 @@ class Game:
         if self.settings.shuffle_seats:
             self.rng.shuffle(self.players)
             self._seat = {p: i for i, p in enumerate(self.players)}
-        events: list[Event] = []
-        deck = list(self.edition.deck)
-        self.rng.shuffle(deck)
-        contenders = list(self.players)
-        while True:
-            best = -1
-            drawn: dict[str, int] = {}
-            for p in contenders:
-                if not deck:
-                    deck = list(self.edition.deck)
-                    self.rng.shuffle(deck)
-                card = deck.pop()
-                events.append(DealerDraw(p, card))
-                value = card.number if card.kind is Kind.NUMBER and card.number else 0
-                drawn[p] = value
-                best = max(best, value)
-            contenders = [p for p in contenders if drawn[p] == best]
-            if len(contenders) == 1:
-                break
-        self.s.dealer = contenders[0]
-        events.append(DealerChosen(self.s.dealer))
-        events += self._start_round()
-        return events
-
-    def _start_round(self) -> list[Event]:
-        s = self.s
-        self.round_number += 1
-        self.counters.rounds += 1
-        events: list[Event] = [RoundStarted(self.round_number, s.dealer)]
-        for p in self.players:
-            s.hands[p] = []
-        s.towers = {t: None for t in Tower}
-        s.direction = 1
-        s.called = set()
-        s.catchable = None
-        s.drawn = None
-        s.w4 = None
-        s.after_keep = None
-        s.color_only = False
-        deck = list(self.edition.deck)
-        self.rng.shuffle(deck)
-        s.draw = deck
-        s.discard = []
-        order = [self._next(s.dealer, 1, i + 1) for i in range(len(self.players))]
-        for _ in range(HAND_SIZE):
-            for p in order:
-                s.hands[p].append(s.draw.pop())
-        for p in order:
-            events.append(Dealt(p, HAND_SIZE, tuple(s.hands[p])))
-        events += self._open()
-        return events
-
-    def _open(self) -> list[Event]:
-        """Turn up the first card and apply the first-card rules."""
-        s = self.s
-        if all(c.kind is Kind.WILD_DRAW_FOUR for c in s.draw):
-            # R-FIRST-W4 would return and reshuffle for ever (a replay setup can do this).
-            raise ParseError("The draw pile holds only Wild Draw Fours: no card can be "
-                             "turned up to start.")
-        events: list[Event] = []
-        while True:
-            card = s.draw.pop()
-            events.append(Opened(card))
-            if card.kind is Kind.WILD_DRAW_FOUR:
-                events.append(Returned(card))
-                s.draw.append(card)
-                self.rng.shuffle(s.draw)
-                continue
-            break
-        s.discard.append(card)
-        s.color = card.color
-        s.direction = 1
-        first = self._next(s.dealer)
-        s.pending = Decision.PLAY
-        kind = card.kind
-        if kind in (Kind.DRAW_ONE, Kind.DRAW_TWO):
-            events += self._draw_cards(first, DRAW_COUNT[kind], "card")
-            events.append(Skipped(first))
-            s.turn = self._next(first)
-        elif kind is Kind.SKIP:
-            events.append(Skipped(first))
-            s.turn = self._next(first)
-        elif kind is Kind.REVERSE:
-            s.direction = -1
-            events.append(Reversed(-1))
-            s.turn = s.dealer
-        elif kind is Kind.GRAB_TWO:
-            s.color_only = True
-            s.turn = first
-        elif card.is_wild:
-            s.turn = first
-            s.pending = Decision.COLOR
-        else:
-            s.turn = first
-        events.append(self._turn_event())
+        events = choose_dealer(self)
+        events += start_round(self)
         return events
 
     @classmethod
@@ -268,73 +169,9 @@ class Game:
         ``discard`` is empty, the top of ``draw`` is turned up and the first-card rules apply.
         """
         game = cls(players, edition=edition, settings=settings, seed=seed)
-        game.started = True
-        game.round_number = 1
-        game.counters.rounds = 1
-        s = game.s
-        allowed = game.edition.card_set
-        for label, cards in (("hands", [c for h in (hands or {}).values() for c in h]),
-                             ("draw", list(draw or [])), ("discard", list(discard or []))):
-            for c in cards:
-                if c not in allowed:
-                    raise ParseError(f"{c} is not a card of {game.edition.title} (in {label}).")
-        for p in hands or {}:
-            game._need_player(p)
-        if dealer is not None:
-            game._need_player(dealer)
-            s.dealer = dealer
-        if direction not in (1, -1):
-            raise ParseError("The direction must be 1 or -1.")
-        for p, held in (hands or {}).items():
-            s.hands[p] = list(held)
-        if draw is None:
-            # Whatever the scenario did not place, shuffled by the seed.
-            left = Counter(game.edition.deck)
-            left.subtract(c for h in s.hands.values() for c in h)
-            left.subtract(discard or [])
-            pile = sorted((+left).elements())
-            game.rng.shuffle(pile)
-            s.draw = pile
-        else:
-            s.draw = list(reversed(draw))
-        if hands is None:
-            for _ in range(HAND_SIZE):
-                for i in range(len(players)):
-                    p = game._next(s.dealer, 1, i + 1)
-                    if s.draw:
-                        s.hands[p].append(s.draw.pop())
-        if scores:
-            for p, v in scores.items():
-                game._need_player(p)
-                s.scores[p] = int(v)
-        if towers:
-            for t, holder in towers.items():
-                if holder is not None:
-                    game._need_player(holder)
-                s.towers[t] = holder
-        events: list[Event] = []
-        if not discard:
-            if not s.draw:
-                raise ParseError("The draw pile is empty: there is no card to turn up.")
-            events += game._open()
-            if turn is not None:
-                game._need_player(turn)
-                s.turn = turn
-            return game, events
-        s.discard = list(discard)
-        top = s.discard[-1]
-        if top.is_wild:
-            if color is None:
-                raise ParseError("The top card is wild: the setup needs a \"color\".")
-            s.color = color
-        else:
-            s.color = top.color
-        s.direction = direction
-        if turn is not None:
-            game._need_player(turn)
-            s.turn = turn
-        else:
-            s.turn = game._next(s.dealer)
+        events = arrange(game, hands=hands, draw=draw, discard=discard, color=color,
+                         towers=towers, turn=turn, direction=direction, dealer=dealer,
+                         scores=scores)
         return game, events
 
     # ------------------------------------------------------------------ queries
@@ -968,7 +805,7 @@ class Game:
             events.append(GameWon(tuple(s.winners), dict(s.scores)))
             return events
         s.dealer = self._next(s.dealer, 1)
-        return events + self._start_round()
+        return events + start_round(self)
 
     # ------------------------------------------------------------------ out-of-band
     def timeout_moves(self) -> list[Move]:
