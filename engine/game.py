@@ -1,8 +1,16 @@
-"""The game: state, legal moves and the rules that move it on.
+"""The game: ``Game``, its queries and the rules that move it on.
 
 Every rule here is written down in RULES.md with the sheet section or ruling it comes from.
 ``apply()`` validates a move completely before changing anything, so a refused move leaves
-the game exactly as it was.
+the game exactly as it was: ``validate`` and ``push`` (the rules of each move) live here
+together. The rest of the engine's game logic sits beside it:
+
+* engine/state.py: what a game holds (``Decision``, ``State``, ``PlayerStats``,
+  ``Counters``) and its saved form;
+* engine/legal.py: listing the legal moves (``LegalMoves``, ``PlayNeeds``);
+* engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups.
+
+Names that lived here before the split are still importable from here.
 """
 
 from __future__ import annotations
