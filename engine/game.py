@@ -10,7 +10,7 @@ together. The rest of the engine's game logic sits beside it:
 * engine/legal.py: listing the legal moves (``LegalMoves``, ``PlayNeeds``);
 * engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups.
 
-Names that lived here before the split are still importable from here.
+The public names that lived here before the split are still importable from here.
 """
 
 from __future__ import annotations
