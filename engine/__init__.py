@@ -19,7 +19,8 @@ from engine.errors import (
     UnoCallError,
 )
 from engine.events import Event
-from engine.game import Decision, Game, LegalMoves, PlayerStats, PlayNeeds
+from engine.game import Game
+from engine.legal import LegalMoves, PlayNeeds
 from engine.moves import (
     Accept,
     CallUno,
@@ -36,6 +37,7 @@ from engine.moves import (
 )
 from engine.players import HeuristicPlayer, RandomPlayer, Strategy
 from engine.settings import Settings
+from engine.state import Decision, PlayerStats
 
 __all__ = [
     "BLOCKED_BY",

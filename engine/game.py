@@ -1,18 +1,24 @@
-"""The game: state, legal moves and the rules that move it on.
+"""The game: ``Game``, its queries and the rules that move it on.
 
 Every rule here is written down in RULES.md with the sheet section or ruling it comes from.
 ``apply()`` validates a move completely before changing anything, so a refused move leaves
-the game exactly as it was.
+the game exactly as it was: ``validate`` and ``push`` (the rules of each move) live here
+together. The rest of the engine's game logic sits beside it:
+
+* engine/state.py: what a game holds (``Decision``, ``State``, ``PlayerStats``,
+  ``Counters``) and its saved form;
+* engine/legal.py: listing the legal moves (``LegalMoves``, ``PlayNeeds``);
+* engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups.
+
+The public names that lived here before the split are still importable from here.
 """
 
 from __future__ import annotations
 
-import enum
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from itertools import combinations
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Color, Kind, Tower
@@ -35,21 +41,15 @@ from engine.events import (
     Caught,
     ChallengeResolved,
     ColorChosen,
-    DealerChosen,
-    DealerDraw,
-    Dealt,
     Drew,
     Event,
     GameWon,
     InstantUno,
     Left,
-    Opened,
     Passed,
     Played,
     Reshuffled,
-    Returned,
     Reversed,
-    RoundStarted,
     RoundWon,
     Skipped,
     TowerGrabbed,
@@ -57,6 +57,8 @@ from engine.events import (
     Turn,
     UnoCalled,
 )
+from engine.legal import LegalMoves as LegalMoves
+from engine.legal import PlayNeeds as PlayNeeds
 from engine.moves import (
     Accept,
     CallUno,
@@ -70,139 +72,13 @@ from engine.moves import (
     Play,
 )
 from engine.settings import Settings
-
-HAND_SIZE = 7
-_PLAY_VARIANTS: dict[tuple[str, Card, bool], list[Move]] = {}
-"""Plays of cards that grab no tower, shared by every game (moves are immutable values).
-Bounded by players x distinct cards x 2; cleared when it grows past a limit."""
-_PLAY_VARIANTS_LIMIT = 200_000
-STATE_VERSION = 1
-
-
-class Decision(enum.Enum):
-    """What the game waits for, and from whom (``Game.turn``)."""
-
-    PLAY = "play"
-    """The turn player plays a card or draws."""
-    DRAWN = "drawn"
-    """The turn player drew a playable card: play it or keep it (pass)."""
-    COLOR = "color"
-    """The first player names the colour of a wild card turned up to open the round."""
-    CHALLENGE = "challenge"
-    """The Wild Draw Four victim accepts or challenges."""
-    KEEP = "keep"
-    """Instant UNO: the player chooses the one card to keep."""
-    OVER = "over"
-    """The game has ended."""
-
-
-@dataclass(slots=True)
-class PlayerStats:
-    """Figures kept per player for the leaderboard and the simulator."""
-
-    rounds_won: int = 0
-    towers_grabbed: int = 0
-    best_round: int = 0
-    instant_unos: int = 0
-    blocks: int = 0
-    challenges_won: int = 0
-    caught: int = 0
-    w4_challenged: int = 0
-    """Wild Draw Fours of this player that were challenged (public: the table sees it)."""
-    bluffs_caught: int = 0
-    """... and of those, the ones found guilty (a bluff is seen only when challenged)."""
-
-
-@dataclass(slots=True)
-class Counters:
-    """Game-wide figures for the simulator."""
-
-    moves: int = 0
-    turns: int = 0
-    grabs: int = 0
-    blocks: int = 0
-    instant_unos: int = 0
-    challenges: int = 0
-    catches: int = 0
-    rounds: int = 0
-
-
-@dataclass(slots=True)
-class _W4:
-    player: str
-    victim: str
-    guilty: bool
-    color: Color | None
-    """The colour in play before the Wild Draw Four (what the challenge is about)."""
-    hand: tuple[Card, ...] = ()
-    """The player's hand just after the Wild Draw Four (what a challenger is shown)."""
-
-
-@dataclass(slots=True)
-class _State:
-    hands: dict[str, list[Card]]
-    draw: list[Card]  # top of the pile is the END of the list
-    discard: list[Card]  # bottom ... top
-    color: Color | None
-    towers: dict[Tower, str | None]
-    turn: str
-    direction: int
-    dealer: str
-    scores: dict[str, int]
-    pending: Decision = Decision.PLAY
-    drawn: Card | None = None
-    color_only: bool = False
-    w4: _W4 | None = None
-    after_keep: str | None = None
-    called: set[str] = field(default_factory=set)
-    catchable: str | None = None
-    winners: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class PlayNeeds:
-    """The choices a play of one card needs (``Game.play_needs``)."""
-
-    color: bool
-    """A colour must be named (any wild)."""
-    towers: int
-    """How many different towers must be chosen (0, 1 or 2; fewer when fewer are free)."""
-    free: tuple[Tower, ...] = ()
-    """The towers that may be chosen (empty when ``towers`` is 0)."""
-
-
-class LegalMoves:
-    """The moves ``player`` may make now: iterate it, or test a move with ``in``."""
-
-    __slots__ = ("_game", "_player")
-
-    def __init__(self, game: Game, player: str) -> None:
-        self._game = game
-        self._player = player
-
-    def __contains__(self, move: object) -> bool:
-        if not isinstance(move, Play | Draw | Pass | CallUno | Catch | Challenge | Accept
-                          | Keep | ChooseColor):
-            return False
-        if move.player != self._player:
-            return False
-        try:
-            self._game.validate(move)
-        except EngineError:
-            return False
-        return True
-
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self._game._enumerate(self._player))
-
-    def __len__(self) -> int:
-        return len(self._game._enumerate(self._player))
-
-    def __bool__(self) -> bool:
-        return len(self) > 0
-
-    def __repr__(self) -> str:
-        return f"<LegalMoves for {self._player}: {list(self)!r}>"
+from engine.setup import HAND_SIZE as HAND_SIZE
+from engine.setup import arrange, choose_dealer, start_round
+from engine.state import STATE_VERSION as STATE_VERSION
+from engine.state import Counters as Counters
+from engine.state import Decision as Decision
+from engine.state import PlayerStats as PlayerStats
+from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 
 
 class Game:
@@ -241,7 +117,7 @@ class Game:
         self.stats: dict[str, PlayerStats] = {p: PlayerStats() for p in players}
         self.counters = Counters()
         self.started = False
-        self.s = _State(
+        self.s = State(
             hands={p: [] for p in players},
             draw=[],
             discard=[],
@@ -273,101 +149,8 @@ class Game:
         if self.settings.shuffle_seats:
             self.rng.shuffle(self.players)
             self._seat = {p: i for i, p in enumerate(self.players)}
-        events: list[Event] = []
-        deck = list(self.edition.deck)
-        self.rng.shuffle(deck)
-        contenders = list(self.players)
-        while True:
-            best = -1
-            drawn: dict[str, int] = {}
-            for p in contenders:
-                if not deck:
-                    deck = list(self.edition.deck)
-                    self.rng.shuffle(deck)
-                card = deck.pop()
-                events.append(DealerDraw(p, card))
-                value = card.number if card.kind is Kind.NUMBER and card.number else 0
-                drawn[p] = value
-                best = max(best, value)
-            contenders = [p for p in contenders if drawn[p] == best]
-            if len(contenders) == 1:
-                break
-        self.s.dealer = contenders[0]
-        events.append(DealerChosen(self.s.dealer))
-        events += self._start_round()
-        return events
-
-    def _start_round(self) -> list[Event]:
-        s = self.s
-        self.round_number += 1
-        self.counters.rounds += 1
-        events: list[Event] = [RoundStarted(self.round_number, s.dealer)]
-        for p in self.players:
-            s.hands[p] = []
-        s.towers = {t: None for t in Tower}
-        s.direction = 1
-        s.called = set()
-        s.catchable = None
-        s.drawn = None
-        s.w4 = None
-        s.after_keep = None
-        s.color_only = False
-        deck = list(self.edition.deck)
-        self.rng.shuffle(deck)
-        s.draw = deck
-        s.discard = []
-        order = [self._next(s.dealer, 1, i + 1) for i in range(len(self.players))]
-        for _ in range(HAND_SIZE):
-            for p in order:
-                s.hands[p].append(s.draw.pop())
-        for p in order:
-            events.append(Dealt(p, HAND_SIZE, tuple(s.hands[p])))
-        events += self._open()
-        return events
-
-    def _open(self) -> list[Event]:
-        """Turn up the first card and apply the first-card rules."""
-        s = self.s
-        if all(c.kind is Kind.WILD_DRAW_FOUR for c in s.draw):
-            # R-FIRST-W4 would return and reshuffle for ever (a replay setup can do this).
-            raise ParseError("The draw pile holds only Wild Draw Fours: no card can be "
-                             "turned up to start.")
-        events: list[Event] = []
-        while True:
-            card = s.draw.pop()
-            events.append(Opened(card))
-            if card.kind is Kind.WILD_DRAW_FOUR:
-                events.append(Returned(card))
-                s.draw.append(card)
-                self.rng.shuffle(s.draw)
-                continue
-            break
-        s.discard.append(card)
-        s.color = card.color
-        s.direction = 1
-        first = self._next(s.dealer)
-        s.pending = Decision.PLAY
-        kind = card.kind
-        if kind in (Kind.DRAW_ONE, Kind.DRAW_TWO):
-            events += self._draw_cards(first, DRAW_COUNT[kind], "card")
-            events.append(Skipped(first))
-            s.turn = self._next(first)
-        elif kind is Kind.SKIP:
-            events.append(Skipped(first))
-            s.turn = self._next(first)
-        elif kind is Kind.REVERSE:
-            s.direction = -1
-            events.append(Reversed(-1))
-            s.turn = s.dealer
-        elif kind is Kind.GRAB_TWO:
-            s.color_only = True
-            s.turn = first
-        elif card.is_wild:
-            s.turn = first
-            s.pending = Decision.COLOR
-        else:
-            s.turn = first
-        events.append(self._turn_event())
+        events = choose_dealer(self)
+        events += start_round(self)
         return events
 
     @classmethod
@@ -394,73 +177,9 @@ class Game:
         ``discard`` is empty, the top of ``draw`` is turned up and the first-card rules apply.
         """
         game = cls(players, edition=edition, settings=settings, seed=seed)
-        game.started = True
-        game.round_number = 1
-        game.counters.rounds = 1
-        s = game.s
-        allowed = game.edition.card_set
-        for label, cards in (("hands", [c for h in (hands or {}).values() for c in h]),
-                             ("draw", list(draw or [])), ("discard", list(discard or []))):
-            for c in cards:
-                if c not in allowed:
-                    raise ParseError(f"{c} is not a card of {game.edition.title} (in {label}).")
-        for p in hands or {}:
-            game._need_player(p)
-        if dealer is not None:
-            game._need_player(dealer)
-            s.dealer = dealer
-        if direction not in (1, -1):
-            raise ParseError("The direction must be 1 or -1.")
-        for p, held in (hands or {}).items():
-            s.hands[p] = list(held)
-        if draw is None:
-            # Whatever the scenario did not place, shuffled by the seed.
-            left = Counter(game.edition.deck)
-            left.subtract(c for h in s.hands.values() for c in h)
-            left.subtract(discard or [])
-            pile = sorted((+left).elements())
-            game.rng.shuffle(pile)
-            s.draw = pile
-        else:
-            s.draw = list(reversed(draw))
-        if hands is None:
-            for _ in range(HAND_SIZE):
-                for i in range(len(players)):
-                    p = game._next(s.dealer, 1, i + 1)
-                    if s.draw:
-                        s.hands[p].append(s.draw.pop())
-        if scores:
-            for p, v in scores.items():
-                game._need_player(p)
-                s.scores[p] = int(v)
-        if towers:
-            for t, holder in towers.items():
-                if holder is not None:
-                    game._need_player(holder)
-                s.towers[t] = holder
-        events: list[Event] = []
-        if not discard:
-            if not s.draw:
-                raise ParseError("The draw pile is empty: there is no card to turn up.")
-            events += game._open()
-            if turn is not None:
-                game._need_player(turn)
-                s.turn = turn
-            return game, events
-        s.discard = list(discard)
-        top = s.discard[-1]
-        if top.is_wild:
-            if color is None:
-                raise ParseError("The top card is wild: the setup needs a \"color\".")
-            s.color = color
-        else:
-            s.color = top.color
-        s.direction = direction
-        if turn is not None:
-            game._need_player(turn)
-            s.turn = turn
-        else:
-            s.turn = game._next(s.dealer)
+        events = arrange(game, hands=hands, draw=draw, discard=discard, color=color,
+                         towers=towers, turn=turn, direction=direction, dealer=dealer,
+                         scores=scores)
         return game, events
 
     # ------------------------------------------------------------------ queries
@@ -807,65 +526,6 @@ class Game:
             raise UnoCallError("Too late: {name} can't be caught any more.", name=who)
         return Catch(p, target)
 
-    # ------------------------------------------------------------------ legal moves
-    def _play_variants(self, p: str, card: Card, uno_too: bool) -> list[Move]:
-        grabs = self.edition.towers and (card.kind is Kind.GRAB_TWO
-                                         or card.kind is Kind.WILD_GRAB)
-        if not grabs:
-            # Moves are values: the same card offers the same plays every time.
-            key = (p, card, uno_too)
-            cached = _PLAY_VARIANTS.get(key)
-            if cached is None:
-                if len(_PLAY_VARIANTS) > _PLAY_VARIANTS_LIMIT:
-                    _PLAY_VARIANTS.clear()
-                cached = _PLAY_VARIANTS[key] = self._make_variants(p, card, uno_too)
-            return cached
-        return self._make_variants(p, card, uno_too)
-
-    def _make_variants(self, p: str, card: Card, uno_too: bool) -> list[Move]:
-        colors: list[Color | None] = list(Color) if card.is_wild else [None]
-        need, free = self.tower_choices(p, card)
-        tower_sets: list[tuple[Tower, ...]] = (
-            [tuple(c) for c in combinations(free, need)] if need else [()]
-        )
-        out: list[Move] = []
-        for c in colors:
-            for ts in tower_sets:
-                out.append(Play(p, card, c, ts))
-                if uno_too:
-                    out.append(Play(p, card, c, ts, True))
-        return out
-
-    def _enumerate(self, p: str) -> list[Move]:
-        s = self.s
-        if s.pending is Decision.OVER or p not in self._seat:
-            return []
-        out: list[Move] = []
-        if self._may_call(p):
-            out.append(CallUno(p))
-        if s.catchable is not None and s.catchable != p:
-            out.append(Catch(p, s.catchable))
-        if s.turn != p:
-            return out
-        hand = s.hands[p]
-        if s.pending is Decision.PLAY:
-            uno_too = len(hand) == 2
-            for card in self.playable_cards(p):
-                out += self._play_variants(p, card, uno_too)
-            out.append(Draw(p))
-        elif s.pending is Decision.DRAWN:
-            assert s.drawn is not None
-            out += self._play_variants(p, s.drawn, len(hand) == 2)
-            out.append(Pass(p))
-        elif s.pending is Decision.COLOR:
-            out += [ChooseColor(p, c) for c in Color]
-        elif s.pending is Decision.CHALLENGE:
-            out += [Accept(p), Challenge(p)]
-        elif s.pending is Decision.KEEP:
-            for c in dict.fromkeys(hand):
-                out += [Keep(p, c), Keep(p, c, True)]
-        return out
-
     # ------------------------------------------------------------------ moves
     def apply(self, move: Move) -> list[Event]:
         """Make ``move``; returns what happened. Raises ``EngineError`` and changes
@@ -1025,7 +685,7 @@ class Game:
                 events.append(Blocked(victim, card, tower))
                 return events + self._end_turn(p)
             if kind is Kind.WILD_DRAW_FOUR:
-                s.w4 = _W4(p, victim, guilty, prev_color, tuple(s.hands[p]))
+                s.w4 = W4Record(p, victim, guilty, prev_color, tuple(s.hands[p]))
                 s.turn = victim
                 s.pending = Decision.CHALLENGE
                 return [*events, self._turn_event()]
@@ -1153,7 +813,7 @@ class Game:
             events.append(GameWon(tuple(s.winners), dict(s.scores)))
             return events
         s.dealer = self._next(s.dealer, 1)
-        return events + self._start_round()
+        return events + start_round(self)
 
     # ------------------------------------------------------------------ out-of-band
     def timeout_moves(self) -> list[Move]:
@@ -1284,7 +944,6 @@ class Game:
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
-        s = self.s
         version, internal, gauss = self.rng.getstate()
         return {
             "version": STATE_VERSION,
@@ -1295,30 +954,9 @@ class Game:
             "rng": [version, list(internal), gauss],
             "round": self.round_number,
             "started": self.started,
-            "hands": {p: [c.code for c in h] for p, h in s.hands.items()},
-            "draw": [c.code for c in s.draw],
-            "discard": [c.code for c in s.discard],
-            "color": s.color.value if s.color else None,
-            "towers": {t.value: h for t, h in s.towers.items()},
-            "turn": s.turn,
-            "direction": s.direction,
-            "dealer": s.dealer,
-            "scores": dict(s.scores),
-            "pending": s.pending.value,
-            "drawn": s.drawn.code if s.drawn else None,
-            "color_only": s.color_only,
-            "w4": (
-                {"player": s.w4.player, "victim": s.w4.victim, "guilty": s.w4.guilty,
-                 "color": s.w4.color.value if s.w4.color else None,
-                 "hand": [c.code for c in s.w4.hand]}
-                if s.w4 else None
-            ),
-            "after_keep": s.after_keep,
-            "called": sorted(s.called),
-            "catchable": s.catchable,
-            "winners": list(s.winners),
-            "stats": {p: _stats_dict(st) for p, st in self.stats.items()},
-            "counters": _stats_dict(self.counters),
+            **state_to_dict(self.s),
+            "stats": {p: stats_to_dict(st) for p, st in self.stats.items()},
+            "counters": stats_to_dict(self.counters),
         }
 
     @classmethod
@@ -1340,33 +978,7 @@ class Game:
             game.rng.setstate((v, tuple(internal), gauss))
             game.round_number = int(d["round"])
             game.started = bool(d["started"])
-            parse = Card.parse
-            s = game.s
-            s.hands = {p: [parse(c) for c in h] for p, h in d["hands"].items()}
-            s.draw = [parse(c) for c in d["draw"]]
-            s.discard = [parse(c) for c in d["discard"]]
-            s.color = Color(d["color"]) if d["color"] else None
-            s.towers = {Tower(t): h for t, h in d["towers"].items()}
-            s.turn = d["turn"]
-            s.direction = int(d["direction"])
-            s.dealer = d["dealer"]
-            s.scores = {p: int(v) for p, v in d["scores"].items()}
-            s.pending = Decision(d["pending"])
-            s.drawn = parse(d["drawn"]) if d["drawn"] else None
-            s.color_only = bool(d["color_only"])
-            w4 = d["w4"]
-            s.w4 = (
-                _W4(w4["player"], w4["victim"], bool(w4["guilty"]),
-                    Color(w4["color"]) if w4["color"] else None,
-                    # saved before the hand was kept: the player's hand now is the best guess
-                    tuple(parse(c) for c in w4["hand"]) if "hand" in w4
-                    else tuple(s.hands.get(w4["player"], ())))
-                if w4 else None
-            )
-            s.after_keep = d["after_keep"]
-            s.called = set(d["called"])
-            s.catchable = d["catchable"]
-            s.winners = list(d["winners"])
+            game.s = state_from_dict(d)
             game.stats = {p: PlayerStats(**st) for p, st in d["stats"].items()}
             game.counters = Counters(**d["counters"])
         except EngineError:
@@ -1386,10 +998,6 @@ class Game:
         for h in s.hands.values():
             c.update(h)
         return c
-
-
-def _stats_dict(obj: PlayerStats | Counters) -> dict[str, int]:
-    return {name: getattr(obj, name) for name in obj.__slots__}
 
 
 def most_common_color(cards: Iterable[Card]) -> Color:

@@ -14,6 +14,7 @@ from typing import ClassVar, Protocol
 
 from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Kind, Tower
 from engine.game import Decision, Game, most_common_color
+from engine.legal import enumerate_moves
 from engine.moves import (
     Accept,
     CallUno,
@@ -57,7 +58,7 @@ class RandomPlayer:
     def choose(self, game: Game, player: str) -> Move | None:
         if game.is_over or game.turn != player:
             return None
-        moves = [m for m in game._enumerate(player) if not isinstance(m, CallUno | Catch)]
+        moves = [m for m in enumerate_moves(game, player) if not isinstance(m, CallUno | Catch)]
         return self.rng.choice(moves) if moves else None
 
     def react(self, game: Game, player: str) -> Move | None:
@@ -93,7 +94,7 @@ class BasicPlayer:
             return Accept(player)
         if pending is Decision.KEEP:
             return Keep(player, hand[0], uno=True)
-        plays = [m for m in game._enumerate(player) if isinstance(m, Play)
+        plays = [m for m in enumerate_moves(game, player) if isinstance(m, Play)
                  and (m.uno or len(hand) != 2)
                  and (not m.card.is_wild or m.color is most_common_color(hand))]
         plays.sort(key=lambda m: m.card.is_wild)
@@ -139,7 +140,7 @@ class HeuristicPlayer:
             return Challenge(player) if self._challenge_pays(game, player) else Accept(player)
         if pending is Decision.KEEP:
             return Keep(player, self._card_to_keep(game, hand), uno=True)
-        plays = [m for m in game._enumerate(player) if isinstance(m, Play)]
+        plays = [m for m in enumerate_moves(game, player) if isinstance(m, Play)]
         if len(hand) == 2:
             plays = [m for m in plays if m.uno]
         if not plays:

@@ -1,0 +1,148 @@
+"""Legal-move generation: every move a player may make now.
+
+``Game.legal_moves(p)`` returns a ``LegalMoves``: iterating it enumerates the moves
+(``enumerate_moves``), ``in`` asks ``Game.validate`` (the one judge of a move). Whether a
+single move is allowed is decided in engine/game.py; this module only lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from engine.cards import Card, Color, Kind, Tower
+from engine.errors import EngineError
+from engine.moves import (
+    Accept,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    Keep,
+    Move,
+    Pass,
+    Play,
+)
+from engine.state import Decision
+
+if TYPE_CHECKING:
+    from engine.game import Game
+
+_PLAY_VARIANTS: dict[tuple[str, Card, bool], list[Move]] = {}
+"""Plays of cards that grab no tower, shared by every game (moves are immutable values).
+Bounded by players x distinct cards x 2; cleared when it grows past a limit."""
+_PLAY_VARIANTS_LIMIT = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class PlayNeeds:
+    """The choices a play of one card needs (``Game.play_needs``)."""
+
+    color: bool
+    """A colour must be named (any wild)."""
+    towers: int
+    """How many different towers must be chosen (0, 1 or 2; fewer when fewer are free)."""
+    free: tuple[Tower, ...] = ()
+    """The towers that may be chosen (empty when ``towers`` is 0)."""
+
+
+class LegalMoves:
+    """The moves ``player`` may make now: iterate it, or test a move with ``in``."""
+
+    __slots__ = ("_game", "_player")
+
+    def __init__(self, game: Game, player: str) -> None:
+        self._game = game
+        self._player = player
+
+    def __contains__(self, move: object) -> bool:
+        if not isinstance(move, Play | Draw | Pass | CallUno | Catch | Challenge | Accept
+                          | Keep | ChooseColor):
+            return False
+        if move.player != self._player:
+            return False
+        try:
+            self._game.validate(move)
+        except EngineError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(enumerate_moves(self._game, self._player))
+
+    def __len__(self) -> int:
+        return len(enumerate_moves(self._game, self._player))
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves for {self._player}: {list(self)!r}>"
+
+
+def enumerate_moves(game: Game, p: str) -> list[Move]:
+    """Every move ``p`` may make now, in a fixed order: UNO call, catch, then the turn's
+    moves (plays with each choice of colour, towers and UNO, then draw / pass / ...)."""
+    s = game.s
+    if s.pending is Decision.OVER or p not in game._seat:
+        return []
+    out: list[Move] = []
+    if game._may_call(p):
+        out.append(CallUno(p))
+    if s.catchable is not None and s.catchable != p:
+        out.append(Catch(p, s.catchable))
+    if s.turn != p:
+        return out
+    hand = s.hands[p]
+    if s.pending is Decision.PLAY:
+        uno_too = len(hand) == 2
+        for card in game.playable_cards(p):
+            out += play_variants(game, p, card, uno_too)
+        out.append(Draw(p))
+    elif s.pending is Decision.DRAWN:
+        assert s.drawn is not None
+        out += play_variants(game, p, s.drawn, len(hand) == 2)
+        out.append(Pass(p))
+    elif s.pending is Decision.COLOR:
+        out += [ChooseColor(p, c) for c in Color]
+    elif s.pending is Decision.CHALLENGE:
+        out += [Accept(p), Challenge(p)]
+    elif s.pending is Decision.KEEP:
+        for c in dict.fromkeys(hand):
+            out += [Keep(p, c), Keep(p, c, True)]
+    return out
+
+
+def play_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
+    """The plays of ``card`` by ``p``: one per colour (wild) x set of towers (grab) x
+    calling UNO with it or not (``uno_too``: when it leaves one card)."""
+    grabs = game.edition.towers and (card.kind is Kind.GRAB_TWO
+                                     or card.kind is Kind.WILD_GRAB)
+    if not grabs:
+        # Moves are values: the same card offers the same plays every time.
+        key = (p, card, uno_too)
+        cached = _PLAY_VARIANTS.get(key)
+        if cached is None:
+            if len(_PLAY_VARIANTS) > _PLAY_VARIANTS_LIMIT:
+                _PLAY_VARIANTS.clear()
+            cached = _PLAY_VARIANTS[key] = _make_variants(game, p, card, uno_too)
+        return cached
+    return _make_variants(game, p, card, uno_too)
+
+
+def _make_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
+    colors: list[Color | None] = list(Color) if card.is_wild else [None]
+    need, free = game.tower_choices(p, card)
+    tower_sets: list[tuple[Tower, ...]] = (
+        [tuple(c) for c in combinations(free, need)] if need else [()]
+    )
+    out: list[Move] = []
+    for c in colors:
+        for ts in tower_sets:
+            out.append(Play(p, card, c, ts))
+            if uno_too:
+                out.append(Play(p, card, c, ts, True))
+    return out
