@@ -60,6 +60,7 @@ class WebUI:
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_get("/", self._index)
+        app.router.add_get("/favicon.ico", self._favicon)
         app.router.add_get("/static/{name}", self._static)
         app.router.add_get("/ui/state", self._state)
         app.router.add_get("/ui/events", self._events)
@@ -137,6 +138,9 @@ class WebUI:
     # -- handlers ----------------------------------------------------------------------------
     async def _index(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def _favicon(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(status=204)
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
