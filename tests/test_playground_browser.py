@@ -139,7 +139,7 @@ def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
     while time.monotonic() < deadline:
         before = ephemeral_count(driver)
         click(driver, "My hand")
-        menu = wait(driver, lambda d: ephemeral_count(d) > before and newest_ephemeral(d),
+        menu = wait(driver, lambda d, n=before: ephemeral_count(d) > n and newest_ephemeral(d),
                     "the private hand menu")
         if "Your turn: pick a card" in menu.text:
             return menu
