@@ -269,6 +269,18 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
                       "the tower question")
         pick(a, towers, first_option(towers))               # ...and its tower
         menu = open_hand_on_my_turn(a)
+        # live autocomplete: /uno play's card option offers her playable card as she types
+        box = a.find_element(By.ID, "composer-input")
+        box.click()
+        box.send_keys("/uno pl")
+        wait(a, lambda d: d.find_element(By.CSS_SELECTOR, "#popup .pop-item[data-command="
+                                         "'uno play']"), "/uno play listed").click()
+        card = wait(a, lambda d: d.find_element(By.CSS_SELECTOR, "input[data-option='card']"),
+                    "the card option")
+        card.send_keys("y")
+        wait(a, lambda d: any("5" in i.text for i in d.find_elements(
+            By.CSS_SELECTOR, "#popup .pop-item")), "the card offered by autocomplete")
+        card.send_keys(Keys.ESCAPE)
         pick(a, menu, "Y5")                                  # the last card
         wait(a, lambda d: "wins round 1" in d.find_element(By.ID, "messages").text,
              "the end of the round", timeout=20)
