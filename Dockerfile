@@ -19,6 +19,7 @@ COPY --chown=uno:uno bot.py ./
 COPY --chown=uno:uno engine ./engine
 COPY --chown=uno:uno data ./data
 COPY --chown=uno:uno cogs ./cogs
+COPY --chown=uno:uno loopback ./loopback
 
 USER uno
 VOLUME ["/data"]

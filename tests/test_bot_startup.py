@@ -1,15 +1,22 @@
-"""Starting and stopping the real bot process: missing or bad settings get one clear
-paragraph and a non-zero exit; SIGTERM closes cleanly."""
+"""Starting and stopping the real bot process: no token opens the playground (and Ctrl-C or
+SIGTERM closes it cleanly); bad settings get one clear paragraph and a non-zero exit; SIGTERM
+closes cleanly."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
+import re
 import secrets
+import signal
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,13 +37,53 @@ def fake_token() -> str:
     return f"{first}.{secrets.token_urlsafe(5)}.{secrets.token_urlsafe(27)}"
 
 
-def test_missing_token_exits_2_with_where_to_get_one(tmp_path: Path) -> None:
-    result = run_bot({"DISCORD_TOKEN": "", "DATABASE_PATH": str(tmp_path / "x.db")})
-    assert result.returncode == 2
-    assert "DISCORD_TOKEN is not set" in result.stderr
-    assert "Developer Portal" in result.stderr
-    assert "Traceback" not in result.stderr
-    assert not (tmp_path / "x.db").exists(), "nothing is created before the settings are good"
+def start_playground(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    """``python bot.py`` with no token: the playground; returns the process and its URL."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DEV_GUILD"))}
+    proc = subprocess.Popen([sys.executable, "bot.py"], cwd=ROOT, env={**base, **env},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+    if not match:
+        proc.kill()
+        raise AssertionError(f"no playground URL in {line!r}; stderr: {proc.stderr.read()!r}")
+    assert "No DISCORD_TOKEN set" in line and "real Discord" in line and "DISCORD_TOKEN" in line
+    return proc, match.group(0)
+
+
+def get_json(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        data: dict[str, Any] = json.loads(resp.read())
+        return data
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_missing_token_opens_the_playground_and_stops_cleanly(
+        tmp_path: Path, sig: signal.Signals) -> None:
+    real_db = tmp_path / "real.db"
+    proc, url = start_playground({"DISCORD_TOKEN": "", "DATABASE_PATH": str(real_db),
+                                  "PLAYGROUND_PORT": "0"})
+    try:
+        with urllib.request.urlopen(url + "/", timeout=10) as resp:
+            assert "UNO Power Grab playground" in resp.read().decode()
+        deadline = time.monotonic() + 30
+        while True:  # the bot, in the same process, connects and syncs its commands
+            state = get_json(url + "/ui/state?as=alice")
+            if state["bot"]["online"] and state["commands"]:
+                break
+            assert time.monotonic() < deadline, f"the bot never came online: {state}"
+            time.sleep(0.2)
+        assert {"general", "uno-1", "uno-2"} <= {c["name"] for c in state["channels"]}
+        assert {"alice", "bob"} <= {u["name"] for u in state["users"]}
+        assert any(c["name"] == "uno" for c in state["commands"])
+    finally:
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "The playground has stopped." in out
+    assert "Traceback" not in err
+    assert not real_db.exists(), "the playground never touches the real database"
 
 
 def test_malformed_token_exits_2(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 @pytest.fixture(scope="module")  # type: ignore[no-redef]
 def loopback_bot_command() -> list[str]:
-    return [sys.executable, "tests/loopback/demo_bot.py"]
+    return [sys.executable, "loopback/demo_bot.py"]
 
 
 def take_tracebacks_with(t: LoopbackTest, needle: str) -> list[str]:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
 
@@ -32,12 +32,14 @@ from .models import (
     Refusal,
     snowflake,
 )
-from .openapi import OpenApiValidator
+
+if TYPE_CHECKING:
+    from .openapi import OpenApiValidator
 
 log = logging.getLogger("loopback")
 
 API_PREFIX = "/api/v10"
-DEFAULT_CWD = Path(__file__).resolve().parents[2]
+DEFAULT_CWD = Path(__file__).resolve().parents[1]
 JSON_HEADERS = {"Content-Type": "application/json"}
 ACK_DEADLINE = 3.0
 INTENT_GUILD_MESSAGES = 1 << 9
@@ -238,16 +240,26 @@ class LoopbackDiscord:
         action_timeout: float = 5.0,
         enforce_rate_limits: bool = False,
         validate_bodies: bool = True,
+        web_ui: bool = False,
+        bot_name: str = "loopback-bot",
     ) -> None:
         self.host = host
+        self.web_ui = web_ui
+        self.closing = False
         self.port = port
         self.ack_deadline = ack_deadline
         self.action_timeout = action_timeout
         self.enforce_rate_limits = enforce_rate_limits
         self.validate_bodies = validate_bodies
-        self.validator = OpenApiValidator.shared() if validate_bodies else None
+        self.validator: OpenApiValidator | None = None
+        if validate_bodies:
+            # imported here: body validation needs jsonschema (a test requirement), the
+            # playground runs without it
+            from .openapi import OpenApiValidator
+
+            self.validator = OpenApiValidator.shared()
         self.application_id = snowflake()
-        self.bot_identity = Identity(self.application_id, "loopback-bot", bot=True)
+        self.bot_identity = Identity(self.application_id, bot_name, bot=True)
         # generated per run; the first part encodes the bot id like a real token would
         self.token = ".".join(
             [
@@ -295,8 +307,14 @@ class LoopbackDiscord:
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
         app.router.add_get("/gateway", self._gateway)
         app.router.add_get("/gateway/", self._gateway)
+        if self.web_ui:
+            from .web import WebUI
+
+            WebUI(self).add_routes(app)
         app.router.add_route("*", "/{tail:.*}", self._outside_api)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=5.0
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
@@ -306,6 +324,8 @@ class LoopbackDiscord:
         self.port = sockets[0].getsockname()[1]
 
     async def close(self) -> None:
+        self.closing = True
+        self.next_change()  # wakes the web page's event streams, which then end
         for bot in list(self.bots):
             await bot.kill()
         for session in self.sessions.values():
@@ -318,6 +338,11 @@ class LoopbackDiscord:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    @property
+    def url(self) -> str:
+        """The web page (when started with ``web_ui=True``)."""
+        return f"http://{self.host}:{self.port}/"
 
     @property
     def api_base(self) -> str:
@@ -887,6 +912,7 @@ class LoopbackDiscord:
         else:
             self.guild_commands[guild_id] = stored
         self.command_syncs += 1
+        self.next_change()
         return json_response(stored)
 
     async def _get_commands(self, req: Request) -> web.StreamResponse:

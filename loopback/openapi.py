@@ -25,7 +25,7 @@ def _find_openapi() -> Path:
     env = os.environ.get("DISCORD_OPENAPI_PATH")
     if env:
         return Path(env)
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[1]
     for candidate in (repo.parent / "shared", repo / "shared"):
         path = candidate / "discord-api" / "openapi.json"
         if path.exists():

@@ -1,6 +1,6 @@
 """A small discord.py bot that follows the bot.py contract, to exercise the harness.
 
-Run as ``python tests/loopback/demo_bot.py`` with DISCORD_TOKEN, DISCORD_API_BASE,
+Run as ``python loopback/demo_bot.py`` with DISCORD_TOKEN, DISCORD_API_BASE,
 DISCORD_GATEWAY_URL and optionally DEV_GUILD_ID set.
 """
 

@@ -1,0 +1,659 @@
+// The playground's page: one member's view of a loopback Discord channel. Plain JS, no build.
+// Everything the member does goes to POST /ui/act, which acts through loopback.users.Member.
+"use strict";
+
+const params = new URLSearchParams(location.search);
+const ME = (params.get("as") || localStorage.getItem("playground-as") || "alice").toLowerCase();
+localStorage.setItem("playground-as", ME);
+let state = null;          // /ui/state: guild, me, bot, channels, users, commands
+let channelId = params.get("channel");
+let source = null;         // EventSource
+const messages = new Map(); // id -> message payload
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+// ---------------------------------------------------------------- talking to the server
+async function act(body) {
+  const res = await fetch("/ui/act", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ as: ME, channel: channelId, ...body }),
+  });
+  let data;
+  try { data = await res.json(); } catch (e) { data = { ok: false, error: "no answer" }; }
+  return data;
+}
+
+function toast(text) {
+  const t = $("#toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
+}
+
+function connect() {
+  if (source) source.close();
+  messages.clear();
+  $("#messages").querySelectorAll(".msg-wrap").forEach((n) => n.remove());
+  const url = `/ui/events?as=${encodeURIComponent(ME)}&channel=${encodeURIComponent(channelId)}`;
+  source = new EventSource(url);
+  source.addEventListener("meta", (ev) => { state = JSON.parse(ev.data); renderMeta(); });
+  source.addEventListener("message", (ev) => upsert(JSON.parse(ev.data)));
+  source.addEventListener("delete", (ev) => {
+    const id = JSON.parse(ev.data).id;
+    messages.delete(id);
+    const node = document.getElementById("m" + id);
+    if (node) node.remove();
+  });
+  source.addEventListener("channel_deleted", () => { toast("This channel was deleted."); });
+}
+
+// ---------------------------------------------------------------- guild, channels, users
+function renderMeta() {
+  $("#guild-name").textContent = state.guild.name;
+  const list = $("#channels");
+  list.textContent = "";
+  for (const c of state.channels) {
+    const li = el("li", c.id === channelId ? "active" : "", c.name);
+    li.dataset.id = c.id;
+    li.onclick = () => switchChannel(c.id);
+    list.appendChild(li);
+  }
+  const ch = state.channels.find((c) => c.id === channelId);
+  $("#channel-name").textContent = ch ? ch.name : "";
+  document.title = `#${ch ? ch.name : ""} · ${state.me.display} · UNO playground`;
+  $("#composer-input").placeholder = cmdMode ? "" : `Type / to use a command in #${ch ? ch.name : ""}`;
+  const status = $("#bot-status");
+  status.textContent = state.bot.online ? state.bot.display : `${state.bot.display} is offline`;
+  status.className = "status" + (state.bot.online ? " online" : "");
+  const sw = $("#user-switch");
+  sw.textContent = "";
+  for (const u of state.users) {
+    const o = el("option", "", u.display);
+    o.value = u.name;
+    o.selected = u.name === ME;
+    sw.appendChild(o);
+  }
+  sw.appendChild(Object.assign(el("option", "", "New user…"), { value: "" }));
+  $("#me-name").textContent = state.me.display;
+  paintAvatar($("#me-avatar"), state.me);
+  const other = state.users.find((u) => u.name !== ME);
+  $("#new-tab").href = `?as=${other ? other.name : "bob"}&channel=${channelId}`;
+  $("#welcome").innerHTML = "";
+  const h = el("h1", "", `Welcome to #${ch ? ch.name : ""}!`);
+  $("#welcome").append(h, el("div", "",
+    "This is the real bot on a local Discord. Type /uno new to open a game, add computer " +
+    "players and start. Switch player with “As” (or open ↗ a tab per player): each sees " +
+    "only their own private answers."));
+}
+
+function switchChannel(id) {
+  if (id === channelId) { $("#app").classList.remove("nav-open"); return; }
+  channelId = id;
+  const p = new URLSearchParams(location.search);
+  p.set("as", ME);
+  p.set("channel", id);
+  history.replaceState(null, "", "?" + p.toString());
+  $("#app").classList.remove("nav-open");
+  resetComposer();
+  connect();
+}
+
+const COLORS = ["#5865f2", "#57f287", "#fee75c", "#eb459e", "#ed4245", "#3ba55c", "#faa61a", "#9b59b6"];
+function paintAvatar(node, user) {
+  let h = 0;
+  for (const ch of user.id || user.name) h = (h * 31 + ch.charCodeAt(0)) % 9973;
+  node.style.background = user.bot ? "#5865f2" : COLORS[h % COLORS.length];
+  node.textContent = user.bot ? "🤖" : (user.display || user.name || "?")[0].toUpperCase();
+}
+
+// ---------------------------------------------------------------- text (Discord markdown)
+function esc(s) {
+  return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+}
+function userName(id) {
+  if (!state) return id;
+  const u = state.users.find((x) => x.id === id);
+  if (u) return u.display;
+  if (state.bot.id === id) return state.bot.display;
+  return "unknown-user";
+}
+function inline(s) {
+  let t = esc(s);
+  t = t.replace(/`([^`]+)`/g, (m, c) => `<code>${c}</code>`);
+  t = t.replace(/\*\*(.+?)\*\*/g, "<b>$1</b>");
+  t = t.replace(/__(.+?)__/g, "<u>$1</u>");
+  t = t.replace(/(^|[^*])\*(?!\s)(.+?)\*/g, "$1<i>$2</i>");
+  t = t.replace(/(^|\W)_(?!\s)(.+?)_(?=\W|$)/g, "$1<i>$2</i>");
+  t = t.replace(/~~(.+?)~~/g, "<s>$1</s>");
+  t = t.replace(/&lt;@!?(\d+)&gt;/g, (m, id) =>
+    `<span class="mention${id === (state && state.me.id) ? " me" : ""}">@${esc(userName(id))}</span>`);
+  t = t.replace(/&lt;#(\d+)&gt;/g, (m, id) => {
+    const c = state && state.channels.find((x) => x.id === id);
+    return `<span class="mention">#${esc(c ? c.name : "unknown")}</span>`;
+  });
+  t = t.replace(/&lt;a?:(\w+):\d+&gt;/g, ":$1:");
+  t = t.replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<a href="$2" target="_blank" rel="noopener">$1</a>');
+  return t;
+}
+function md(text) {
+  if (!text) return "";
+  const out = [];
+  const parts = String(text).split(/```/);
+  parts.forEach((part, i) => {
+    if (i % 2 === 1) { out.push(`<pre><code>${esc(part.replace(/^\w*\n/, ""))}</code></pre>`); return; }
+    const lines = part.split("\n");
+    lines.forEach((line, j) => {
+      let m;
+      if ((m = line.match(/^(#{1,3}) (.*)$/))) out.push(`<h${m[1].length}>${inline(m[2])}</h${m[1].length}>`);
+      else if ((m = line.match(/^-# (.*)$/))) out.push(`<div class="sub-text">${inline(m[1])}</div>`);
+      else if ((m = line.match(/^> ?(.*)$/))) out.push(`<blockquote>${inline(m[1])}</blockquote>`);
+      else out.push(inline(line) + (j < lines.length - 1 ? "<br>" : ""));
+    });
+  });
+  return out.join("");
+}
+function fmtTime(iso) {
+  const d = new Date(iso);
+  return d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+function emojiText(e) {
+  if (!e) return "";
+  return e.id ? `:${e.name}:` : e.name || "";
+}
+
+// ---------------------------------------------------------------- messages
+function cmpId(a, b) { return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0); }
+
+function upsert(msg) {
+  messages.set(msg.id, msg);
+  const box = $("#messages");
+  const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 120;
+  const node = renderMessage(msg);
+  const old = document.getElementById("m" + msg.id);
+  if (old) {
+    if (old.dataset.dismissed) node.hidden = true;
+    old.replaceWith(node);
+  } else {
+    const after = [...box.querySelectorAll(".msg-wrap")].find((n) => cmpId(n.dataset.id, msg.id) > 0);
+    box.insertBefore(node, after || null);
+  }
+  if (nearBottom || !old) box.scrollTop = box.scrollHeight;
+}
+
+function renderMessage(msg) {
+  const wrap = el("div", "msg-wrap");
+  wrap.id = "m" + msg.id;
+  wrap.dataset.id = msg.id;
+  if (msg.used) {
+    const u = el("div", "used");
+    u.innerHTML = `<b>${esc(msg.used.user.display)}</b> ` +
+      (msg.used.command ? `used <span class="cmd">/${esc(msg.used.command)}</span>` : "clicked");
+    wrap.appendChild(u);
+  }
+  const row = el("div", "msg" + (msg.ephemeral ? " ephemeral" : ""));
+  if (state && (msg.content || "").includes(`<@${state.me.id}>`)) row.classList.add("mentions-me");
+  row.dataset.id = msg.id;
+  const author = { id: msg.author.id, name: msg.author.username,
+    display: msg.author.global_name || msg.author.username, bot: msg.author.bot };
+  const av = el("div", "avatar");
+  paintAvatar(av, author);
+  const body = el("div", "body");
+  const head = el("div", "head");
+  head.append(el("span", "author", author.display));
+  if (author.bot) head.append(el("span", "tag", "App"));
+  head.append(el("span", "time", fmtTime(msg.timestamp) + (msg.edited_timestamp ? " (edited)" : "")));
+  body.appendChild(head);
+  if (msg.loading) {
+    body.appendChild(el("div", "thinking", `${author.display} is thinking`));
+  } else {
+    if (msg.content) {
+      const c = el("div", "content");
+      c.innerHTML = md(msg.content);
+      body.appendChild(c);
+    }
+    for (const e of msg.embeds || []) body.appendChild(renderEmbed(e));
+    for (const a of msg.attachments || []) body.appendChild(renderAttachment(a));
+    for (const comp of msg.components || []) body.appendChild(renderComponent(comp, msg));
+  }
+  if (msg.ephemeral) {
+    const note = el("div", "eph-note");
+    note.innerHTML = '👁 Only you can see this · <a>Dismiss message</a>';
+    note.querySelector("a").onclick = () => { wrap.hidden = true; wrap.dataset.dismissed = "1"; };
+    body.appendChild(note);
+  }
+  row.append(av, body);
+  wrap.appendChild(row);
+  return wrap;
+}
+
+function renderEmbed(e) {
+  const box = el("div", "embed");
+  if (e.color !== undefined && e.color !== null) {
+    box.style.borderLeftColor = "#" + Number(e.color).toString(16).padStart(6, "0");
+  }
+  if (e.thumbnail && e.thumbnail.url) {
+    const t = el("img", "e-thumb"); t.src = e.thumbnail.url; t.alt = ""; box.appendChild(t);
+  }
+  if (e.author && e.author.name) box.appendChild(el("div", "e-author", e.author.name));
+  if (e.title) {
+    const t = el("div", "e-title");
+    t.innerHTML = inline(e.title);
+    box.appendChild(t);
+  }
+  if (e.description) {
+    const d = el("div", "e-desc content");
+    d.innerHTML = md(e.description);
+    box.appendChild(d);
+  }
+  if (e.fields && e.fields.length) {
+    const fs = el("div", "e-fields");
+    for (const f of e.fields) {
+      const fd = el("div", "e-field" + (f.inline ? " inline" : ""));
+      const n = el("div", "e-field-name");
+      n.innerHTML = inline(f.name || "");
+      const v = el("div", "content");
+      v.innerHTML = md(f.value || "");
+      fd.append(n, v);
+      fs.appendChild(fd);
+    }
+    box.appendChild(fs);
+  }
+  if (e.image && e.image.url) {
+    const i = el("img", "e-image"); i.src = e.image.url; i.alt = ""; box.appendChild(i);
+  }
+  const foot = [e.footer && e.footer.text, e.timestamp && new Date(e.timestamp).toLocaleString()]
+    .filter(Boolean).join(" • ");
+  if (foot) box.appendChild(el("div", "e-footer", foot));
+  return box;
+}
+
+function renderAttachment(a) {
+  if ((a.content_type || "").startsWith("image/")) {
+    const d = el("div", "attachment");
+    const i = el("img"); i.src = a.url; i.alt = a.filename;
+    d.appendChild(i);
+    return d;
+  }
+  const f = el("div", "file");
+  const link = el("a", "", a.filename);
+  link.href = a.url;
+  link.download = a.filename;
+  f.append(el("span", "", "📄"), link, el("span", "size", a.size ? `${a.size} bytes` : ""));
+  return f;
+}
+
+function renderComponent(c, msg) {
+  switch (c.type) {
+    case 1: { // action row
+      const row = el("div", "row");
+      for (const child of c.components || []) row.appendChild(renderComponent(child, msg));
+      return row;
+    }
+    case 2: return renderButton(c, msg);
+    case 3: case 5: case 6: case 7: case 8: return renderSelect(c, msg);
+    case 9: { // section
+      const s = el("div", "c-section");
+      const texts = el("div");
+      for (const child of c.components || []) texts.appendChild(renderComponent(child, msg));
+      s.appendChild(texts);
+      if (c.accessory) s.appendChild(renderComponent(c.accessory, msg));
+      return s;
+    }
+    case 10: { const t = el("div", "content"); t.innerHTML = md(c.content); return t; }
+    case 11: { const i = el("img", "e-thumb"); i.src = (c.media || {}).url || ""; return i; }
+    case 12: {
+      const g = el("div", "c-gallery");
+      for (const item of c.items || []) {
+        const i = el("img"); i.src = (item.media || {}).url || ""; g.appendChild(i);
+      }
+      return g;
+    }
+    case 13: return renderAttachment({ filename: ((c.file || {}).url || "").replace("attachment://", ""),
+      url: "#", content_type: "" });
+    case 14: return el("hr", "c-sep" + (c.divider === false ? " nodiv" : ""));
+    case 17: {
+      const box = el("div", "c-container");
+      if (c.accent_color !== undefined && c.accent_color !== null) {
+        box.style.borderLeftColor = "#" + Number(c.accent_color).toString(16).padStart(6, "0");
+      }
+      for (const child of c.components || []) box.appendChild(renderComponent(child, msg));
+      return box;
+    }
+    default: return el("div", "sub", `[component type ${c.type}]`);
+  }
+}
+
+function showFailure(msgNode, text) {
+  if (!msgNode) { toast(text); return; }
+  let f = msgNode.querySelector(".failed");
+  if (!f) { f = el("div", "failed"); msgNode.querySelector(".body").appendChild(f); }
+  f.textContent = text;
+}
+
+async function componentAct(body, node) {
+  const msgNode = node.closest(".msg");
+  node.classList.add("busy");
+  const old = msgNode && msgNode.querySelector(".failed");
+  if (old) old.remove();
+  const res = await act(body);
+  node.classList.remove("busy");
+  if (!res.ok) showFailure(document.querySelector(`.msg[data-id="${body.message}"]`) || msgNode,
+    res.error || "This interaction failed");
+  else if (res.modal) toast("The bot opened a form; forms are not supported in the playground yet.");
+}
+
+function renderButton(b, msg) {
+  const label = `${emojiText(b.emoji)}${b.emoji && b.label ? " " : ""}${b.label || ""}`;
+  if (b.style === 5) {
+    const a = el("a", "btn s5", label + " ↗");
+    a.href = b.url; a.target = "_blank"; a.rel = "noopener";
+    return a;
+  }
+  const btn = el("button", `btn s${b.style || 2}`, label);
+  btn.type = "button";
+  btn.disabled = !!b.disabled;
+  btn.dataset.customId = b.custom_id || "";
+  btn.onclick = () => {
+    if (btn.classList.contains("busy")) return;
+    componentAct({ kind: "click", message: msg.id, custom_id: b.custom_id }, btn);
+  };
+  return btn;
+}
+
+function renderSelect(s, msg) {
+  const box = el("div", "select" + (s.disabled ? " disabled" : ""));
+  box.dataset.customId = s.custom_id;
+  const min = s.min_values ?? 1;
+  const max = s.max_values ?? 1;
+  const picked = [];
+  const bar = el("div", "select-bar");
+  const ph = el("span", "ph", s.placeholder || "Make a selection");
+  bar.append(ph, el("span", "", "▾"));
+  box.appendChild(bar);
+  let list = null;
+  const submit = () => {
+    if (picked.length < min || picked.length > max) return;
+    close();
+    componentAct({ kind: "select", message: msg.id, custom_id: s.custom_id, values: picked.slice() }, box);
+  };
+  const close = () => { if (list) { list.remove(); list = null; } };
+  const refreshBar = () => {
+    const labels = (s.options || []).filter((o) => picked.includes(o.value)).map((o) => o.label);
+    ph.textContent = labels.length ? labels.join(", ") : (s.placeholder || "Make a selection");
+  };
+  bar.onclick = () => {
+    if (s.disabled) return;
+    if (list && list.isConnected) { close(); return; }
+    list = el("div", "select-list");
+    for (const o of s.options || []) {
+      const item = el("div", "select-option" + (picked.includes(o.value) ? " picked" : ""));
+      item.dataset.value = o.value;
+      if (max > 1) item.appendChild(el("span", "check"));
+      const text = el("span", "", `${emojiText(o.emoji)}${o.emoji ? " " : ""}${o.label}`);
+      if (o.description) text.appendChild(el("span", "desc", o.description));
+      item.appendChild(text);
+      item.onclick = () => {
+        if (max === 1) { picked.splice(0, picked.length, o.value); refreshBar(); submit(); return; }
+        const i = picked.indexOf(o.value);
+        if (i >= 0) picked.splice(i, 1);
+        else if (picked.length < max) picked.push(o.value);
+        item.classList.toggle("picked", picked.includes(o.value));
+        refreshBar();
+        done.disabled = picked.length < min || picked.length > max;
+        done.textContent = `Done (${picked.length}/${max})`;
+      };
+      list.appendChild(item);
+    }
+    const done = el("button", "btn s1 select-done", `Done (${picked.length}/${max})`);
+    done.type = "button";
+    done.disabled = picked.length < min;
+    done.onclick = submit;
+    if (max > 1) list.appendChild(done);
+    box.appendChild(list);
+  };
+  return box;
+}
+
+// ---------------------------------------------------------------- the composer and slash commands
+let cmdMode = null;   // {path: "uno play", leaf: {...}} while filling a command's options
+const values = {};    // option name -> {value, shown}
+let popupItems = [];
+let popupIndex = 0;
+let focusedOption = null;
+
+function flatCommands() {
+  const out = [];
+  const walk = (node, path) => {
+    const subs = (node.options || []).filter((o) => o.type === 1 || o.type === 2);
+    if (!subs.length) { out.push({ path: path.join(" "), leaf: node }); return; }
+    for (const s of subs) walk(s, [...path, s.name]);
+  };
+  for (const c of (state && state.commands) || []) walk(c, [c.name]);
+  return out;
+}
+
+function showPopup(title, items, onPick) {
+  const pop = $("#popup");
+  popupItems = items.map((it) => ({ ...it, onPick }));
+  popupIndex = 0;
+  pop.textContent = "";
+  if (!items.length) { pop.hidden = true; return; }
+  pop.appendChild(el("div", "popup-title", title));
+  items.forEach((it, i) => {
+    const d = el("div", "pop-item" + (i === 0 ? " sel" : ""));
+    if (it.command) d.dataset.command = it.command;
+    if (it.value !== undefined) d.dataset.value = it.value;
+    d.append(el("span", "name", it.name), el("span", "desc", it.desc || ""));
+    d.onmousedown = (ev) => { ev.preventDefault(); onPick(it); };
+    pop.appendChild(d);
+  });
+  pop.hidden = false;
+}
+function hidePopup() { $("#popup").hidden = true; popupItems = []; }
+function movePopup(delta) {
+  if (!popupItems.length) return;
+  popupIndex = (popupIndex + delta + popupItems.length) % popupItems.length;
+  $("#popup").querySelectorAll(".pop-item").forEach((n, i) => n.classList.toggle("sel", i === popupIndex));
+}
+
+function setError(text) {
+  const e = $("#error-line");
+  e.textContent = text || "";
+  e.hidden = !text;
+}
+
+function resetComposer() {
+  cmdMode = null;
+  for (const k of Object.keys(values)) delete values[k];
+  focusedOption = null;
+  $("#command-chip").hidden = true;
+  $("#options").textContent = "";
+  const input = $("#composer-input");
+  input.hidden = false;
+  input.value = "";
+  hidePopup();
+  setError("");
+}
+
+function onComposerInput() {
+  const text = $("#composer-input").value;
+  if (cmdMode) return;
+  if (!text.startsWith("/")) { hidePopup(); return; }
+  const q = text.slice(1).trim().toLowerCase();
+  const items = flatCommands()
+    .filter((c) => c.path.startsWith(q) || c.path.split(" ").slice(1).join(" ").startsWith(q))
+    .slice(0, 25)
+    .map((c) => ({ name: "/" + c.path, desc: c.leaf.description || "", command: c.path, leaf: c.leaf }));
+  showPopup(q ? `Commands matching /${q}` : "Commands", items, (it) => pickCommand(it.command, it.leaf));
+}
+
+function pickCommand(path, leaf) {
+  resetComposer();
+  cmdMode = { path, leaf };
+  const chip = $("#command-chip");
+  chip.textContent = "/" + path;
+  chip.hidden = false;
+  const opts = leaf.options || [];
+  const box = $("#options");
+  for (const o of [...opts.filter((x) => x.required), ...opts.filter((x) => !x.required)]) {
+    const wrap = el("label", "opt" + (o.required ? " required" : ""));
+    wrap.dataset.option = o.name;
+    wrap.title = o.description || "";
+    const input = el("input");
+    input.dataset.option = o.name;
+    input.placeholder = o.description ? o.description.slice(0, 40) : "";
+    input.onfocus = () => { focusedOption = o; wrap.classList.add("focused"); optionSuggest(o, input); };
+    input.onblur = () => { wrap.classList.remove("focused"); setTimeout(hidePopup, 150); };
+    input.oninput = () => { delete values[o.name]; optionSuggest(o, input); };
+    input.onkeydown = keyHandler;
+    wrap.append(el("span", "opt-name", o.name + ":"), input);
+    box.appendChild(wrap);
+  }
+  const input = $("#composer-input");
+  input.value = "";
+  input.hidden = opts.length > 0;
+  const first = box.querySelector("input");
+  (first || input).focus();
+}
+
+let suggestSeq = 0;
+async function optionSuggest(o, input) {
+  const typed = input.value;
+  const pick = (it) => {
+    values[o.name] = { value: it.value, shown: it.name };
+    input.value = it.name;
+    hidePopup();
+    const inputs = [...$("#options").querySelectorAll("input")];
+    const next = inputs[inputs.indexOf(input) + 1];
+    if (next) next.focus();
+  };
+  let items = null;
+  if (o.choices && o.choices.length) {
+    items = o.choices.map((c) => ({ name: c.name, value: String(c.value) }));
+  } else if (o.type === 5) {
+    items = [{ name: "True", value: "true" }, { name: "False", value: "false" }];
+  } else if (o.type === 6 || o.type === 9) {
+    items = state.users.map((u) => ({ name: u.display, value: u.id, desc: "@" + u.name }));
+  } else if (o.type === 7) {
+    items = state.channels.map((c) => ({ name: "#" + c.name, value: c.id }));
+  } else if (o.autocomplete) {
+    const seq = ++suggestSeq;
+    const others = {};
+    for (const [k, v] of Object.entries(values)) others[k] = v.value;
+    for (const inp of $("#options").querySelectorAll("input")) {
+      if (!(inp.dataset.option in others) && inp.value && inp !== input) others[inp.dataset.option] = inp.value;
+    }
+    const res = await act({ kind: "autocomplete", command: cmdMode.path, option: o.name, typed, options: others });
+    if (seq !== suggestSeq || document.activeElement !== input) return;
+    if (!res.ok) { setError(res.error || "autocomplete failed"); return; }
+    setError("");
+    const choices = res.choices.map((c) => ({ name: c.name, value: String(c.value) }));
+    showPopup(choices.length ? `${o.name}` : `${o.name}: no match`, choices, pick);
+    return;
+  } else {
+    hidePopup();
+    return;
+  }
+  const q = typed.toLowerCase();
+  showPopup(o.name, items.filter((it) => it.name.toLowerCase().includes(q)), pick);
+}
+
+async function send() {
+  if (!cmdMode) {
+    const text = $("#composer-input").value.trim();
+    if (!text) return;
+    if (text.startsWith("/")) {
+      const exact = flatCommands().find((c) => "/" + c.path === text);
+      if (exact) { pickCommand(exact.path, exact.leaf); if (!(exact.leaf.options || []).length) send(); return; }
+      setError(`No command ${text}: pick one from the list.`);
+    } else {
+      setError("This bot reads slash commands only: type / to see them.");
+    }
+    return;
+  }
+  const options = {};
+  for (const inp of $("#options").querySelectorAll("input")) {
+    const name = inp.dataset.option;
+    if (values[name] && values[name].shown === inp.value) options[name] = values[name].value;
+    else if (inp.value.trim()) options[name] = inp.value.trim();
+  }
+  const missing = (cmdMode.leaf.options || []).filter((o) => o.required && !(o.name in options));
+  if (missing.length) { setError(`Fill in ${missing.map((o) => o.name).join(", ")}.`); return; }
+  const path = cmdMode.path;
+  $("#send").disabled = true;
+  const res = await act({ kind: "slash", command: path, options });
+  $("#send").disabled = false;
+  if (res.ok) {
+    resetComposer();
+    $("#composer-input").focus();
+    if (res.modal) toast("The bot opened a form; forms are not supported in the playground yet.");
+  } else {
+    setError(res.error || "This interaction failed");
+  }
+}
+
+function keyHandler(ev) {
+  const popupOpen = !$("#popup").hidden && popupItems.length;
+  if (ev.key === "ArrowDown" && popupOpen) { ev.preventDefault(); movePopup(1); return; }
+  if (ev.key === "ArrowUp" && popupOpen) { ev.preventDefault(); movePopup(-1); return; }
+  if ((ev.key === "Enter" || ev.key === "Tab") && popupOpen) {
+    ev.preventDefault();
+    const it = popupItems[popupIndex];
+    it.onPick(it);
+    return;
+  }
+  if (ev.key === "Enter") { ev.preventDefault(); send(); return; }
+  if (ev.key === "Escape") { resetComposer(); return; }
+  if (ev.key === "Backspace" && cmdMode && ev.target.value === "") {
+    const inputs = [...$("#options").querySelectorAll("input")];
+    if (ev.target === inputs[0] || ev.target.id === "composer-input") { ev.preventDefault(); resetComposer(); }
+  }
+}
+
+// ---------------------------------------------------------------- start
+async function start() {
+  const res = await fetch(`/ui/state?as=${encodeURIComponent(ME)}`);
+  state = await res.json();
+  if (state.error) { document.body.textContent = state.error; return; }
+  if (!channelId || !state.channels.some((c) => c.id === channelId)) {
+    const first = state.channels.find((c) => c.name !== "general") || state.channels[0];
+    channelId = first.id;
+  }
+  const p = new URLSearchParams(location.search);
+  p.set("as", ME);
+  p.set("channel", channelId);
+  history.replaceState(null, "", "?" + p.toString());
+  renderMeta();
+  connect();
+  const input = $("#composer-input");
+  input.addEventListener("input", onComposerInput);
+  input.addEventListener("keydown", keyHandler);
+  input.addEventListener("blur", () => setTimeout(() => { if (!cmdMode) hidePopup(); }, 150));
+  $("#composer").addEventListener("submit", (ev) => { ev.preventDefault(); send(); });
+  $("#user-switch").addEventListener("change", (ev) => {
+    let name = ev.target.value;
+    if (!name) name = (prompt("Name of the new user (a-z, 0-9, _):") || "").trim().toLowerCase();
+    if (!name) { renderMeta(); return; }
+    location.search = `?as=${encodeURIComponent(name)}&channel=${channelId}`;
+  });
+  $("#add-channel").addEventListener("click", async () => {
+    const name = prompt("New channel name:", `uno-${state.channels.length}`);
+    if (!name) return;
+    const r = await fetch("/ui/channels", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name }) });
+    const data = await r.json();
+    if (data.error) { toast(data.error); return; }
+    switchChannel(data.id);
+  });
+  $("#menu-toggle").addEventListener("click", () => $("#app").classList.toggle("nav-open"));
+  document.addEventListener("click", (ev) => {
+    if (!ev.target.closest(".select")) document.querySelectorAll(".select-list").forEach((n) => n.remove());
+  });
+}
+start();

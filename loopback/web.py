@@ -1,0 +1,345 @@
+"""The loopback Discord in a browser: a chat page that shows a guild's channels as one member
+sees them, and acts through the same ``users.Member`` code the tests use.
+
+Routes (added to the loopback server's app when it runs with ``web_ui=True``):
+
+- ``GET /`` the page, ``GET /static/{file}`` its script and style (plain files, no build);
+- ``GET /ui/state?as=NAME`` the guild, its channels, members and synced commands;
+- ``GET /ui/events?as=NAME&channel=ID`` server-sent events: ``meta`` (the state above, when it
+  changes), ``message`` (a message as NAME sees it, on creation and every edit), ``delete``;
+  another member's ephemeral messages are never sent;
+- ``POST /ui/act`` a slash command, a click, a select or an autocomplete, as NAME
+  (``Member.slash/click/select/autocomplete``): the bot gets a real INTERACTION_CREATE;
+- ``POST /ui/channels`` a new text channel; ``GET /files/{message}/{name}?as=NAME`` an
+  attachment's bytes.
+
+``?as=NAME`` picks who you are; a new name makes a new member. Nothing checks who is asking:
+anyone who can reach the port can act as anyone (the playground binds 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import mimetypes
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from aiohttp import web
+
+from .models import Channel, Guild, Identity, Message
+from .users import (
+    OPTION_BOOLEAN,
+    OPTION_CHANNEL,
+    OPTION_INTEGER,
+    OPTION_MENTIONABLE,
+    OPTION_NUMBER,
+    OPTION_USER,
+    InteractionFailed,
+    Member,
+)
+
+if TYPE_CHECKING:
+    from .server import LoopbackDiscord
+
+STATIC = Path(__file__).resolve().parent / "static"
+NAME_RE = re.compile(r"^[a-z0-9_.]{1,32}$")
+PING_SECONDS = 15.0
+
+
+class BadRequest(Exception):
+    """The page asked for something that cannot be done; the message says what."""
+
+
+class WebUI:
+    def __init__(self, server: LoopbackDiscord) -> None:
+        self.server = server
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_get("/", self._index)
+        app.router.add_get("/favicon.ico", self._favicon)
+        app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/ui/state", self._state)
+        app.router.add_get("/ui/events", self._events)
+        app.router.add_post("/ui/act", self._act)
+        app.router.add_post("/ui/channels", self._new_channel)
+        app.router.add_get("/files/{mid}/{name}", self._file)
+
+    # -- who and where -----------------------------------------------------------------
+    @property
+    def guild(self) -> Guild:
+        assert self.server.guilds, "the loopback Discord has no guild"
+        return self.server.guilds[0]
+
+    def identity(self, name: str | None) -> Identity:
+        name = (name or "").strip().lower()
+        if not NAME_RE.match(name):
+            raise BadRequest("a user name is 1 to 32 of a-z, 0-9, _ and .")
+        if name == self.guild.owner.name:
+            raise BadRequest(f"{name!r} is the guild's owner account; pick another name")
+        self.guild.member(name)  # made on first use
+        return self.guild.identities[name]
+
+    def channel(self, raw: Any) -> Channel:
+        try:
+            channel = self.server.channels.get(int(raw))
+        except (TypeError, ValueError):
+            channel = None
+        if channel is None or channel.deleted or channel.guild is not self.guild:
+            raise BadRequest("no such channel")
+        return channel
+
+    def member(self, name: str | None, channel: Channel) -> Member:
+        ident = self.identity(name)
+        return Member(self.server, self.guild, ident, channel)
+
+    def users(self) -> list[Identity]:
+        return [i for i in self.guild.identities.values() if i.id != self.guild.owner.id]
+
+    # -- what the page shows ---------------------------------------------------------------
+    def meta(self, me: Identity) -> dict[str, Any]:
+        guild = self.guild
+        return {
+            "guild": {"id": str(guild.id), "name": guild.name},
+            "me": _user(me),
+            "bot": {**_user(self.server.bot_identity), "online": self.server.current_session
+                    is not None},
+            "channels": [{"id": str(c.id), "name": c.name} for c in guild.channels
+                         if guild.permissions_in(me, c).view_channel],
+            "users": [_user(i) for i in self.users()],
+            "commands": [c for c in self.server.commands_for(guild) if c.get("type", 1) == 1],
+        }
+
+    def _meta_signature(self, me: Identity) -> str:
+        return json.dumps(self.meta(me), sort_keys=True)
+
+    def message_view(self, msg: Message, me: Identity) -> dict[str, Any]:
+        data = msg.payload()
+        data.pop("allowed_mentions", None)
+        data["ephemeral"] = msg.ephemeral
+        data["loading"] = msg.loading
+        data["attachments"] = [
+            {**a, "url": f"/files/{msg.id}/{quote(str(a.get('filename', '')))}?as={me.name}",
+             "content_type": mimetypes.guess_type(str(a.get("filename", "")))[0] or ""}
+            for a in msg.attachments
+        ]
+        meta = msg.interaction_metadata
+        if meta is not None:
+            state = self.server.interactions.get(int(meta["id"]))
+            used = ""
+            if state is not None and state.type == 2:
+                used = state.label.split(": ", 1)[-1]
+            data["used"] = {"user": _user_from_payload(meta["user"]), "command": used}
+        return data
+
+    # -- handlers ----------------------------------------------------------------------------
+    async def _index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def _favicon(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(status=204)
+
+    async def _static(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        path = STATIC / name
+        if "/" in name or name.startswith(".") or not path.is_file():
+            raise web.HTTPNotFound()
+        return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+
+    async def _state(self, request: web.Request) -> web.StreamResponse:
+        try:
+            me = self.identity(request.query.get("as"))
+        except BadRequest as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        return web.json_response(self.meta(me))
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        try:
+            me = self.identity(request.query.get("as"))
+            channel = self.channel(request.query.get("channel"))
+        except BadRequest as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        resp = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",
+        })
+        await resp.prepare(request)
+        sent: dict[int, int] = {}
+        meta_sig = ""
+        with contextlib.suppress(ConnectionError, asyncio.CancelledError, RuntimeError):
+            while True:
+                seq = self.server.change_seq
+                out: list[str] = []
+                sig = self._meta_signature(me)
+                if sig != meta_sig:
+                    meta_sig = sig
+                    out.append(_event("meta", self.meta(me)))
+                for msg in list(channel.all_messages):
+                    # only public messages and this member's own ephemerals ever leave here
+                    if msg.ephemeral_for not in (None, me.id):
+                        continue
+                    if msg.deleted:
+                        if sent.get(msg.id, -1) != -1:
+                            out.append(_event("delete", {"id": str(msg.id)}))
+                            sent[msg.id] = -1
+                        continue
+                    if sent.get(msg.id) != msg.change_seq:
+                        sent[msg.id] = msg.change_seq
+                        out.append(_event("message", self.message_view(msg, me)))
+                if channel.deleted:
+                    out.append(_event("channel_deleted", {"id": str(channel.id)}))
+                if out:
+                    await resp.write("".join(out).encode())
+                elif self.server.change_seq == seq:
+                    await resp.write(b": ping\n\n")
+                if channel.deleted or self.server.closing:
+                    break
+                if self.server.change_seq == seq:
+                    await self.server.wait_change(PING_SECONDS)
+        return resp
+
+    async def _act(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise BadRequest("send a JSON object")
+            channel = self.channel(body.get("channel"))
+            member = self.member(body.get("as"), channel)
+            return web.json_response(await self._do(member, body))
+        except (BadRequest, json.JSONDecodeError) as exc:
+            return web.json_response({"ok": False, "error": str(exc)}, status=400)
+        except InteractionFailed as exc:
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            return web.json_response(
+                {"ok": False, "failed": True, "error": "This interaction failed", "detail": first})
+        except AssertionError as exc:
+            return web.json_response({"ok": False, "error": str(exc).splitlines()[0]})
+
+    async def _do(self, member: Member, body: dict[str, Any]) -> dict[str, Any]:
+        kind = body.get("kind")
+        if kind == "slash":
+            command = str(body.get("command") or "")
+            options = self._options(member, command, body.get("options") or {})
+            result = await member.slash(command, **options)
+            return {"ok": True, "response": result.response_type,
+                    "modal": result.modal is not None}
+        if kind == "autocomplete":
+            command = str(body.get("command") or "")
+            option = str(body.get("option") or "")
+            others = {k: v for k, v in (body.get("options") or {}).items()
+                      if k != option and v not in ("", None)}
+            typed = str(body.get("typed") or "")
+            choices = await member.autocomplete(
+                command, option, typed, **self._options(member, command, others))
+            return {"ok": True, "choices": choices}
+        if kind in ("click", "select"):
+            msg = self._message(member, body.get("message"))
+            custom_id = str(body.get("custom_id") or "")
+            if kind == "click":
+                result = await member.click(custom_id=custom_id, message=msg)
+            else:
+                values = [str(v) for v in body.get("values") or []]
+                if not values:
+                    raise BadRequest("pick at least one option")
+                result = await member.select(*values, custom_id=custom_id, message=msg)
+            return {"ok": True, "response": result.response_type,
+                    "modal": result.modal is not None}
+        raise BadRequest(f"unknown action {kind!r}")
+
+    def _message(self, member: Member, raw: Any) -> Message:
+        try:
+            msg = self.server.messages.get(int(raw))
+        except (TypeError, ValueError):
+            msg = None
+        if msg is None or msg.channel is not member.channel or msg.deleted:
+            raise BadRequest("that message is gone")
+        if msg.ephemeral_for not in (None, member.id):
+            raise BadRequest("that message is not yours to use")
+        return msg
+
+    def _options(self, member: Member, command: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """The page sends every option as text; give each its declared type."""
+        _top, _path, leaf = member._find_command(command)
+        declared = {o["name"]: o for o in leaf.get("options") or []}
+        out: dict[str, Any] = {}
+        for name, value in raw.items():
+            opt = declared.get(name)
+            if opt is None:
+                raise BadRequest(f"/{command} has no option {name!r}")
+            if value is None or value == "":
+                continue
+            out[name] = self._convert(opt, value, member.channel)
+        return out
+
+    def _convert(self, opt: dict[str, Any], value: Any, channel: Channel) -> Any:
+        otype, name = opt["type"], opt["name"]
+        text = str(value).strip()
+        try:
+            if otype == OPTION_INTEGER:
+                return int(text)
+            if otype == OPTION_NUMBER:
+                return float(text)
+        except ValueError:
+            raise BadRequest(f"{name}: {text!r} is not a number") from None
+        if otype == OPTION_BOOLEAN:
+            if text.lower() not in ("true", "false"):
+                raise BadRequest(f"{name}: pick True or False")
+            return text.lower() == "true"
+        if otype in (OPTION_USER, OPTION_MENTIONABLE):
+            ident = self.guild.members_by_id.get(int(text)) if text.isdigit() else None
+            ident = ident or self.guild.identities.get(text.lstrip("@").lower())
+            if ident is None or ident.bot:
+                raise BadRequest(f"{name}: no member {text!r}")
+            return Member(self.server, self.guild, ident, channel)
+        if otype == OPTION_CHANNEL:
+            return self.channel(text)
+        return text
+
+    async def _new_channel(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except json.JSONDecodeError:
+            body = {}
+        name = re.sub(r"[^a-z0-9_-]+", "-", str(body.get("name") or "").strip().lower())
+        name = name.strip("-")[:90]
+        if not name:
+            return web.json_response({"error": "name the channel"}, status=400)
+        if any(c.name == name for c in self.guild.channels):
+            return web.json_response({"error": f"#{name} already exists"}, status=400)
+        channel = self.guild.new_channel(name)
+        self.server.next_change()
+        return web.json_response({"id": str(channel.id), "name": channel.name})
+
+    async def _file(self, request: web.Request) -> web.StreamResponse:
+        try:
+            me = self.identity(request.query.get("as"))
+            msg = self.server.messages.get(int(request.match_info["mid"]))
+        except (BadRequest, ValueError):
+            raise web.HTTPNotFound() from None
+        name = request.match_info["name"]
+        if msg is None or msg.deleted or msg.ephemeral_for not in (None, me.id):
+            raise web.HTTPNotFound()
+        data = msg.files.get(name)
+        if data is None:
+            raise web.HTTPNotFound()
+        ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        return web.Response(body=data, content_type=ctype)
+
+
+def _event(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
+
+
+def _user(ident: Identity) -> dict[str, Any]:
+    return {"id": str(ident.id), "name": ident.name,
+            "display": ident.name if ident.bot else ident.name.capitalize(), "bot": ident.bot}
+
+
+def _user_from_payload(user: dict[str, Any]) -> dict[str, Any]:
+    name = str(user.get("username", ""))
+    return {"id": str(user.get("id", "")), "name": name,
+            "display": user.get("global_name") or name, "bot": bool(user.get("bot"))}
