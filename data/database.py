@@ -378,6 +378,16 @@ class Database:
         async with self._write(f"delete the saved game of channel {channel_id}") as conn:
             await conn.execute(queries.DELETE_GAME, (channel_id,))
 
+    async def end_game(self, game: SavedGame, log: Sequence[LogEntry] = ()) -> None:
+        """A game that ends without a result (a walkover, no human left): its last log
+        entries are added and its saved game (that ``game_id`` only) deleted, in one
+        transaction."""
+        _check_log(log, game.game_id, game.guild_id, game.channel_id)
+        async with self._write(f"end the game of channel {game.channel_id}") as conn:
+            await _insert_log(conn, log)
+            await conn.execute(queries.DELETE_FINISHED_GAME,
+                               (game.guild_id, game.channel_id, game.game_id))
+
     async def load_games(self) -> list[SavedGame]:
         """Every saved game (all guilds), for resuming after a restart."""
         async with self._lock, self._conn.execute(queries.LOAD_GAMES) as cursor:

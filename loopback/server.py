@@ -1319,8 +1319,10 @@ class LoopbackDiscord:
         if bad:
             return bad
         flags = int(data.get("flags") or 0)
-        # the first followup after a thinking defer replaces the "thinking" message
-        if state.ack_type == 5 and state.original is not None and state.original.loading:
+        # the first followup after a thinking defer replaces the "thinking" message (a new
+        # message, with its own flags, once the bot has deleted that one)
+        if (state.ack_type == 5 and state.original is not None and state.original.loading
+                and not state.original.deleted):
             self.edit_message(state.original, data)
             self._keep_files(state.original, req)
             return json_response(state.original.payload())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -363,3 +364,23 @@ async def test_set_aside_failing_changes_nothing(db: Database, db_path: str) -> 
     await db.set_read_only_for_tests(False)
     assert await db.load_game(CHANNEL) == saved()
     assert count_rows(db_path, "set_aside_games") == 0
+
+
+async def test_end_game_adds_the_log_and_deletes_that_game_in_one_transaction(
+        tmp_path: Path) -> None:
+    async with opened(tmp_path / "end.db") as db:
+        game = SavedGame(channel_id=7, guild_id=1, game_id="g7", state="{}", updated_at=1)
+        await db.save_game(game, [LogEntry("g7", 1, 7, 0, "{}", 1)])
+        await db.set_read_only_for_tests(True)
+        with pytest.raises(DatabaseWriteError):
+            await db.end_game(game, [LogEntry("g7", 1, 7, 1, '{"a":1}', 2)])
+        await db.set_read_only_for_tests(False)
+        assert await db.load_game(7) is not None
+        assert [e.seq for e in await db.game_log(1, "g7")] == [0], "nothing written"
+        await db.end_game(game, [LogEntry("g7", 1, 7, 1, '{"a":1}', 2)])
+        assert await db.load_game(7) is None
+        assert [e.seq for e in await db.game_log(1, "g7")] == [0, 1]
+        other = SavedGame(channel_id=7, guild_id=1, game_id="g8", state="{}", updated_at=3)
+        await db.save_game(other)
+        await db.end_game(game)
+        assert await db.load_game(7) is not None, "a newer game in the channel stays"

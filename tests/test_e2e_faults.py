@@ -501,3 +501,39 @@ async def test_previous_release_saves_are_restored_and_playable(
     r = await carol.click("My hand")
     assert r.ephemeral and "**Your hand** (7 cards)" in r.text, r.text
     await end_game(l_alice)
+
+
+# ---------------------------------------------------------------------------- review
+async def test_a_slow_public_command_is_refused_privately(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    """Handled failure: /uno start (a public answer) is deferred because the database is
+    locked, then its save fails. The refusal is private: the channel's "thinking..." is
+    removed and only Alice sees that nothing changed."""
+    db = loopback_bot_env["DATABASE_PATH"]
+    channel = loopback.channel
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    await alice.slash("uno new")
+    await bob.click("Join")
+    mark = channel.mark()
+    lock = DbLock(db)
+    try:
+        r = await alice.slash("uno start")
+        assert r.response_type == 5, f"deferred first: {r!r}"
+        deferred = r.message
+        assert deferred is not None and not deferred.ephemeral
+        for _ in range(150):
+            if r.followups:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        lock.release()
+    refusal = r.followups[0]
+    assert refusal.ephemeral and NOTHING_CHANGED in refusal.text(), refusal.text()
+    assert refusal.ephemeral_for == alice.id
+    assert deferred.deleted, "the public 'thinking...' is removed"
+    assert not [m for m in channel.messages if m.change_seq > mark and not m.ephemeral
+                and not m.deleted], "nothing public remains"
+    assert loopback.discord.take_problems() == []
+    state = oracle(db, channel)
+    assert state is not None and state["game"] is None, "still a lobby"
+    await end_game(alice)

@@ -242,6 +242,36 @@ async def test_forged_tower_value_is_out_of_date(loopback: LoopbackTest,
     assert s["discard"][-1] == "RG" and s["towers"]["U"] == pid(alice)
 
 
+@scenario
+def serialless(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 B4", b: "G6 G7"}, discard="R9",
+                            draw="Y2 Y3 Y4", turn=a, options=OPTS)
+
+
+async def test_a_table_button_without_its_table_is_out_of_date(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """Item 8: Draw, Catch, Accept and Challenge act on the table they were shown with; the
+    same button without the table's serial (a previous release's, or forged) can't say
+    which table that was, so it is refused. My hand and UNO! need no table."""
+    ch = tables["serialless"]
+    alice, _bob, _c = abc(ch)
+    table = table_message(ch)
+    # The same table as the previous release posted it: its buttons carry no serial.
+    rows = json.loads(json.dumps(table.components))
+    for row in rows:
+        for button in row["components"]:
+            button["custom_id"] = ":".join(str(button["custom_id"]).split(":")[:4])
+    loopback.discord.edit_message(table, {"components": rows})
+    before = await state(ch)
+    for label in ("Draw", "Catch"):
+        refused(await alice.click(label, message=table), "This menu is out of date")
+        assert await state(ch) == before
+    r = await alice.click("My hand", message=table)
+    assert r.ephemeral and "**Your hand** (2 cards)" in r.text
+    assert loopback.bot.take_tracebacks() == []
+
+
 # ------------------------------------------------------------------ (11) cards by name
 def _named(ch: Channel) -> Session:
     a, b, _c = abc(ch)
@@ -577,9 +607,10 @@ async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
 @scenario
 def export_lobby(ch: Channel) -> Session:
     a, b, _c = abc(ch)
-    # a lobby, as /uno new leaves it; its id is the game's seed
+    # a lobby, as /uno new leaves it, with a fixed seed
     s = Session(channel_id=ch.id, guild_id=ch.guild.id if ch.guild else 0, host_id=pid(a),
-                game_id="5eed0000c1a5", seats=[Seat(pid(a), a.name), Seat(pid(b), b.name)],
+                game_id="5eed0000c1a5", seed=0x5EED0000C1A5,
+                seats=[Seat(pid(a), a.name), Seat(pid(b), b.name)],
                 options=CLASSIC, last_human=time.time())
     return s
 

@@ -8,8 +8,9 @@ scheduler runs the timers; the menus are pure functions.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -150,11 +151,22 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         extra = move_notes(session, actor.id, [], actor.locale, unseen) if unseen else []
         return hand_menu(session, game, actor.id, actor.locale, page, [*extra, *(notes or [])])
 
+    @contextlib.asynccontextmanager
+    async def _as_saved(self, session: Session, actor: Actor) -> AsyncIterator[Game]:
+        """The session's game as last saved (read under its lock; never a change that is
+        still being saved or will be undone)."""
+        async with self.service.reading(session):
+            game = session.game
+            if game is None or game.is_over or not self.service.is_live(session):
+                raise Refusal(_("The game is over.", actor.locale))
+            yield game
+
     async def _show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
                          gid: str | None = None, page: int = 0) -> None:
-        session, game = self.service.game(channel_id, actor, gid)
+        session, _game = self.service.game(channel_id, actor, gid)
         await self.service.check_pause(channel_id, actor)
-        text, view = self._hand(session, game, actor, page=page)
+        async with self._as_saved(session, actor) as game:
+            text, view = self._hand(session, game, actor, page=page)
         await reply.send(text, view=view)
 
     async def _move(self, reply: Reply, interaction: discord.Interaction[Any],
@@ -164,10 +176,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         actor = actor_of(interaction)
         moved = await self.service.move(interaction.channel_id, actor, make, gid=gid,
                                         serial=serial)
-        await reply.menu(self._after_move(moved, actor))
+        async with self.service.reading(moved.session):
+            menu = self._after_move(moved, actor)
+        await reply.menu(menu)
 
     def _after_move(self, moved: Moved, actor: Actor) -> tuple[str, discord.ui.View | None]:
-        session, game = moved.session, moved.game
+        # The game as it is now (a later change may have replaced the object of the move).
+        session = moved.session
+        game = session.game if self.service.is_live(session) and session.game else moved.game
         unseen = self.service.take_unseen(session, actor.id)
         notes = move_notes(session, actor.id, moved.events, actor.locale, unseen)
         if game.is_over:
@@ -185,13 +201,15 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                     towers: tuple[Tower, ...] | None) -> None:
         """Play ``card``, or first ask what it still needs (its colour, its towers)."""
         actor = actor_of(interaction)
-        session, game = self.service.game(interaction.channel_id, actor, gid)
-        if serial is not None and serial != session.serial:
-            raise Refusal(stale_text(actor.locale))
-        try:
-            step = choice_menu(session, game, actor.id, card, uno, color, towers, actor.locale)
-        except EngineError as exc:
-            raise Refusal(error_text(exc, actor.locale)) from None
+        session, _game = self.service.game(interaction.channel_id, actor, gid)
+        async with self._as_saved(session, actor) as game:
+            if serial is not None and serial != session.serial:
+                raise Refusal(stale_text(actor.locale))
+            try:
+                step = choice_menu(session, game, actor.id, card, uno, color, towers,
+                                   actor.locale)
+            except EngineError as exc:
+                raise Refusal(error_text(exc, actor.locale)) from None
         if step is not None:
             await reply.menu(step)
             return
@@ -264,18 +282,23 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                              serial=item.serial)
             return
         actor = actor_of(interaction)
-        session, game = self.service.game(interaction.channel_id, actor, item.gid)
-        drawn = game.drawn_card
-        if (game.turn != actor.id or game.pending is not Decision.DRAWN or drawn is None
-                or item.serial != session.serial):
-            raise StaleComponent("")
-        uno = item.action == "dpu" or (len(game.hand(actor.id)) == 2
-                                       and game.has_called(actor.id))
+        session, _game = self.service.game(interaction.channel_id, actor, item.gid)
+        async with self._as_saved(session, actor) as game:
+            drawn = game.drawn_card
+            if (game.turn != actor.id or game.pending is not Decision.DRAWN or drawn is None
+                    or item.serial != session.serial):
+                raise StaleComponent("")
+            uno = item.action == "dpu" or (len(game.hand(actor.id)) == 2
+                                           and game.has_called(actor.id))
         await self._play(reply, interaction, item.gid, item.serial, drawn, uno, None, None)
 
     async def _table_button(self, reply: Reply, interaction: discord.Interaction[Any],
                             item: TableButton) -> None:
         gid, serial = item.gid, item.serial
+        if serial is None and item.action not in ("hand", "uno"):
+            # A table button without the table's serial (an old release's, or forged)
+            # can't say which table it was on.
+            raise StaleComponent("")
         if item.action == "hand":
             await self._show_hand(reply, interaction.channel_id, actor_of(interaction), gid)
             return
@@ -495,13 +518,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def _card_autocomplete(self, interaction: discord.Interaction[Any], current: str
                                  ) -> list[app_commands.Choice[str]]:
         session = self.service.sessions.get(interaction.channel_id or 0)
-        if session is None or session.game is None or session.game.is_over:
+        if session is None:
             return []
-        game = session.game
-        pid = str(interaction.user.id)
-        if pid not in game.players:
-            return []
-        cards = match_cards(sorted(game.playable_cards(pid)), current, interaction.locale)
+        async with self.service.reading(session):
+            game = session.game
+            pid = str(interaction.user.id)
+            if game is None or game.is_over or pid not in game.players:
+                return []
+            cards = match_cards(sorted(game.playable_cards(pid)), current, interaction.locale)
         return [app_commands.Choice(name=option_label(c, interaction.locale), value=c.code)
                 for c in cards[:25]]
 

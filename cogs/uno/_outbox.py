@@ -207,34 +207,49 @@ class Outbox:
         with_table, box.table = box.table, False
         mention, box.mention = box.mention, None
         edits, box.edits = box.edits, {}
-        game = session.game if session is not None else None
-        live = (with_table and session is not None and game is not None
-                and not game.is_over and self._is_live(session))
         chunks = _chunks(lines)
-        ping = None
-        if (live and session is not None and game is not None and session.options.mention_turn
-                and game.turn.isdigit() and not session.is_cpu(game.turn)):
-            # Every table names whose turn it is; the mention notifies once per turn.
-            ping = mention if mention == game.turn and not session.paused else None
-            text = turn_ping(session, game)
-            chunks = [*chunks[:-1], f"{chunks[-1]}\n{text}"] if chunks else [text]
         quiet = discord.AllowedMentions.none()
-        for chunk in chunks[:-1] if live else chunks:
-            await self._write(box, _sender(channel, chunk, quiet))
-        if live and session is not None:
+        table = None
+        if with_table and session is not None:
+            for chunk in chunks[:-1]:
+                await self._write(box, _sender(channel, chunk, quiet))
+            chunks = chunks[-1:]
+            await self._pace(box)
+            table = await self._table(session, chunks[0] if chunks else None, mention)
+        if table is None:
+            for chunk in chunks:
+                await self._write(box, _sender(channel, chunk, quiet))
+        elif session is not None:
+            content, embed, view, mentions = table
             previous = session.table_message_id
-            mentions = discord.AllowedMentions(
-                users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
-            last = chunks[-1] if chunks else None
             message = await self._write(box, lambda: channel.send(
-                last, embed=table_embed(session), view=table_view(session),
-                allowed_mentions=mentions))
+                content, embed=embed, view=view, allowed_mentions=mentions))
             session.table_message_id = message.id
             if previous is not None:
                 edits.setdefault(previous, lambda: {"view": None})
         for message_id, build in edits.items():
             await self._write(box, _editor(channel.get_partial_message(message_id), build),
                               edit=True)
+
+    async def _table(self, session: Session, text: str | None, mention: str | None
+                     ) -> tuple[str | None, discord.Embed, discord.ui.View,
+                                discord.AllowedMentions] | None:
+        """The live table as it was last saved (read under the session's lock, so never a
+        change that is still being saved), or None when the game is over or gone."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return None
+            ping = None
+            if (session.options.mention_turn and game.turn.isdigit()
+                    and not session.is_cpu(game.turn)):
+                # Every table names whose turn it is; the mention notifies once per turn.
+                ping = mention if mention == game.turn and not session.paused else None
+                line = turn_ping(session, game)
+                text = f"{text}\n{line}" if text else line
+            mentions = discord.AllowedMentions(
+                users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
+            return text, table_embed(session), table_view(session), mentions
 
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)

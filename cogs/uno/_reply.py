@@ -55,6 +55,25 @@ class Reply:
     def cancel(self) -> None:
         self._timer.cancel()
 
+    async def refuse(self, text: str) -> None:
+        """A one-sentence refusal, privately. A public command already deferred (its
+        "thinking..." shows in the channel) has that removed first, since a follow-up keeps
+        the visibility of the deferral."""
+        self._timer.cancel()
+        if self._deferred is not None:
+            await self._deferred
+            if self.public and not self.edit:
+                self.attempted = True
+                try:
+                    await self.interaction.delete_original_response()
+                except discord.HTTPException as exc:
+                    log.warning("Could not remove the deferred answer of %s: %s",
+                                self.interaction.id, exc)
+                await self.interaction.followup.send(
+                    text[:2000], ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
+                return
+        await self.send(text, edit=False, public=False)
+
     async def menu(self, menu: tuple[str, discord.ui.View | None]) -> int | None:
         """A private menu: its text and its components."""
         return await self.send(menu[0], view=menu[1])
@@ -125,6 +144,6 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
 
 async def _refuse(reply: Reply, text: str) -> None:
     try:
-        await reply.send(text, edit=False, public=False)
+        await reply.refuse(text)
     except discord.HTTPException as exc:
         log.warning("Could not answer interaction %s: %s", reply.interaction.id, exc)

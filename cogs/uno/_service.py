@@ -120,11 +120,21 @@ class TableService:
 
     # ================================================================ the pipeline
     @contextlib.asynccontextmanager
+    async def reading(self, session: Session) -> AsyncIterator[None]:
+        """Read a session as it was last saved: a change holds the lock until it is saved
+        or undone, so a reader that waits for the lock never sees a change that may not
+        happen (a hand, the table). Held only while reading, never across Discord I/O."""
+        async with session.lock:
+            yield
+
+    @contextlib.asynccontextmanager
     async def _changing(self, session: Session) -> AsyncIterator[None]:
         """Hold the session's lock for a change. A refusal comes before any change; a save
         that failed has undone its change already; any other error (a bug) undoes it here,
         so memory never holds a change the database doesn't."""
         async with session.lock:
+            if self.closing:
+                raise Refusal(_("The bot is restarting: try again in a moment."))
             try:
                 yield
             except Refusal:
@@ -192,11 +202,8 @@ class TableService:
         transaction (or just deleted when it does not count)."""
         humans = [p for p in game.players if not session.is_cpu(p) and p.isdigit()]
         if session.unranked or not humans:
-            if entries:
-                # The log of an unranked game still ends with its last move.
-                await self.store.save_game(self._saved_game(session, session.to_json()),
-                                           entries)
-            await self.store.delete_game(session.channel_id)
+            # Not counted: the log gets its last moves and the saved game goes, together.
+            await self.store.end_game(self._saved_game(session, ""), entries)
             session.recorded = True
             return
         # Points on the leaderboard are points scored; under alternative scoring a total is
@@ -235,6 +242,8 @@ class TableService:
             raise SaveFailed(_("The game couldn't be saved, so nothing changed: try again in "
                                "a moment.")) from exc
         self._forget(session)
+        if not session.started:
+            self.outbox.close_message(session, session.lobby_message_id)
 
     def _after(self, session: Session, lines: Sequence[str], *, mover: str | None) -> None:
         """After a saved change: arm what comes next and announce it."""
@@ -379,6 +388,8 @@ class TableService:
     # ================================================================ lobby
     async def open_lobby(self, channel_id: int, guild_id: int, actor: Actor) -> Session:
         """A new lobby in the channel, saved before anyone is told it exists."""
+        if self.closing:
+            raise Refusal(_("The bot is restarting: try again in a moment.", actor.locale))
         self.need_permissions(actor)
         if channel_id in self.sessions:
             raise Refusal(_("A game is already open in this channel: join it, or ask the "
@@ -634,6 +645,9 @@ class TableService:
             self.sessions[session.channel_id] = session
             restored += 1
             game = session.game
+            if game is not None and game.is_over:
+                await self._finish_restored(session)
+                continue
             if game is not None and not game.is_over and session.paused is None:
                 session.notified_serial = -1  # mention the player again after the restart
                 try:
@@ -645,6 +659,18 @@ class TableService:
                                   session.channel_id)
         log.info("Restored %d saved games", restored)
         return restored
+
+    async def _finish_restored(self, session: Session) -> None:
+        """A game saved as finished (its recording was cut short): record it now."""
+        game = session.game
+        assert game is not None
+        try:
+            await self._record(session, game, [])
+        except Exception as exc:
+            log.warning("Recording the finished game in channel %s failed (%s); it stays "
+                        "until /uno end", session.channel_id, exc)
+            return
+        self._forget(session)
 
     async def _set_aside(self, saved: SavedGame, reason: str) -> None:
         log.error("The saved game in channel %s can't be read (%s); it is set aside, not "

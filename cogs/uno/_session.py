@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import time
 import uuid
 from collections.abc import Callable
@@ -25,7 +26,7 @@ _DEFAULTS = GuildSettings(0)
 """A server's defaults before it sets any (data.models holds every setting's default)."""
 MAX_CPUS_WITH_ONE_HUMAN = 5
 CPU_PREFIX = "cpu"
-SESSION_VERSION = 2
+SESSION_VERSION = 3
 
 
 class SavedFormatError(ValueError):
@@ -70,6 +71,10 @@ class Session:
     guild_id: int
     host_id: str
     game_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    """Public: shown on the table and in every custom_id."""
+    seed: int = field(default_factory=lambda: secrets.randbits(63))
+    """Secret: the deal and every shuffle follow from it (with the seats and settings, which
+    are public), so it is never shown; the replay export reveals it once the game ended."""
     seats: list[Seat] = field(default_factory=list)
     options: Options = field(default_factory=Options)
     game: Game | None = None
@@ -144,11 +149,6 @@ class Session:
         self.game = game
         return game
 
-    @property
-    def seed(self) -> int:
-        """The game's random seed: its id read as a number (the replay file's ``seed``)."""
-        return int(self.game_id, 16)
-
     # ------------------------------------------------------------------ persistence
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         now = time.time() if now is None else now
@@ -163,6 +163,7 @@ class Session:
             "guild_id": self.guild_id,
             "host_id": self.host_id,
             "game_id": self.game_id,
+            "seed": self.seed,
             "seats": [[s.id, s.name, s.cpu] for s in self.seats],
             "options": self.options.to_dict(),
             "game": self.game.to_dict() if self.game is not None else None,
@@ -196,7 +197,7 @@ class Session:
         d = upgrade(d)
         try:
             return cls._from_current(d)
-        except (KeyError, TypeError, ValueError) as exc:
+        except Exception as exc:  # any damage, whatever it raises, is a format error
             raise SavedFormatError(f"damaged record ({type(exc).__name__}: {exc})") from None
 
     @classmethod
@@ -206,6 +207,7 @@ class Session:
             guild_id=int(d["guild_id"]),
             host_id=str(d["host_id"]),
             game_id=str(d["game_id"]),
+            seed=int(d["seed"]),
             seats=[Seat(str(i), str(n), bool(c)) for i, n, c in d["seats"]],
             options=Options.from_dict(d["options"]),
             game=Game.from_dict(d["game"]) if d["game"] is not None else None,
@@ -223,7 +225,6 @@ class Session:
             log_seq=int(d["log_seq"]),
             notified_serial=int(d["notified_serial"]),
         )
-        int(session.game_id, 16)  # the seed: a damaged id must not pass
         return session
 
     def load(self, text: str) -> None:
@@ -261,7 +262,17 @@ def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
-_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+def _v2_to_v3(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 keeps a secret seed; versions 1 and 2 used the public game id as the seed.
+    A game in progress keeps its random state in the engine's snapshot, so its seed only
+    names the start of its replay file: it stays what it was."""
+    d = dict(d)
+    d["seed"] = int(str(d["game_id"]), 16)
+    d["version"] = 3
+    return d
+
+
+_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def upgrade(d: dict[str, Any]) -> dict[str, Any]:
@@ -279,7 +290,7 @@ def upgrade(d: dict[str, Any]) -> dict[str, Any]:
             raise SavedFormatError(f"no upgrade from version {version}")
         try:
             d = step(d)
-        except (KeyError, TypeError, ValueError) as exc:
+        except Exception as exc:
             raise SavedFormatError(f"upgrade from version {version} failed ({exc})") from None
         version = int(d["version"])
     return d
