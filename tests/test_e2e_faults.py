@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from e2e_driver import oracle, turn_of
 
-from cogs.uno._session import Options, Session
+from cogs.uno._session import SESSION_VERSION, Options, Session
 from e2e_support import FAST_ENV, install, scenario_session
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
@@ -473,7 +473,8 @@ async def test_previous_release_saves_are_restored_and_playable(
                                    after=mark, timeout=15)
     assert "goes on" in public_text(game_ch, mark)
     state = oracle(db, game_ch)
-    assert state is not None and state["version"] == 2 and state["game_id"] == "00ff00ff00ff"
+    assert state is not None and state["version"] == SESSION_VERSION
+    assert state["game_id"] == "00ff00ff00ff"
     hand_111 = state["game"]["hands"]["111"]
     g_alice = v1_member(loopback, game_ch, 111, "v1alice")
     g_bob = v1_member(loopback, game_ch, 222, "v1bob")
