@@ -91,6 +91,7 @@ def browser(user_data: str) -> WebDriver:
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
                  f"--user-data-dir={user_data}", "--window-size=1200,900"):
         opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(options=opts, service=Service(executable_path=CHROMEDRIVER))
 
 
@@ -181,6 +182,24 @@ def run_slash(driver: WebDriver, typed: str, command: str) -> None:
     wait(driver, lambda d: d.find_element(By.ID, "command-chip").text == f"/{command}",
          "the command chosen")
     driver.find_element(By.ID, "composer-input").send_keys(Keys.ENTER)
+
+
+def loopback_report(server: Any, channels: tuple[Any, ...]) -> str:
+    """The loopback's side of things: problems, interactions (when sent and answered) and
+    the newest messages as the server holds them (to compare with what the page shows)."""
+    lines = ["--- loopback problems ---", *map(str, server.problems),
+             "--- loopback interactions (seconds after the first) ---"]
+    states = sorted(server.interactions.values(), key=lambda s: s.sent_at)
+    t0 = states[0].sent_at if states else 0.0
+    for s in states:
+        acked = f"{s.acked_at - t0:.2f}" if s.acked_at is not None else "-"
+        lines.append(f"{s.sent_at - t0:7.2f} {s.label}: ack type {s.ack_type} at {acked}, "
+                     f"{len(s.followups)} followup(s)")
+    for channel in channels:
+        lines.append(f"--- #{channel.name}: newest messages on the server ---")
+        lines += [f"{m!r} seq {m.change_seq}: {m.text()[:300]!r}"
+                  for m in list(channel.all_messages)[-8:]]
+    return "\n".join(lines)
 
 
 @pytest.fixture
@@ -307,7 +326,14 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
             assert "Only you can see this" in page.find_element(By.ID, "messages").text
         assert not server.problems, server.problems
         assert not bot.take_tracebacks()
-    except WebDriverException:
+    except BaseException:
+        # what the bot and the loopback saw, printed for pytest to show with the failure
+        print(loop.call(lambda: loopback_report(server, (uno1, uno2))))
+        with contextlib.suppress(Exception):
+            print("--- Alice's page: console ---", *a.get_log("browser"), sep="\n")
+            print("--- Alice's page: newest private message ---",
+                  (newest_ephemeral(a) or a).get_attribute("outerHTML")[-3000:], sep="\n")
+        print(f"--- bot log ({bot.log_path}) ---\n{bot.log_tail(150)}")
         raise
     finally:
         a.quit()
