@@ -178,6 +178,10 @@ function upsert(msg) {
   const old = document.getElementById("m" + msg.id);
   if (old) {
     if (old.dataset.dismissed) node.hidden = true;
+    // a failed click's note stays under the message when the bot edits it (a click that
+    // raced an edit fails, and the edit that beat it must not hide the failure)
+    const failed = old.querySelector(".failed");
+    if (failed) node.querySelector(".body").appendChild(failed);
     old.replaceWith(node);
   } else {
     const after = [...box.querySelectorAll(".msg-wrap")].find((n) => cmpId(n.dataset.id, msg.id) > 0);
