@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -41,7 +41,7 @@ def _chromium() -> tuple[str | None, str | None]:
 CHROMIUM, CHROMEDRIVER = _chromium()
 try:
     from selenium import webdriver
-    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -105,24 +105,51 @@ def wait(driver: WebDriver, cond: Callable[[WebDriver], Any], what: str,
         raise AssertionError(f"timed out waiting for {what}; the page shows:\n{text}") from exc
 
 
-def last_button(driver: WebDriver, label: str) -> WebElement | None:
+def last_button(driver: WebDriver, label: str, within: str | None = None
+                ) -> WebElement | None:
+    scope = f"//div[@id='m{within}']" if within else ""
     found = driver.find_elements(
-        By.XPATH, f"//button[contains(@class,'btn') and not(@disabled) and "
+        By.XPATH, f"{scope}//button[contains(@class,'btn') and not(@disabled) and "
                   f"contains(normalize-space(.), '{label}')]")
     return found[-1] if found else None
 
 
-def click(driver: WebDriver, label: str) -> None:
-    """Click the newest enabled button with this label (the page re-renders a message when
-    the bot edits it, so a button found a moment ago may be gone: find it again)."""
+def click(driver: WebDriver, label: str, within: str | None = None) -> str:
+    """Click the newest enabled button with this label (in message ``within`` if given)
+    and return the id of the message it is on (the page re-renders a message when the bot
+    edits it, so a button found a moment ago may be gone: find it again)."""
     for _ in range(20):
-        button = wait(driver, lambda d: last_button(d, label), f"a button {label!r}")
+        button = wait(driver, lambda d: last_button(d, label, within), f"a button {label!r}")
         try:
+            mid = str(button.find_element(
+                By.XPATH, "ancestor::div[contains(@class,'msg-wrap')]").get_attribute("data-id"))
             button.click()
-            return
+            return mid
         except StaleElementReferenceException:
             time.sleep(0.1)
     raise AssertionError(f"the button {label!r} kept changing under the click")
+
+
+def message(driver: WebDriver, mid: str) -> WebElement | None:
+    """The message with this id as the page shows it now (re-rendered on every edit)."""
+    found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .msg")
+    return found[0] if found else None
+
+
+def failure(driver: WebDriver, mid: str) -> str:
+    """The "interaction failed" note the page shows under message ``mid``, if any."""
+    found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .failed")
+    return found[0].text if found else ""
+
+
+def answered(driver: WebDriver, mid: str, question: str, what: str) -> WebElement:
+    """Wait until message ``mid`` (a private menu the bot edits in place) asks ``question``;
+    a click on it that failed fails here at once, with the page's note."""
+    found = wait(driver, lambda d: failure(d, mid) or ((m := message(d, mid)) and
+                                                       question in m.text and m), what)
+    if isinstance(found, str):
+        raise AssertionError(f"waiting for {what}, the click failed: {found}")
+    return cast(WebElement, found)
 
 
 def newest_ephemeral(driver: WebDriver) -> WebElement | None:
@@ -139,9 +166,14 @@ def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         before = ephemeral_count(driver)
-        click(driver, "My hand")
-        menu = wait(driver, lambda d, n=before: ephemeral_count(d) > n and newest_ephemeral(d),
-                    "the private hand menu")
+        table = click(driver, "My hand")
+        menu = wait(driver, lambda d, n=before, t=table: failure(d, t) or (
+            ephemeral_count(d) > n and newest_ephemeral(d)), "the private hand menu")
+        if isinstance(menu, str):
+            # The computer players moved: the bot posted a new table and took the buttons off
+            # this one just before the click reached it (Discord refuses such a click too).
+            time.sleep(0.3)
+            continue
         if "Your turn: pick a card" in menu.text:
             return menu
         time.sleep(0.3)
@@ -268,24 +300,23 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         # --- #uno-1: the prepared position, played to the end of the round -----------------
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
         wait(a, lambda d: last_button(d, "My hand"), "the restored table in #uno-1")
+        # (the bot edits a private menu in place: each answer is awaited on that message)
         menu = open_hand_on_my_turn(a)
+        mid = str(menu.get_attribute("data-id"))
         pick(a, menu, "YG")                                  # a grab card...
-        towers = wait(a, lambda d: (m := newest_ephemeral(d)) and "to grab" in m.text and m,
-                      "the towers question")
+        towers = answered(a, mid, "to grab", "the towers question")
         pick(a, towers, *all_options(towers)[:2])            # ...and its two towers
-        wait(a, lambda d: "Your towers" in (newest_ephemeral(d) or d).text
-             or "grabs" in d.find_element(By.ID, "messages").text.lower(), "towers grabbed")
+        answered(a, mid, "Your towers", "towers grabbed")
 
-        open_hand_on_my_turn(a)
-        click(a, "UNO!")                                     # two cards left, on her turn
-        wait(a, lambda d: "uno" in d.find_element(By.ID, "messages").text.lower(), "UNO called")
         menu = open_hand_on_my_turn(a)
+        uno = click(a, "UNO!", within=str(menu.get_attribute("data-id")))  # two cards left
+        answered(a, uno, "You called UNO!", "UNO called")
+        menu = open_hand_on_my_turn(a)
+        mid = str(menu.get_attribute("data-id"))
         pick(a, menu, "WG")                                  # a wild grab card...
-        wait(a, lambda d: (m := newest_ephemeral(d)) and "pick the colour" in m.text,
-             "the colour question")
-        click(a, "Yellow")                                   # ...its colour...
-        towers = wait(a, lambda d: (m := newest_ephemeral(d)) and "to grab" in m.text and m,
-                      "the tower question")
+        answered(a, mid, "pick the colour", "the colour question")
+        click(a, "Yellow", within=mid)                       # ...its colour...
+        towers = answered(a, mid, "to grab", "the tower question")
         pick(a, towers, first_option(towers))               # ...and its tower
         menu = open_hand_on_my_turn(a)
         # live autocomplete: /uno play's card option offers her playable card as she types
@@ -317,11 +348,13 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
             page.get(f"{pg.url}/?as=alice&channel={channel.id}")
             wait(page, lambda d: d.find_elements(By.CSS_SELECTOR, ".msg"), "messages")
             time.sleep(0.3)
-            shown = {e.get_attribute("data-id")
-                     for e in page.find_elements(By.CSS_SELECTOR, ".msg.ephemeral")}
+            # read in one go: the computer players play on in round 2, so the page keeps
+            # re-rendering messages (an element found a moment ago may be gone)
+            shown = set(page.execute_script(
+                "return [...document.querySelectorAll('.msg.ephemeral')].map(e => e.dataset.id)"))
             assert shown <= alice_ids, "Alice's page shows someone else's private message"
-            everything = {e.get_attribute("data-id")
-                          for e in page.find_elements(By.CSS_SELECTOR, ".msg")}
+            everything = set(page.execute_script(
+                "return [...document.querySelectorAll('.msg')].map(e => e.dataset.id)"))
             assert not everything & bob_ids
             assert "Only you can see this" in page.find_element(By.ID, "messages").text
         assert not server.problems, server.problems
@@ -330,9 +363,11 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         # what the bot and the loopback saw, printed for pytest to show with the failure
         print(loop.call(lambda: loopback_report(server, (uno1, uno2))))
         with contextlib.suppress(Exception):
-            print("--- Alice's page: console ---", *a.get_log("browser"), sep="\n")
+            print("--- Alice's page: console ---",
+                  *a.get_log("browser"), sep="\n")  # type: ignore[attr-defined]
+            newest = newest_ephemeral(a)
             print("--- Alice's page: newest private message ---",
-                  (newest_ephemeral(a) or a).get_attribute("outerHTML")[-3000:], sep="\n")
+                  str(newest.get_attribute("outerHTML") if newest else "")[-3000:], sep="\n")
         print(f"--- bot log ({bot.log_path}) ---\n{bot.log_tail(150)}")
         raise
     finally:
