@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from e2e_tables import abc, hand, pid, refused, registry, said, state, table_message
 
 from cogs.uno._session import Options, Session
 from data import Database, GameResult, PlayerResult
@@ -50,18 +51,7 @@ async def loopback_discord() -> AsyncIterator[LoopbackDiscord]:
         yield discord_
 
 
-SCENARIOS: dict[str, Callable[[Channel], Session]] = {}
-
-
-def scenario(fn: Callable[[Channel], Session]) -> Callable[[Channel], Session]:
-    SCENARIOS[fn.__name__] = fn
-    return fn
-
-
-def abc(ch: Channel) -> tuple[Member, Member, Member]:
-    return ch.member("alice"), ch.member("bob"), ch.member("carol")
-
-
+SCENARIOS, scenario = registry()
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
@@ -87,14 +77,6 @@ async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
 
 
 # ------------------------------------------------------------------ helpers
-async def state(ch: Channel) -> dict[str, Any]:
-    db = ch.server.bots[0].extra_env["DATABASE_PATH"]
-    s = await saved_state(db, ch)
-    assert s is not None, f"no saved game in {ch!r}"
-    game: dict[str, Any] = s["game"]
-    return game
-
-
 async def poll_state(ch: Channel, pred: Callable[[dict[str, Any]], bool],
                      timeout: float = 5.0) -> dict[str, Any]:  # noqa: ASYNC109
     deadline = time.monotonic() + timeout
@@ -107,32 +89,10 @@ async def poll_state(ch: Channel, pred: Callable[[dict[str, Any]], bool],
         await asyncio.sleep(0.05)
 
 
-def hand(s: dict[str, Any], m: Member | str) -> list[str]:
-    cards: list[str] = s["hands"][m if isinstance(m, str) else str(m.id)]
-    return cards
-
-
-def pid(m: Member) -> str:
-    return str(m.id)
-
-
-async def said(ch: Channel, text: str, after: int | None, timeout: float = 5.0) -> Message:  # noqa: ASYNC109
-    return await ch.wait_for(lambda m: text in m.text(), after=after, timeout=timeout)
-
-
-def refused(r: InteractionResult, sentence: str) -> None:
-    assert r.ephemeral, f"expected a private answer, got {r!r}"
-    assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"
-
-
 def options(msg: Message) -> list[str]:
     sels = [s for s in msg.selects() if s.get("type") == 3]
     assert len(sels) == 1, msg
     return [o["value"] for o in sels[0]["options"]]
-
-
-def table_message(ch: Channel) -> Message:
-    return next(m for m in reversed(ch.messages) if "My hand" in m.button_labels())
 
 
 # ------------------------------------------------------------------ number cards

@@ -11,12 +11,11 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
+from e2e_tables import abc, db_of, hand, pid, refused, registry, said, state, table_message
 
 from cogs.uno._session import Options, Seat, Session
 from data import Database, LogEntry, SavedGame
@@ -45,18 +44,9 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     return {"DATABASE_PATH": str(db), **FAST_ENV}
 
 
-SCENARIOS: dict[str, Callable[[Channel], Session]] = {}
+SCENARIOS, scenario = registry()
 LOGGED: set[str] = set()
 """Scenarios whose move log starts with a header, as if the bot had started them."""
-
-
-def scenario(fn: Callable[[Channel], Session]) -> Callable[[Channel], Session]:
-    SCENARIOS[fn.__name__] = fn
-    return fn
-
-
-def abc(ch: Channel) -> tuple[Member, Member, Member]:
-    return ch.member("alice"), ch.member("bob"), ch.member("carol")
 
 
 async def install_header(db_path: str, session: Session) -> None:
@@ -94,39 +84,6 @@ async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
 
 
 # ------------------------------------------------------------------ helpers
-def db_of(ch: Channel) -> str:
-    return ch.server.bots[0].extra_env["DATABASE_PATH"]
-
-
-async def state(ch: Channel) -> dict[str, Any]:
-    s = await saved_state(db_of(ch), ch)
-    assert s is not None, f"no saved game in {ch!r}"
-    game: dict[str, Any] = s["game"]
-    return game
-
-
-def hand(s: dict[str, Any], m: Member | str) -> list[str]:
-    cards: list[str] = s["hands"][m if isinstance(m, str) else str(m.id)]
-    return cards
-
-
-def pid(m: Member) -> str:
-    return str(m.id)
-
-
-async def said(ch: Channel, text: str, after: int | None, timeout: float = 5.0) -> Message:  # noqa: ASYNC109
-    return await ch.wait_for(lambda m: text in m.text(), after=after, timeout=timeout)
-
-
-def refused(r: InteractionResult, sentence: str) -> None:
-    assert r.ephemeral, f"expected a private answer, got {r!r}"
-    assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"
-
-
-def table_message(ch: Channel) -> Message:
-    return next(m for m in reversed(ch.messages) if "My hand" in m.button_labels())
-
-
 def public_text(ch: Channel) -> str:
     """Every public message of the channel, with every earlier version of each."""
     out = []

@@ -1,0 +1,63 @@
+"""Helpers for end-to-end modules that install one scenario table per channel and then
+act on them through the UI: who sits there, what the bot saved, and the usual checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cogs.uno._session import Session
+from e2e_support import saved_state
+from loopback.models import Channel, Message
+from loopback.users import InteractionResult, Member
+
+Scenario = Callable[[Channel], Session]
+
+
+def registry() -> tuple[dict[str, Scenario], Callable[[Scenario], Scenario]]:
+    """A module's scenarios and the decorator that adds one (named after its function)."""
+    scenarios: dict[str, Scenario] = {}
+
+    def scenario(fn: Scenario) -> Scenario:
+        scenarios[fn.__name__] = fn
+        return fn
+
+    return scenarios, scenario
+
+
+def abc(ch: Channel) -> tuple[Member, Member, Member]:
+    return ch.member("alice"), ch.member("bob"), ch.member("carol")
+
+
+def db_of(ch: Channel) -> str:
+    return ch.server.bots[0].extra_env["DATABASE_PATH"]
+
+
+async def state(ch: Channel) -> dict[str, Any]:
+    """The game as the bot last saved it (an oracle for assertions only)."""
+    s = await saved_state(db_of(ch), ch)
+    assert s is not None, f"no saved game in {ch!r}"
+    game: dict[str, Any] = s["game"]
+    return game
+
+
+def hand(s: dict[str, Any], m: Member | str) -> list[str]:
+    cards: list[str] = s["hands"][m if isinstance(m, str) else str(m.id)]
+    return cards
+
+
+def pid(m: Member) -> str:
+    return str(m.id)
+
+
+async def said(ch: Channel, text: str, after: int | None, timeout: float = 5.0) -> Message:  # noqa: ASYNC109
+    return await ch.wait_for(lambda m: text in m.text(), after=after, timeout=timeout)
+
+
+def refused(r: InteractionResult, sentence: str) -> None:
+    assert r.ephemeral, f"expected a private answer, got {r!r}"
+    assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"
+
+
+def table_message(ch: Channel) -> Message:
+    return next(m for m in reversed(ch.messages) if "My hand" in m.button_labels())
