@@ -22,6 +22,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 from data import Database, DatabaseError
+from gcwatch import GcWatch
 
 log = logging.getLogger("unobot")
 
@@ -172,6 +173,8 @@ async def run(config: Config) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _stop)
+    watch = GcWatch(os.environ.get("UNO_GC_STATS", "").strip() or None)
+    watch.start()
     async with bot:
         runner = asyncio.create_task(bot.start(config.token))
         waiter = asyncio.create_task(stopping.wait())
@@ -182,6 +185,7 @@ async def run(config: Config) -> None:
         else:
             await bot.close()
             await asyncio.gather(runner, return_exceptions=True)
+    watch.stop()
     log.info("Closed cleanly")
 
 

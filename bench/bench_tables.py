@@ -1,0 +1,470 @@
+"""Capacity benchmark: the unmodified bot process serving many busy tables at once.
+
+One command starts the loopback Discord (in this process), starts ``python bot.py`` against
+it, opens G tables in G channels spread over several guilds (4 simulated people each, through
+``/uno new``, Join and Start), then has those people play legal moves through the UI at a
+target total rate for a fixed time, and reports:
+
+* moves/s served (a move: a click or select the game applied; "My hand" clicks are counted
+  apart), clicks/s;
+* acknowledgement latency (interaction sent → the bot's callback received) p50/p95/p99/max;
+* errors: late acknowledgements (10062), double acknowledgements (40060), any other 4xx/5xx
+  the loopback answered, interactions never acknowledged, rate-limited requests (429);
+* the bot's CPU seconds per move, its RSS (idle, after opening the tables, peak) and RSS
+  per table, and its GC pauses (the bot reports them when ``UNO_GC_STATS`` names a file);
+* the load generator's own CPU (loopback Discord + simulated people, one process).
+
+``--restart`` then kills the bot with SIGKILL, starts it again and measures process start →
+READY and READY → every table answering a click.
+
+Usage (from the repository root)::
+
+    python bench/bench_tables.py --tables 100 --rate 30 --seconds 60
+    python bench/bench_tables.py --tables 1000 --rate 300 --seconds 60 --restart --json
+
+The loopback enforces Discord's rate limits (``--no-rate-limits`` turns that off) and, by
+default, does not validate bodies against the OpenAPI description (``--validate`` does; it
+costs the load generator about a millisecond per request, on the same two cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import random
+import re
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from loopback.bot_process import BotProcess  # noqa: E402
+from loopback.models import Channel, Message  # noqa: E402
+from loopback.server import LoopbackDiscord  # noqa: E402
+from loopback.users import InteractionFailed, InteractionResult, Member  # noqa: E402
+
+TURN = re.compile(
+    r"<@(\d+)>(?:, it's your turn\.|: accept or challenge|: choose the card|: name the starting)")
+COLOURS = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}
+CARD = r"[RBGY](?:\d[UNO!]?|\+[12]|[SRG])|W(?:\+4|G|V)?"
+TICKED = re.compile(rf"`({CARD})`")
+MOVE_PLACEHOLDERS = ("Play a card…", "Towers to grab…", "Card to keep…")
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def proc_rss(pid: int) -> tuple[int, int]:
+    """(current RSS, peak RSS) in KB."""
+    now = peak = 0
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            now = int(line.split()[1])
+        elif line.startswith("VmHWM:"):
+            peak = int(line.split()[1])
+    return now, peak
+
+
+def self_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+@dataclass
+class Stats:
+    acks: list[float] = field(default_factory=list)
+    """Acknowledgement latencies of the measuring phase, seconds."""
+    counts: Counter[str] = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+    measuring: bool = False
+
+    def record(self, result: InteractionResult) -> None:
+        state = result.state
+        if self.measuring and state.acked_at is not None:
+            self.acks.append(state.acked_at - state.sent_at)
+
+
+class Table:
+    def __init__(self, channel: Channel, people: list[Member], rng: random.Random) -> None:
+        self.channel = channel
+        self.people = people
+        self.by_id = {p.id: p for p in people}
+        self.rng = rng
+        self.busy = False
+        self.games = 0
+
+    def table_message(self) -> Message | None:
+        for msg in reversed(self.channel.messages):
+            if msg.deleted:
+                continue
+            if "My hand" in msg.button_labels():
+                return msg
+            if "won the game" in msg.text():
+                return None
+        return None
+
+    def whose_turn(self, msg: Message) -> Member | None:
+        found = TURN.findall(msg.content or "")
+        return self.by_id.get(int(found[-1])) if found else None
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.stats = Stats()
+        self.rng = random.Random(args.seed)
+        self.tables: list[Table] = []
+        self.server: LoopbackDiscord | None = None
+        self.bot: BotProcess | None = None
+        self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
+
+    # ------------------------------------------------------------------ interactions
+    async def act(self, coro: Any, what: str) -> InteractionResult | None:
+        try:
+            result: InteractionResult = await coro
+        except InteractionFailed as exc:
+            if self.stats.measuring:
+                self.stats.counts["never acknowledged"] += 1
+                self.stats.failures.append(f"{what}: {str(exc).splitlines()[0]}")
+            return None
+        except AssertionError as exc:  # what we wanted to click was not there (any more)
+            if self.stats.measuring:
+                self.stats.counts["nothing to click"] += 1
+                self.stats.failures.append(f"{what}: {str(exc).splitlines()[0][:160]}")
+            return None
+        self.stats.record(result)
+        if self.stats.measuring:
+            self.stats.counts["clicks"] += 1
+        return result
+
+    # ------------------------------------------------------------------ set-up
+    async def open_table(self, table: Table) -> None:
+        host, *others = table.people
+        timeout = 20.0
+        r = await self.act(host.slash("uno new", timeout=timeout), "new")
+        if r is None:
+            return
+        lobby = r.message
+        for p in others:
+            await self.act(p.click("Join", message=lobby, timeout=timeout), "join")
+        await self.act(host.click("Start", message=lobby, timeout=timeout), "start")
+        table.games += 1
+
+    async def setup(self) -> None:
+        args = self.args
+        server = self.server
+        assert server is not None
+        guilds = [server.add_guild(f"Bench {g}") for g in range(args.guilds)]
+        for i in range(args.tables):
+            guild = guilds[i % len(guilds)]
+            channel = guild.new_channel(f"uno-{i}")
+            people = [channel.member(f"p{i}x{k}") for k in range(4)]
+            self.tables.append(Table(channel, people, random.Random(self.rng.random())))
+        env = {
+            "DATABASE_PATH": str(Path(tempfile.mkdtemp(prefix="bench-db-")) / "bot.db"),
+            "LOG_LEVEL": "WARNING",
+            "UNO_GC_STATS": str(self.gc_file),
+        }
+        started = time.monotonic()
+        self.bot = await server.start_bot([sys.executable, "bot.py"], env=env, cwd=ROOT,
+                                          ready_timeout=120.0)
+        self.note(f"bot ready in {time.monotonic() - started:.1f} s")
+        assert self.bot.pid is not None
+        self.rss_idle = proc_rss(self.bot.pid)[0]
+        # the longest turn timer, so that nobody times out at slow rates
+        for guild in guilds:
+            owner = Member(server, guild, guild.owner, guild.channels[-1])
+            await self.act(owner.slash("uno settings", turn_timer=600, timeout=20.0), "settings")
+        started = time.monotonic()
+        sem = asyncio.Semaphore(args.open_concurrency)
+
+        async def one(t: Table) -> None:
+            async with sem:
+                await self.open_table(t)
+
+        await asyncio.gather(*(one(t) for t in self.tables))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 120
+        while loop.time() < deadline and any(  # noqa: ASYNC110
+                t.table_message() is None for t in self.tables):
+            await asyncio.sleep(0.2)
+        missing = sum(1 for t in self.tables if t.table_message() is None)
+        self.note(f"{args.tables} tables opened in {time.monotonic() - started:.1f} s"
+                  + (f" ({missing} without a table message)" if missing else ""))
+        await asyncio.sleep(2.0)
+        gc.collect()
+        self.rss_tables = proc_rss(self.bot.pid)[0]
+
+    # ------------------------------------------------------------------ play
+    async def take_move(self, table: Table) -> None:
+        """The person whose turn the table shows opens My hand and plays one move."""
+        table.busy = True
+        try:
+            msg = table.table_message()
+            if msg is None:
+                if table.channel.messages and "won the game" in table.channel.messages[-1].text():
+                    self.stats.counts["games finished"] += 1
+                    await self.open_table(table)
+                else:
+                    self.stats.counts["no table shown"] += 1
+                return
+            person = table.whose_turn(msg)
+            if person is None:
+                self.stats.counts["no turn shown"] += 1
+                return
+            r = await self.act(person.click("My hand", message=msg), "My hand")
+            if r is None or r.message is None:
+                return
+            self.stats.counts["my hand"] += 1
+            menu = r.message
+            for _step in range(6):
+                step = await self.step(table, person, menu)
+                if step is None:
+                    if _step == 0:
+                        self.stats.counts["nothing to do (table behind)"] += 1
+                    break
+                if self.stats.measuring:
+                    self.stats.counts["moves"] += 1
+                if step.response_type != 7 or step.message is None:
+                    break
+                menu = step.message
+        finally:
+            table.busy = False
+
+    async def step(self, table: Table, person: Member, menu: Message
+                   ) -> InteractionResult | None:
+        text = menu.text()
+        labels = menu.button_labels()
+        selects = {s.get("placeholder"): s for s in menu.selects()}
+        rng = table.rng
+        if "Play a card…" in selects:
+            options = [str(o["value"]) for o in selects["Play a card…"]["options"]]
+            calls = [v for v in options if v.endswith("|u")]
+            if calls:
+                options = calls
+            plain = [v for v in options if not v.startswith("W")]
+            return await self.act(person.select(rng.choice(plain or options), message=menu),
+                                  "play")
+        if "Towers to grab…" in selects:
+            sel = selects["Towers to grab…"]
+            need = int(sel.get("min_values") or 1)
+            values = rng.sample([str(o["value"]) for o in sel["options"]], need)
+            return await self.act(person.select(*values, message=menu), "towers")
+        if "Card to keep…" in selects:
+            options = [str(o["value"]) for o in selects["Card to keep…"]["options"]]
+            return await self.act(person.select(rng.choice(options), message=menu), "keep")
+        if "Red" in labels:
+            first = text.splitlines()[0] if text else ""
+            counts = Counter(c[0] for c in TICKED.findall(first) if c[0] in COLOURS)
+            colour = counts.most_common(1)[0][0] if counts else rng.choice("RBGY")
+            return await self.act(person.click(COLOURS[colour], message=menu), "colour")
+        if "Challenge" in labels:
+            label = "Challenge" if rng.random() < 0.2 else "Accept +4"
+            return await self.act(person.click(label, message=menu), "challenge")
+        if "Play it" in labels:
+            return await self.act(person.click("Play it", message=menu), "play it")
+        if "Draw" in labels:
+            return await self.act(person.click("Draw", message=menu), "draw")
+        if labels == ["UNO!"] and "kept" in text:
+            return await self.act(person.click("UNO!", message=menu), "uno")
+        return None
+
+    async def play(self) -> dict[str, Any]:
+        args = self.args
+        assert self.bot is not None and self.bot.pid is not None
+        pid = self.bot.pid
+        loop = asyncio.get_running_loop()
+        tasks: set[asyncio.Task[None]] = set()
+        self.stats.measuring = True
+        cpu_bot, cpu_gen = proc_cpu(pid), self_cpu()
+        started = loop.time()
+        interval = 1.0 / args.rate
+        next_at = started
+        end = started + args.seconds
+        skipped = 0
+        while (now := loop.time()) < end:
+            if now < next_at:
+                await asyncio.sleep(next_at - now)
+            next_at += interval
+            idle = [t for t in self.rng.sample(self.tables, min(8, len(self.tables)))
+                    if not t.busy]
+            if not idle:
+                skipped += 1
+                continue
+            task = asyncio.create_task(self.take_move(idle[0]))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        elapsed = loop.time() - started
+        cpu_bot = proc_cpu(pid) - cpu_bot
+        cpu_gen = self_cpu() - cpu_gen
+        self.stats.measuring = False
+        if tasks:
+            await asyncio.wait(tasks, timeout=30)
+        rss_now, rss_peak = proc_rss(pid)
+        moves = self.stats.counts["moves"]
+        acks = self.stats.acks
+        return {
+            "tables": args.tables, "guilds": args.guilds, "rate asked": args.rate,
+            "seconds": round(elapsed, 1),
+            "moves/s": round(moves / elapsed, 1),
+            "clicks/s": round(self.stats.counts["clicks"] / elapsed, 1),
+            "ack p50 ms": round(percentile(acks, 50) * 1000, 1),
+            "ack p95 ms": round(percentile(acks, 95) * 1000, 1),
+            "ack p99 ms": round(percentile(acks, 99) * 1000, 1),
+            "ack max ms": round(max(acks, default=float("nan")) * 1000, 1),
+            "ack mean ms": round(statistics.fmean(acks) * 1000, 1) if acks else None,
+            "bot CPU ms/move": round(cpu_bot / max(moves, 1) * 1000, 2),
+            "bot CPU %": round(cpu_bot / elapsed * 100, 1),
+            "generator CPU %": round(cpu_gen / elapsed * 100, 1),
+            "bot RSS idle MB": round(self.rss_idle / 1024, 1),
+            "bot RSS tables MB": round(self.rss_tables / 1024, 1),
+            "bot RSS after MB": round(rss_now / 1024, 1),
+            "bot RSS peak MB": round(rss_peak / 1024, 1),
+            "RSS KB/table": round((self.rss_tables - self.rss_idle) / args.tables, 1),
+            "ticks skipped (all sampled tables busy)": skipped,
+            "counts": dict(self.stats.counts),
+        }
+
+    # ------------------------------------------------------------------ restart
+    async def restart(self) -> dict[str, Any]:
+        server, bot = self.server, self.bot
+        assert server is not None and bot is not None
+        await bot.kill()
+        loop = asyncio.get_running_loop()
+        identifies = server.identify_count
+        started = loop.time()
+        start_task = asyncio.create_task(bot.start(ready_timeout=120.0))
+        while server.identify_count <= identifies:  # noqa: ASYNC110
+            await asyncio.sleep(0.005)
+        ready = loop.time()
+        answered: list[float] = []
+        failed = 0
+
+        async def poke(t: Table) -> None:
+            nonlocal failed
+            while True:
+                msg = t.table_message()
+                person = t.whose_turn(msg) if msg is not None else None
+                if msg is None or person is None:
+                    failed += 1
+                    return
+                try:
+                    r = await person.click("My hand", message=msg, timeout=10.0)
+                except (InteractionFailed, AssertionError):
+                    await asyncio.sleep(0.05)
+                    if loop.time() - ready > 60:
+                        failed += 1
+                        return
+                    continue
+                if r.text and "Your hand" in r.text:
+                    answered.append(loop.time() - ready)
+                    return
+                await asyncio.sleep(0.05)
+
+        await asyncio.gather(*(poke(t) for t in self.tables))
+        await start_task
+        return {
+            "start → READY s": round(ready - started, 2),
+            "READY → every table answers s": round(max(answered, default=float("nan")), 2),
+            "tables answering": len(answered),
+            "tables not answering": failed,
+        }
+
+    # ------------------------------------------------------------------ errors
+    def errors(self) -> dict[str, Any]:
+        server = self.server
+        assert server is not None
+        kinds = Counter(f"{p.kind} {p.code or ''}".strip() for p in server.problems)
+        limited = getattr(server, "rate_limited", [])
+        return {"loopback problems": dict(kinds), "429s": len(limited),
+                "never acknowledged": self.stats.counts["never acknowledged"],
+                "examples": [str(p) for p in server.problems[:5]] + self.stats.failures[:5]}
+
+    def gc_stats(self) -> dict[str, Any]:
+        try:
+            return dict(json.loads(self.gc_file.read_text()))
+        except (OSError, ValueError):
+            return {"gc": "the bot wrote no GC figures"}
+
+    def note(self, text: str) -> None:
+        if not self.args.quiet:
+            print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+    async def run(self) -> dict[str, Any]:
+        args = self.args
+        async with LoopbackDiscord(enforce_rate_limits=args.rate_limits,
+                                   validate_bodies=args.validate,
+                                   action_timeout=10.0) as server:
+            self.server = server
+            await self.setup()
+            server.problems.clear()
+            with contextlib.suppress(AttributeError):
+                server.rate_limited.clear()  # type: ignore[attr-defined]
+            self.note(f"playing at {args.rate} moves/s for {args.seconds} s")
+            result = await self.play()
+            await asyncio.sleep(1.5)  # the bot's GC figures are written every second
+            result["gc"] = self.gc_stats()
+            result["errors"] = self.errors()
+            if args.restart:
+                self.note("restart: SIGKILL, start, a click on every table")
+                result["restart"] = await self.restart()
+            assert self.bot is not None
+            await self.bot.stop()
+            return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--guilds", type=int, default=0, help="default: tables / 50, at least 1")
+    parser.add_argument("--rate", type=float, default=30.0, help="moves per second, in total")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--open-concurrency", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--restart", action="store_true")
+    parser.add_argument("--validate", action="store_true")
+    parser.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args()
+    if args.guilds <= 0:
+        args.guilds = max(1, args.tables // 50)
+    result = asyncio.run(Bench(args).run())
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return
+    for key, value in result.items():
+        if isinstance(value, dict):
+            print(f"{key}:")
+            for k, v in value.items():
+                print(f"  {k}: {v}")
+        else:
+            print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
