@@ -536,16 +536,6 @@ class Channel:
         self.max_writes_per_5s = max(self.max_writes_per_5s, len(self._writes))
         return len(self._writes)
 
-    def retry_after(self) -> float:
-        """Seconds until the oldest write of the current 5-second window expires."""
-        now = time.monotonic()
-        live = [t for t in self._writes if t > now - 5.0]
-        return max(0.0, live[0] + 5.0 - now) if live else 0.0
-
-    def writes_in_window(self) -> int:
-        now = time.monotonic()
-        return sum(1 for t in self._writes if t > now - 5.0)
-
     def mark(self) -> int:
         """A point in time for :meth:`wait_for` (only later creates/edits count)."""
         return self.server.change_seq

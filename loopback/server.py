@@ -32,6 +32,7 @@ from .models import (
     Refusal,
     snowflake,
 )
+from .ratelimits import Decision, RateLimiter
 
 if TYPE_CHECKING:
     from .openapi import OpenApiValidator
@@ -249,6 +250,8 @@ class LoopbackDiscord:
         self.port = port
         self.ack_deadline = ack_deadline
         self.action_timeout = action_timeout
+        # Discord's per-route and global rate limits (ratelimits.py): 429s and X-RateLimit-*
+        # headers only when enforced; requests are counted per bucket either way
         self.enforce_rate_limits = enforce_rate_limits
         self.validate_bodies = validate_bodies
         self.validator: OpenApiValidator | None = None
@@ -260,6 +263,8 @@ class LoopbackDiscord:
             self.validator = OpenApiValidator.shared()
         self.application_id = snowflake()
         self.bot_identity = Identity(self.application_id, bot_name, bot=True)
+        self.rate_limiter = RateLimiter(self.application_id)
+        self.rate_limited: list[Decision] = []
         # generated per run; the first part encodes the bot id like a real token would
         self.token = ".".join(
             [
@@ -721,16 +726,44 @@ class LoopbackDiscord:
             if fault.status not in RETRIED_STATUSES:
                 self._fail_interaction(req, f"injected {fault.status} {fault.text()}", code)
             return response
+        if not self.enforce_rate_limits:
+            self.rate_limiter.count(req.method, req.path, req.template)
+            return await self._answer(req, handler)
+        decision = self.rate_limiter.check(req.method, req.path, req.template)
+        if not decision.allowed:
+            return self._too_many_requests(req, decision)
+        answer = await self._answer(req, handler)
+        answer.headers.update(decision.headers())
+        return answer
+
+    def _too_many_requests(self, req: Request, decision: Decision) -> web.Response:
+        """Discord's 429 for a refused request (recorded in ``rate_limited``)."""
+        self.rate_limited.append(decision)
+        where = f" ({decision.resource})" if decision.resource else ""
+        self.problem(
+            "rate_limited",
+            f"{decision.scope} rate limit {decision.bucket}{where}: retry after "
+            f"{decision.retry_after:.3f} s",
+            req,
+            429,
+        )
+        # without Via discord.py takes a 429 for a Cloudflare ban
+        headers = {**JSON_HEADERS, **decision.headers(), "Via": "1.1 google"}
+        return web.Response(status=429, body=json.dumps(decision.body()).encode(), headers=headers)
+
+    async def _answer(self, req: Request, handler: Handler) -> web.StreamResponse:
+        """Validate the request against Discord's OpenAPI description, then handle it."""
+        method, path = req.method, req.raw.path
         if self.validator is not None:
-            for text in self.validator.validate_query(request.method, request.path, query):
+            for text in self.validator.validate_query(method, path, req.query):
                 self.problem("invalid_query", text, req)
-            if body is not None or request.method in ("POST", "PUT", "PATCH"):
-                errors = self.validator.validate_body(request.method, request.path, body)
-                if errors and self.validator.find(request.method, request.path) is not None:
+            if req.body is not None or method in ("POST", "PUT", "PATCH"):
+                errors = self.validator.validate_body(method, path, req.body)
+                if errors and self.validator.find(method, path) is not None:
                     for text in errors:
                         self.problem("invalid_body", text, req, 50035)
                     self._fail_interaction(req, "Discord rejected: " + "; ".join(errors), 50035)
-                    tree = self.validator.error_tree(request.method, request.path, body)
+                    tree = self.validator.error_tree(method, path, req.body)
                     return error_response(400, 50035, "Invalid Form Body", tree)
         try:
             return await handler(req)
@@ -1014,15 +1047,6 @@ class LoopbackDiscord:
             return None
         return None if channel is None or channel.deleted else channel
 
-    def _rate(self, req: Request, channel: Channel) -> web.Response | None:
-        """Count a channel write; with ``enforce_rate_limits`` answer 429 beyond 5 per 5 s."""
-        if self.enforce_rate_limits and channel.writes_in_window() >= 5:
-            retry = round(channel.retry_after(), 3)
-            self.problem("rate_limited", f"more than 5 writes in 5 s in #{channel.name}", req, 429)
-            return rate_limited_response(retry)
-        channel.record_write()
-        return None
-
     def _open_channel(
         self, req: Request, *needs: str
     ) -> tuple[Channel | None, web.Response | None]:
@@ -1080,9 +1104,7 @@ class LoopbackDiscord:
         bad = self._limits(req, req.body)
         if bad:
             return bad
-        limited = self._rate(req, channel)
-        if limited:
-            return limited
+        channel.record_write()
         has_any = any(body.get(k) for k in ("content", "embeds", "components", "attachments"))
         if not has_any and "sticker_ids" not in body and "poll" not in body:
             self.problem("invalid_body", "Cannot send an empty message", req, 50006)
@@ -1121,9 +1143,7 @@ class LoopbackDiscord:
         bad = self._limits(req, req.body)
         if bad:
             return bad
-        limited = self._rate(req, channel)
-        if limited:
-            return limited
+        channel.record_write()
         self.edit_message(msg, req.body or {})
         return json_response(msg.payload())
 
