@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
+import logging
 import os
 import random
 import re
@@ -100,6 +100,7 @@ class Stats:
     """Acknowledgement latencies of the measuring phase, seconds."""
     counts: Counter[str] = field(default_factory=Counter)
     failures: list[str] = field(default_factory=list)
+    setup_failures: list[str] = field(default_factory=list)
     measuring: bool = False
 
     def record(self, result: InteractionResult) -> None:
@@ -147,12 +148,16 @@ class Bench:
         try:
             result: InteractionResult = await coro
         except InteractionFailed as exc:
-            if self.stats.measuring:
+            if not self.stats.measuring:
+                self.stats.setup_failures.append(f"{what}: {str(exc).splitlines()[0]}")
+            else:
                 self.stats.counts["never acknowledged"] += 1
                 self.stats.failures.append(f"{what}: {str(exc).splitlines()[0]}")
             return None
         except AssertionError as exc:  # what we wanted to click was not there (any more)
-            if self.stats.measuring:
+            if not self.stats.measuring:
+                self.stats.setup_failures.append(f"{what}: {str(exc).splitlines()[0]}")
+            else:
                 self.stats.counts["nothing to click"] += 1
                 self.stats.failures.append(f"{what}: {str(exc).splitlines()[0][:160]}")
             return None
@@ -187,6 +192,7 @@ class Bench:
         env = {
             "DATABASE_PATH": str(Path(tempfile.mkdtemp(prefix="bench-db-")) / "bot.db"),
             "LOG_LEVEL": "WARNING",
+            "DEV_GUILD_ID": "",  # commands synced globally, as in production
             "UNO_GC_STATS": str(self.gc_file),
         }
         started = time.monotonic()
@@ -215,6 +221,8 @@ class Bench:
         missing = sum(1 for t in self.tables if t.table_message() is None)
         self.note(f"{args.tables} tables opened in {time.monotonic() - started:.1f} s"
                   + (f" ({missing} without a table message)" if missing else ""))
+        for failure in self.stats.setup_failures[:5]:
+            self.note(f"  set-up: {failure}")
         await asyncio.sleep(2.0)
         gc.collect()
         self.rss_tables = proc_rss(self.bot.pid)[0]
@@ -300,7 +308,15 @@ class Bench:
         loop = asyncio.get_running_loop()
         tasks: set[asyncio.Task[None]] = set()
         self.stats.measuring = True
+        assert self.server is not None
+        requests_before = Counter(self.server.rate_limiter.requests)
         cpu_bot, cpu_gen = proc_cpu(pid), self_cpu()
+        spy = None
+        if args.profile:
+            spy = await asyncio.create_subprocess_exec(
+                "py-spy", "record", "--pid", str(pid), "--duration", str(int(args.seconds)),
+                "--rate", "200", "--format", "raw", "--output", args.profile, "--nonblocking",
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
         started = loop.time()
         interval = 1.0 / args.rate
         next_at = started
@@ -324,8 +340,12 @@ class Bench:
         self.stats.measuring = False
         if tasks:
             await asyncio.wait(tasks, timeout=30)
+        if spy is not None:
+            await spy.wait()
+            self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
         rss_now, rss_peak = proc_rss(pid)
         moves = self.stats.counts["moves"]
+        requests = Counter(self.server.rate_limiter.requests) - requests_before
         acks = self.stats.acks
         return {
             "tables": args.tables, "guilds": args.guilds, "rate asked": args.rate,
@@ -347,6 +367,8 @@ class Bench:
             "RSS KB/table": round((self.rss_tables - self.rss_idle) / args.tables, 1),
             "ticks skipped (all sampled tables busy)": skipped,
             "counts": dict(self.stats.counts),
+            "bot requests per move": {k: round(v / max(moves, 1), 2)
+                                      for k, v in requests.most_common()},
         }
 
     # ------------------------------------------------------------------ restart
@@ -399,8 +421,8 @@ class Bench:
         server = self.server
         assert server is not None
         kinds = Counter(f"{p.kind} {p.code or ''}".strip() for p in server.problems)
-        limited = getattr(server, "rate_limited", [])
-        return {"loopback problems": dict(kinds), "429s": len(limited),
+        limited = Counter(f"{d.scope} {d.bucket}" for d in server.rate_limited)
+        return {"loopback problems": dict(kinds), "429s": dict(limited),
                 "never acknowledged": self.stats.counts["never acknowledged"],
                 "examples": [str(p) for p in server.problems[:5]] + self.stats.failures[:5]}
 
@@ -422,8 +444,7 @@ class Bench:
             self.server = server
             await self.setup()
             server.problems.clear()
-            with contextlib.suppress(AttributeError):
-                server.rate_limited.clear()  # type: ignore[attr-defined]
+            server.rate_limited.clear()
             self.note(f"playing at {args.rate} moves/s for {args.seconds} s")
             result = await self.play()
             await asyncio.sleep(1.5)  # the bot's GC figures are written every second
@@ -449,10 +470,14 @@ def main() -> None:
     parser.add_argument("--validate", action="store_true")
     parser.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="sample the bot with py-spy while playing (collapsed stacks)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
+    # the loopback logs every problem it sees; the report counts them instead
+    logging.getLogger("loopback").setLevel(logging.ERROR)
     result = asyncio.run(Bench(args).run())
     if args.json:
         print(json.dumps(result, indent=1))

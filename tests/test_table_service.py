@@ -44,7 +44,7 @@ class RecordingOutbox:
     reopened: list[int] = field(default_factory=list)
 
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
-                 mention: str | None = None) -> None:
+                 mention: str | None = None, fresh: bool = False) -> None:
         self.announced.append((session.channel_id, list(lines), table, mention))
 
     def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None:

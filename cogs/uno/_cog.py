@@ -102,6 +102,11 @@ def parse_card(code: str, locale: Any) -> Card:
                         "as R7, B+2 or W+4.", locale, code=shown)) from None
 
 
+CARRIERS = (discord.InteractionType.application_command, discord.InteractionType.component,
+            discord.InteractionType.modal_submit)
+"""Interactions whose webhook can post followups (not autocomplete, not pings)."""
+
+
 class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
              group_description="Play UNO Power Grab (or classic UNO) in this channel"):
     def __init__(self, bot: UnoBot) -> None:
@@ -124,6 +129,18 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.sweeper.cancel()
         await self.service.close()
         await self.outbox.close()
+
+    # ================================================================== channel activity
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        # its followup webhook may carry the channel's table (interaction endpoints are not
+        # bound to the bot's global rate limit)
+        if interaction.type in CARRIERS:
+            self.outbox.carry(interaction)
+
+    @commands.Cog.listener()
+    async def on_message(self, message: discord.Message) -> None:
+        self.outbox.seen(message.channel.id, message.id)
 
     @tasks.loop(seconds=60)
     async def sweeper(self) -> None:
@@ -440,7 +457,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 return
             await self.service.check_pause(interaction.channel_id, actor)
             self.service.outbox.announce(session, [_("{name} asked for the table.",
-                                                     name=actor.name)])
+                                                     name=actor.name)], fresh=True)
             await reply.send(_("The table is posted below.", actor.locale))
         await answer(interaction, work)
 

@@ -1,10 +1,25 @@
 """The outbox: the only code that writes to channels.
 
 Announcements are queued per channel (never awaited by the table service, never under a
-game's lock), gathered into as few messages as fit, paced to Discord's five writes per five
-seconds per channel, and posted with the live table. A 403 (the bot may not post) or a 404
-(the channel is gone) is reported to the table service once, which pauses or ends the game;
-on shutdown what is queued is flushed within a time limit, not dropped.
+game's lock) and gathered with the live table into one message. The table is **edited in
+place** while nothing was posted below it and no turn needs a notification; a new table is
+posted only when it has scrolled away, a round ended, someone asked for it, or a player must
+be notified (mentioned) because they have not acted for a while.
+
+Discord's limits decide the route. Channel routes (``/channels/{id}/messages``) share the
+bot's global limit of 50 requests per second with everything else it does, besides five
+writes per five seconds per channel; interaction endpoints (an interaction's followup
+webhook, valid for 15 minutes) are not bound to the global limit and have their own bucket
+per token (five per two seconds). So a table is posted through a recent interaction of its
+channel when there is one (the click that moved the game, usually), edited through the token
+that posted it while that token lives, and otherwise through the channel routes, paced per
+channel and by one budget for the whole process (``global_writes`` per second, below
+Discord's 50 so the bot's other requests fit). Each wait happens before the message is
+composed, so a table that waits shows the latest state: updates coalesce, never queue up.
+
+A 403 (the bot may not post) or a 404 (the channel is gone) is reported to the table
+service once, which pauses or ends the game; on shutdown what is queued is flushed within a
+time limit, not dropped.
 """
 
 from __future__ import annotations
@@ -28,13 +43,27 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 1900
 WRITES_PER_WINDOW = 5
 WRITE_WINDOW = 5.0
-"""Discord allows five channel writes (posts and edits alike) per five seconds."""
-MIN_POST_GAP = 1.2
+"""Discord allows five writes per five seconds per channel (posts and edits alike)."""
+TOKEN_WRITES = 5
+TOKEN_WINDOW = 2.0
+"""An interaction token's webhook bucket: five requests per two seconds."""
+TOKEN_LIFE = 14 * 60.0
+"""An interaction token works for 15 minutes; a minute is kept in hand."""
+GLOBAL_WRITES = 40.0
+"""Channel-route writes per second for the whole process (Discord's global limit is 50
+requests per second per bot, interaction endpoints excepted)."""
+MIN_POST_GAP = 0.5
 """Seconds gathered before a post, so a move and its consequences go out together."""
+RECENT_LINES = 6
+"""Announcement lines a table edited in place keeps showing (the newest)."""
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
+UNKNOWN_WEBHOOK = 10015
+INVALID_TOKEN = 50027
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
+Route = discord.Interaction[Any] | None
+"""How a write reaches Discord: an interaction's followup webhook, or the channel (None)."""
 
 
 @dataclass
@@ -43,13 +72,24 @@ class _Channel:
     session: Session | None = None
     lines: list[str] = field(default_factory=list)
     table: bool = False
+    fresh: bool = False
+    """Post the table anew (a round ended, someone asked for it) instead of editing it."""
     mention: str | None = None
     edits: dict[int, Callable[[], dict[str, Any]]] = field(default_factory=dict)
     """Messages to edit (id → what to send), newest wish wins."""
     task: asyncio.Task[None] | None = None
     last_post: float = 0.0
     writes: deque[float] = field(default_factory=deque)
+    token_writes: dict[int, deque[float]] = field(default_factory=dict)
     lost: bool = False
+    carrier: discord.Interaction[Any] | None = None
+    """The newest interaction in this channel: its webhook can post for 15 minutes."""
+    via_for: dict[int, discord.Interaction[Any]] = field(default_factory=dict)
+    """Messages posted through an interaction's webhook (id → the interaction)."""
+    shown: list[str] = field(default_factory=list)
+    """The announcement lines the live table shows."""
+    newest_id: int = 0
+    """The newest message id seen in the channel (to know when the table scrolled away)."""
 
 
 class ChannelLost(Exception):
@@ -58,8 +98,35 @@ class ChannelLost(Exception):
         self.gone = gone
 
 
+class _Budget:
+    """Writes per second for the whole process, handed out first come, first served."""
+
+    def __init__(self, per_second: float) -> None:
+        self.gap = 1.0 / per_second
+        self.next = 0.0
+
+    async def take(self) -> None:
+        now = time.monotonic()
+        slot = max(now, self.next)
+        self.next = slot + self.gap
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
+def _usable(interaction: discord.Interaction[Any] | None) -> bool:
+    """Whether an interaction's webhook may post now: answered (not with a private
+    "thinking" message, whose first followup would replace it) and not about to expire."""
+    if interaction is None or not interaction.response.is_done():
+        return False
+    if interaction.response.type is discord.InteractionResponseType.deferred_channel_message:
+        return False
+    age = discord.utils.utcnow() - interaction.created_at
+    return age.total_seconds() < TOKEN_LIFE
+
+
 class Outbox:
-    def __init__(self, client: discord.Client, *, time_scale: float = 1.0) -> None:
+    def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
+                 global_writes: float = GLOBAL_WRITES) -> None:
         self.client = client
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
@@ -67,14 +134,18 @@ class Outbox:
         """Set by the owner: whether a session is still the channel's live one."""
         self._channels: dict[int, _Channel] = {}
         self._closing = False
+        self._budget = _Budget(global_writes)
+        self.counts: dict[str, int] = {"posted": 0, "edited": 0, "via interaction": 0,
+                                       "via channel": 0}
 
     # ------------------------------------------------------------------ what to post
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
-                 mention: str | None = None) -> None:
+                 mention: str | None = None, fresh: bool = False) -> None:
         box = self._box(session.channel_id, session.guild_id)
         box.session = session
         box.lines.extend(line[:MAX_MESSAGE] for line in lines if line)
         box.table = box.table or table
+        box.fresh = box.fresh or fresh
         if mention is not None:
             box.mention = mention
         if not table and session.table_message_id is not None:
@@ -82,6 +153,7 @@ class Outbox:
             stale = session.table_message_id
             session.table_message_id = None
             box.edits[stale] = lambda: {"view": None}
+            box.shown = []
         self._kick(session.channel_id, box)
 
     def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None:
@@ -111,6 +183,19 @@ class Outbox:
         box = self._channels.get(channel_id)
         if box is not None:
             box.lost = False
+
+    # ------------------------------------------------------------------ what happens
+    def carry(self, interaction: discord.Interaction[Any]) -> None:
+        """An interaction in a channel with a game: its webhook may carry the table."""
+        box = self._channels.get(interaction.channel_id or 0)
+        if box is not None:
+            box.carrier = interaction
+
+    def seen(self, channel_id: int, message_id: int) -> None:
+        """A message was posted in a channel (by anyone): a table above it scrolled."""
+        box = self._channels.get(channel_id)
+        if box is not None and message_id > box.newest_id:
+            box.newest_id = message_id
 
     # ------------------------------------------------------------------ life cycle
     async def close(self, limit: float = 5.0) -> None:
@@ -145,7 +230,7 @@ class Outbox:
         try:
             if not self._closing:
                 wait = box.last_post + MIN_POST_GAP * self.scale - time.time()
-                await asyncio.sleep(max(0.05, wait))
+                await asyncio.sleep(max(0.05 * self.scale, wait))
             while box.lines or box.edits or box.table:
                 await self._send(channel_id, box)
                 box.last_post = time.time()
@@ -169,22 +254,36 @@ class Outbox:
             # Nothing more will come for this channel's game: forget its box.
             del self._channels[channel_id]
 
-    async def _pace(self, box: _Channel, need: int = 1) -> None:
-        """Wait until ``need`` more writes fit in the channel's five-second window."""
-        window = WRITE_WINDOW * self.scale
+    async def _pace(self, box: _Channel, route: Route) -> None:
+        """Wait until one more write fits: the token's bucket for an interaction webhook;
+        the channel's window and the process's budget for a channel route."""
+        if route is not None:
+            writes = box.token_writes.setdefault(route.id, deque())
+            limit, window = TOKEN_WRITES, TOKEN_WINDOW
+        else:
+            writes, limit, window = box.writes, WRITES_PER_WINDOW, WRITE_WINDOW * self.scale
         while True:
             now = time.monotonic()
-            while box.writes and box.writes[0] <= now - window:
-                box.writes.popleft()
-            room = WRITES_PER_WINDOW - len(box.writes)
-            if room >= need:
-                return
-            await asyncio.sleep(box.writes[need - room - 1] + window - now + 0.01)
+            while writes and writes[0] <= now - window:
+                writes.popleft()
+            if len(writes) < limit:
+                break
+            await asyncio.sleep(writes[0] + window - now + 0.01)
+        if route is None:
+            await self._budget.take()
+        writes.append(time.monotonic())
 
-    async def _write(self, box: _Channel, call: Callable[[], Awaitable[Any]], *,
-                     edit: bool = False) -> Any:
-        """One channel write, paced; a 403/404 on the channel raises ChannelLost."""
-        await self._pace(box)
+    @staticmethod
+    def _route(box: _Channel, via: Route) -> Route:
+        """The webhook to write through (``via``: who posted the message to edit; for a
+        new message, the channel's newest interaction), or None for the channel route."""
+        return via if _usable(via) else None
+
+    async def _write(self, box: _Channel, route: Route, call: Callable[[], Awaitable[Any]],
+                     *, edit: bool = False) -> Any:
+        """One write (paced before the caller composed it); a 403/404 on the channel raises
+        ChannelLost. A webhook that no longer works leaves the caller to use the channel."""
+        self.counts["via interaction" if route is not None else "via channel"] += 1
         try:
             return await call()
         except discord.NotFound as exc:
@@ -192,44 +291,146 @@ class Outbox:
                 raise ChannelLost(gone=True) from None
             if edit and exc.code == UNKNOWN_MESSAGE:
                 return None  # the message was deleted: nothing to edit
+            if route is not None and exc.code == UNKNOWN_WEBHOOK:
+                raise _TokenGone from None
             raise
         except discord.Forbidden as exc:
+            if route is not None:
+                raise _TokenGone from None
             if edit and exc.code not in (50001, 50013):
                 return None  # e.g. not our message
             raise ChannelLost(gone=False) from None
-        finally:
-            box.writes.append(time.monotonic())
+        except discord.HTTPException as exc:
+            if route is not None and exc.code == INVALID_TOKEN:
+                raise _TokenGone from None
+            raise
+
+    async def _post(self, box: _Channel, channel: discord.PartialMessageable,
+                    compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
+        """Post a new message (composed after the wait): through the channel's newest
+        interaction when it can, else the channel route. Returns its id (None: nothing)."""
+        route = self._route(box, box.carrier)
+        if route is not None:
+            await self._pace(box, route)
+            body = await compose()
+            if body is None:
+                return None
+            sent: dict[str, Any] = body
+            try:
+                message = await self._write(box, route, lambda: route.followup.send(
+                    wait=True, **sent))
+            except _TokenGone:
+                box.carrier = None
+            else:
+                self.counts["posted"] += 1
+                box.via_for[int(message.id)] = route
+                while len(box.via_for) > 4:
+                    del box.via_for[next(iter(box.via_for))]
+                return int(message.id)
+        await self._pace(box, None)
+        body = await compose()
+        if body is None:
+            return None
+        posted: dict[str, Any] = body
+        message = await self._write(box, None, lambda: channel.send(**posted))
+        self.counts["posted"] += 1
+        return int(message.id)
+
+    async def _edit(self, box: _Channel, channel: discord.PartialMessageable, message_id: int,
+                    compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> bool:
+        """Edit a message through the webhook that posted it while that lives, else the
+        channel route. False when the message is gone (or there was nothing to send)."""
+        route = self._route(box, box.via_for.get(message_id))
+        if route is not None:
+            await self._pace(box, route)
+            body = await compose()
+            if body is None:
+                return False
+            edited: dict[str, Any] = body
+            try:
+                done = await self._write(box, route, lambda: route.followup.edit_message(
+                    message_id, **edited), edit=True)
+            except _TokenGone:
+                box.via_for.pop(message_id, None)
+            else:
+                self.counts["edited"] += 1
+                return done is not None
+        await self._pace(box, None)
+        body = await compose()
+        if body is None:
+            return False
+        done = await self._write(box, None, _editor(channel.get_partial_message(message_id),
+                                                    body), edit=True)
+        self.counts["edited"] += 1
+        return done is not None
 
     async def _send(self, channel_id: int, box: _Channel) -> None:
         channel = self.client.get_partial_messageable(channel_id, guild_id=box.guild_id)
         session = box.session
-        lines, box.lines = box.lines, []
-        with_table, box.table = box.table, False
-        mention, box.mention = box.mention, None
         edits, box.edits = box.edits, {}
-        chunks = _chunks(lines)
-        quiet = discord.AllowedMentions.none()
-        table = None
-        if with_table and session is not None:
-            for chunk in chunks[:-1]:
-                await self._write(box, _sender(channel, chunk, quiet))
-            chunks = chunks[-1:]
-            await self._pace(box)
-            table = await self._table(session, chunks[0] if chunks else None, mention)
-        if table is None:
-            for chunk in chunks:
-                await self._write(box, _sender(channel, chunk, quiet))
-        elif session is not None:
-            content, embed, view, mentions = table
-            previous = session.table_message_id
-            message = await self._write(box, lambda: channel.send(
-                content, embed=embed, view=view, allowed_mentions=mentions))
-            session.table_message_id = message.id
-            if previous is not None:
-                edits.setdefault(previous, lambda: {"view": None})
+        if box.table and session is not None and self._is_live(session):
+            await self._send_table(box, channel, session)
+        else:
+            box.table = False
+        lines, box.lines = box.lines, []
+        for chunk in _chunks(lines):
+            await self._post(box, channel, _fixed(_plain(chunk)))
         for message_id, build in edits.items():
-            await self._write(box, _editor(channel.get_partial_message(message_id), build),
-                              edit=True)
+            await self._edit(box, channel, message_id, _built(build))
+
+    async def _send_table(self, box: _Channel, channel: discord.PartialMessageable,
+                          session: Session) -> None:
+        """The table, with what happened since the last one: edited in place, or posted
+        anew (and the old one loses its buttons)."""
+        previous = session.table_message_id
+        posted_below = previous is not None and box.newest_id > previous
+        new = previous is None or box.fresh or box.mention is not None or posted_below
+        if new:
+            # lines that don't fit in the table's message go first, on their own
+            chunks = _chunks(box.lines)
+            box.lines = chunks[-1:]
+            for chunk in chunks[:-1]:
+                await self._post(box, channel, _fixed(_plain(chunk)))
+        taken: list[str] = []
+        composed = False
+
+        async def compose() -> dict[str, Any] | None:
+            # composed at the last moment: what arrived while waiting goes out too
+            nonlocal composed
+            lines, box.lines = box.lines, []
+            taken.extend(lines)
+            mention, box.mention = box.mention, None
+            box.table = False
+            shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
+            text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+            table = await self._table(session, text, mention)
+            if table is None:
+                box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
+                return None
+            composed = True
+            box.shown = shown
+            content, embed, view, mentions = table
+            return {"content": content, "embed": embed, "view": view,
+                    "allowed_mentions": mentions}
+
+        if new:
+            box.fresh = False
+            message_id = await self._post(box, channel, compose)
+            if message_id is None:
+                return
+            session.table_message_id = message_id
+            if previous is not None:
+                box.edits.pop(previous, None)
+                await self._edit(box, channel, previous, _fixed({"view": None}))
+            return
+        assert previous is not None
+        if not await self._edit(box, channel, previous, compose) and composed:
+            # the table message is gone (someone deleted it): post it anew
+            if session.table_message_id == previous:
+                session.table_message_id = None
+            box.lines = taken + box.lines
+            box.table = True
+            box.fresh = True
 
     async def _table(self, session: Session, text: str | None, mention: str | None
                      ) -> tuple[str | None, discord.Embed, discord.ui.View,
@@ -255,14 +456,30 @@ class Outbox:
         return self.is_live(session)
 
 
-def _sender(channel: discord.PartialMessageable, text: str,
-            mentions: discord.AllowedMentions) -> Callable[[], Awaitable[Any]]:
-    return lambda: channel.send(text, allowed_mentions=mentions)
+class _TokenGone(Exception):
+    """An interaction's webhook no longer works (expired, unknown): use the channel."""
 
 
-def _editor(message: discord.PartialMessage, build: Callable[[], dict[str, Any]]
+def _plain(text: str) -> dict[str, Any]:
+    return {"content": text, "allowed_mentions": discord.AllowedMentions.none()}
+
+
+def _fixed(body: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any] | None]]:
+    async def compose() -> dict[str, Any] | None:
+        return body
+    return compose
+
+
+def _built(build: Callable[[], dict[str, Any]]
+           ) -> Callable[[], Awaitable[dict[str, Any] | None]]:
+    async def compose() -> dict[str, Any] | None:
+        return build()
+    return compose
+
+
+def _editor(message: discord.PartialMessage, body: dict[str, Any]
             ) -> Callable[[], Awaitable[Any]]:
-    return lambda: message.edit(**build())
+    return lambda: message.edit(**body)
 
 
 def _chunks(lines: Sequence[str]) -> list[str]:

@@ -60,6 +60,8 @@ IDLE_LIMIT = 30 * 60
 """A game (or lobby) with no human action for this long ends."""
 LOG_DAYS = 30
 """A finished game's move log (and so its replay export) is kept this many days."""
+PING_AWAY = 45.0
+"""Seconds without a move after which a player is mentioned when their turn comes."""
 class TableService:
     def __init__(self, store: Store, outbox: Announcer, scheduler: Scheduler, *,
                  time_scale: float = 1.0, cpu_delay: float = 1.5) -> None:
@@ -253,13 +255,21 @@ class TableService:
             return
         self.autoplay.schedule(session)
         mention = None
+        now = time.monotonic()
+        if mover is not None:
+            session.last_acted[mover] = now
         if (not game.is_over and session.options.mention_turn
                 and not session.is_cpu(game.turn) and game.turn.isdigit()
-                and game.turn != mover and session.notified_serial != session.serial):
-            # One mention per turn: not again while the same player goes on deciding.
+                and game.turn != mover and session.notified_serial != session.serial
+                and now - session.last_acted.get(game.turn, -PING_AWAY) >= PING_AWAY):
+            # One mention per turn, and only for a player who has not acted for a while:
+            # someone playing along sees the table change; a mention is for who stepped away.
             mention = game.turn
             session.notified_serial = session.serial
-        self.outbox.announce(session, lines, mention=mention)
+        # A new round gets a new table, so the last round's result stays in the channel.
+        fresh = session.announced_round not in (None, game.round_number)
+        session.announced_round = game.round_number
+        self.outbox.announce(session, lines, mention=mention, fresh=fresh)
 
     # ================================================================ moves
     async def move(self, channel_id: int | None, actor: Actor,

@@ -103,6 +103,11 @@ class Session:
     """The sequence number of the last entry in the game's move log (0: the header)."""
     notified_serial: int = -1
     """The serial whose turn was last announced with a mention (one mention per turn)."""
+    last_acted: dict[str, float] = field(default_factory=dict)
+    """When each player last moved (monotonic seconds; not saved): a player who acted
+    recently is watching and is not mentioned."""
+    announced_round: int | None = None
+    """The round the last table showed (not saved): a new round gets a new table."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     saved: str | None = None
     """The JSON last written to the database: what a failed write rolls back to."""
@@ -242,7 +247,7 @@ _KEPT_ON_LOAD = frozenset({
     # The timer and the messages belong to the scheduler and the outbox, which set them
     # outside any change: a change that is undone never touched them.
     "deadline", "deadline_serial", "remaining", "notified_serial", "table_message_id",
-    "lobby_message_id", "last_human"})
+    "lobby_message_id", "last_human", "last_acted", "announced_round"})
 
 
 def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
