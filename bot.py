@@ -21,6 +21,7 @@ import yarl
 from discord.ext import commands
 from dotenv import load_dotenv
 
+import gcwatch
 from data import Database, DatabaseError
 from gcwatch import GcWatch
 
@@ -146,6 +147,8 @@ class UnoBot(commands.Bot):
         else:
             synced = await self.tree.sync()
             log.info("Synced %d global commands", len(synced))
+        # what start-up loaded (modules, restored games) stays: out of the collector's way
+        gcwatch.settle()
 
     async def on_ready(self) -> None:
         user = self.user

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,11 @@ def settle() -> None:
     """Collect once, then move every surviving object out of the collector's sight."""
     gc.collect()
     gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+    young, middle, old = gc.get_threshold()
+    young = int(os.environ.get("UNO_GC_YOUNG", young))
+    middle = int(os.environ.get("UNO_GC_MIDDLE", middle))
+    old = int(os.environ.get("UNO_GC_OLD", old))
+    gc.set_threshold(young, middle, old)
     log.info("GC: %d objects frozen after start-up", gc.get_freeze_count())
 
 
@@ -68,11 +72,16 @@ class GcWatch:
             if now - self._last_warning > 60:
                 self._last_warning = now
                 log.warning("GC: a generation-%d collection paused the bot %.0f ms "
-                            "(%d objects tracked)", gen, pause * 1000,
-                            len(gc.get_objects(gen)))
+                            "(%d objects tracked, %d frozen)", gen, pause * 1000,
+                            len(gc.get_objects()), gc.get_freeze_count())
 
     def figures(self) -> dict[str, Any]:
+        top: list[str] = []
+        if tracemalloc.is_tracing():  # PYTHONTRACEMALLOC=1: where the memory went
+            stats = tracemalloc.take_snapshot().statistics("lineno")[:12]
+            top = [f"{s.size / 1024:.0f} KB {s.count} blocks {s.traceback}" for s in stats]
         return {
+            "tracemalloc top": top,
             "collections": {str(g): self.count[g] for g in self.count},
             "max pause ms": {str(g): round(self.max_pause[g] * 1000, 2) for g in self.count},
             "total ms": {str(g): round(self.total[g] * 1000, 1) for g in self.count},

@@ -38,6 +38,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -117,6 +118,9 @@ class Table:
         self.rng = rng
         self.busy = False
         self.games = 0
+        self.moved_on: int | None = None
+        """The table message's change when this table last moved: until it changes, the
+        table shows nothing new and nobody clicks (a person waits for the table)."""
 
     def table_message(self) -> Message | None:
         for msg in reversed(self.channel.messages):
@@ -127,6 +131,11 @@ class Table:
             if "won the game" in msg.text():
                 return None
         return None
+
+    def behind(self) -> bool:
+        """The table has not changed since this table's last move."""
+        msg = self.table_message()
+        return msg is not None and msg.change_seq == self.moved_on
 
     def whose_turn(self, msg: Message) -> Member | None:
         found = TURN.findall(msg.content or "")
@@ -195,6 +204,11 @@ class Bench:
             "DEV_GUILD_ID": "",  # commands synced globally, as in production
             "UNO_GC_STATS": str(self.gc_file),
         }
+        for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_GC_OLD", "MALLOC_ARENA_MAX"):
+            if os.environ.get(key):
+                env[key] = os.environ[key]
+        if args.tracemalloc:
+            env["PYTHONTRACEMALLOC"] = "1"
         started = time.monotonic()
         self.bot = await server.start_bot([sys.executable, "bot.py"], env=env, cwd=ROOT,
                                           ready_timeout=120.0)
@@ -240,6 +254,10 @@ class Bench:
                 else:
                     self.stats.counts["no table shown"] += 1
                 return
+            if msg.change_seq == table.moved_on:
+                self.stats.counts["waited for the table"] += 1
+                return
+            table.moved_on = msg.change_seq
             person = table.whose_turn(msg)
             if person is None:
                 self.stats.counts["no turn shown"] += 1
@@ -314,7 +332,8 @@ class Bench:
         spy = None
         if args.profile:
             spy = await asyncio.create_subprocess_exec(
-                "py-spy", "record", "--pid", str(pid), "--duration", str(int(args.seconds)),
+                shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+                or "py-spy", "record", "--pid", str(pid), "--duration", str(int(args.seconds)),
                 "--rate", "200", "--format", "raw", "--output", args.profile, "--nonblocking",
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
         started = loop.time()
@@ -327,7 +346,7 @@ class Bench:
                 await asyncio.sleep(next_at - now)
             next_at += interval
             idle = [t for t in self.rng.sample(self.tables, min(8, len(self.tables)))
-                    if not t.busy]
+                    if not t.busy and not t.behind()]
             if not idle:
                 skipped += 1
                 continue
@@ -449,6 +468,9 @@ class Bench:
             result = await self.play()
             await asyncio.sleep(1.5)  # the bot's GC figures are written every second
             result["gc"] = self.gc_stats()
+            assert self.bot is not None
+            result["gc"]["bot log"] = [line[-160:] for line in self.bot.log_text().splitlines()
+                                       if "GC:" in line][-4:]
             result["errors"] = self.errors()
             if args.restart:
                 self.note("restart: SIGKILL, start, a click on every table")
@@ -470,6 +492,8 @@ def main() -> None:
     parser.add_argument("--validate", action="store_true")
     parser.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--tracemalloc", action="store_true",
+                        help="the bot traces its allocations (slow) and reports the top sites")
     parser.add_argument("--profile", metavar="FILE",
                         help="sample the bot with py-spy while playing (collapsed stacks)")
     parser.add_argument("--quiet", action="store_true")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +52,10 @@ TOKEN_LIFE = 14 * 60.0
 GLOBAL_WRITES = 40.0
 """Channel-route writes per second for the whole process (Discord's global limit is 50
 requests per second per bot, interaction endpoints excepted)."""
+ANSWER_WAIT_STEPS = 25
+"""Steps of 20 ms a post waits for its carrying interaction to be answered."""
+MAX_WAITING_CARRIERS = 256
+"""Interactions kept for channels that have no game yet (the newest ones)."""
 MIN_POST_GAP = 0.5
 """Seconds gathered before a post, so a move and its consequences go out together."""
 RECENT_LINES = 6
@@ -62,7 +66,19 @@ UNKNOWN_WEBHOOK = 10015
 INVALID_TOKEN = 50027
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
-Route = discord.Interaction[Any] | None
+
+
+@dataclass(frozen=True)
+class _Token:
+    """An answered interaction's followup webhook, kept without the interaction itself."""
+
+    id: int
+    webhook: discord.Webhook
+    expires: float
+    """Monotonic seconds after which the token is not used any more."""
+
+
+Route = _Token | None
 """How a write reaches Discord: an interaction's followup webhook, or the channel (None)."""
 
 
@@ -82,9 +98,9 @@ class _Channel:
     writes: deque[float] = field(default_factory=deque)
     token_writes: dict[int, deque[float]] = field(default_factory=dict)
     lost: bool = False
-    carrier: discord.Interaction[Any] | None = None
+    carrier: discord.Interaction[Any] | _Token | None = None
     """The newest interaction in this channel: its webhook can post for 15 minutes."""
-    via_for: dict[int, discord.Interaction[Any]] = field(default_factory=dict)
+    via_for: dict[int, _Token] = field(default_factory=dict)
     """Messages posted through an interaction's webhook (id → the interaction)."""
     shown: list[str] = field(default_factory=list)
     """The announcement lines the live table shows."""
@@ -113,15 +129,31 @@ class _Budget:
             await asyncio.sleep(slot - now)
 
 
-def _usable(interaction: discord.Interaction[Any] | None) -> bool:
-    """Whether an interaction's webhook may post now: answered (not with a private
-    "thinking" message, whose first followup would replace it) and not about to expire."""
-    if interaction is None or not interaction.response.is_done():
-        return False
-    if interaction.response.type is discord.InteractionResponseType.deferred_channel_message:
-        return False
-    age = discord.utils.utcnow() - interaction.created_at
-    return age.total_seconds() < TOKEN_LIFE
+async def _answered(carrier: discord.Interaction[Any] | _Token | None) -> None:
+    """Give an interaction that is being answered a moment to be (the click that moved the
+    game is answered right after the move is saved, while its table is being gathered)."""
+    if not isinstance(carrier, discord.Interaction):
+        return
+    for _ in range(ANSWER_WAIT_STEPS):
+        if carrier.response.is_done():
+            return
+        await asyncio.sleep(0.02)
+
+
+def _token(carrier: discord.Interaction[Any] | _Token | None) -> _Token | None:
+    """The webhook an interaction lets the bot write through now: answered (not with a
+    private "thinking" message, whose first followup would replace it) and not about to
+    expire; None when there is none."""
+    if carrier is None or isinstance(carrier, _Token):
+        return carrier if carrier is not None and carrier.expires > time.monotonic() else None
+    if not carrier.response.is_done():
+        return None
+    if carrier.response.type is discord.InteractionResponseType.deferred_channel_message:
+        return None
+    age = (discord.utils.utcnow() - carrier.created_at).total_seconds()
+    if age >= TOKEN_LIFE:
+        return None
+    return _Token(carrier.id, carrier.followup, time.monotonic() + TOKEN_LIFE - age)
 
 
 class Outbox:
@@ -133,6 +165,8 @@ class Outbox:
         self.is_live: Callable[[Session], bool] = lambda session: True
         """Set by the owner: whether a session is still the channel's live one."""
         self._channels: dict[int, _Channel] = {}
+        self._carriers: OrderedDict[int, discord.Interaction[Any]] = OrderedDict()
+        """Newest interactions of channels without a game yet (a bounded few)."""
         self._closing = False
         self._budget = _Budget(global_writes)
         self.counts: dict[str, int] = {"posted": 0, "edited": 0, "via interaction": 0,
@@ -186,10 +220,17 @@ class Outbox:
 
     # ------------------------------------------------------------------ what happens
     def carry(self, interaction: discord.Interaction[Any]) -> None:
-        """An interaction in a channel with a game: its webhook may carry the table."""
-        box = self._channels.get(interaction.channel_id or 0)
+        """An interaction in a channel: its webhook may carry the channel's table (kept
+        for the channel's game, or briefly for a channel whose game may be starting)."""
+        channel_id = interaction.channel_id or 0
+        box = self._channels.get(channel_id)
         if box is not None:
             box.carrier = interaction
+            return
+        self._carriers[channel_id] = interaction
+        self._carriers.move_to_end(channel_id)
+        while len(self._carriers) > MAX_WAITING_CARRIERS:
+            self._carriers.popitem(last=False)
 
     def seen(self, channel_id: int, message_id: int) -> None:
         """A message was posted in a channel (by anyone): a table above it scrolled."""
@@ -215,6 +256,7 @@ class Outbox:
         box = self._channels.get(channel_id)
         if box is None:
             box = self._channels[channel_id] = _Channel(guild_id)
+            box.carrier = self._carriers.pop(channel_id, None)
         return box
 
     def _kick(self, channel_id: int, box: _Channel) -> None:
@@ -258,6 +300,9 @@ class Outbox:
         """Wait until one more write fits: the token's bucket for an interaction webhook;
         the channel's window and the process's budget for a channel route."""
         if route is not None:
+            for token_id in [t for t, w in box.token_writes.items()
+                             if not w or w[-1] < time.monotonic() - TOKEN_WINDOW]:
+                del box.token_writes[token_id]  # buckets that have emptied
             writes = box.token_writes.setdefault(route.id, deque())
             limit, window = TOKEN_WRITES, TOKEN_WINDOW
         else:
@@ -273,11 +318,6 @@ class Outbox:
             await self._budget.take()
         writes.append(time.monotonic())
 
-    @staticmethod
-    def _route(box: _Channel, via: Route) -> Route:
-        """The webhook to write through (``via``: who posted the message to edit; for a
-        new message, the channel's newest interaction), or None for the channel route."""
-        return via if _usable(via) else None
 
     async def _write(self, box: _Channel, route: Route, call: Callable[[], Awaitable[Any]],
                      *, edit: bool = False) -> Any:
@@ -309,15 +349,17 @@ class Outbox:
                     compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
         """Post a new message (composed after the wait): through the channel's newest
         interaction when it can, else the channel route. Returns its id (None: nothing)."""
-        route = self._route(box, box.carrier)
+        await _answered(box.carrier)
+        route = _token(box.carrier)
         if route is not None:
+            box.carrier = route  # the interaction itself need not be kept
             await self._pace(box, route)
             body = await compose()
             if body is None:
                 return None
             sent: dict[str, Any] = body
             try:
-                message = await self._write(box, route, lambda: route.followup.send(
+                message = await self._write(box, route, lambda: route.webhook.send(
                     wait=True, **sent))
             except _TokenGone:
                 box.carrier = None
@@ -340,7 +382,7 @@ class Outbox:
                     compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> bool:
         """Edit a message through the webhook that posted it while that lives, else the
         channel route. False when the message is gone (or there was nothing to send)."""
-        route = self._route(box, box.via_for.get(message_id))
+        route = _token(box.via_for.get(message_id))
         if route is not None:
             await self._pace(box, route)
             body = await compose()
@@ -348,7 +390,7 @@ class Outbox:
                 return False
             edited: dict[str, Any] = body
             try:
-                done = await self._write(box, route, lambda: route.followup.edit_message(
+                done = await self._write(box, route, lambda: route.webhook.edit_message(
                     message_id, **edited), edit=True)
             except _TokenGone:
                 box.via_for.pop(message_id, None)

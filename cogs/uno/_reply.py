@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,7 +24,40 @@ from cogs.uno._contracts import Refusal, stale_text
 log = logging.getLogger(__name__)
 
 DEFER_AFTER = 1.5
-"""Seconds of work after which the interaction is acknowledged before it is answered."""
+"""Seconds (of the interaction's age) after which it is acknowledged before it is answered."""
+BUSY_AFTER = 1.5
+"""An interaction that reaches its handler this old (the bot is past capacity) is not
+worked on: it gets a quick "busy, try again" and nothing changes."""
+TOO_LATE = 2.7
+"""Past this age an acknowledgement would arrive after Discord's 3 seconds: none is sent."""
+EXPIRED = (10062, 40060)
+"""Unknown interaction (too late) and already acknowledged: no further answer can work."""
+
+
+class _BusyLog:
+    """Overload is logged once a minute at most, with how many clicks it turned away."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last = 0.0
+
+    def note(self, age: float) -> None:
+        self.count += 1
+        now = time.monotonic()
+        if now - self.last >= 60:
+            log.warning("Past capacity: %d interactions reached their handler too late "
+                        "(the last %.1f s old) and were answered busy", self.count, age)
+            self.count = 0
+            self.last = now
+
+
+_BUSY = _BusyLog()
+
+
+def age_of(interaction: discord.Interaction[Any]) -> float:
+    """Seconds since Discord created the interaction (its id holds the time)."""
+    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    return max(0.0, age)
 
 
 class Reply:
@@ -34,11 +68,17 @@ class Reply:
         """Replace the message the click came from (a private menu) instead of adding one."""
         self.public = public
         self.attempted = False
+        self.expired = False
+        """Discord refused an acknowledgement as too late or repeated: say nothing more."""
         self._deferred: asyncio.Task[None] | None = None
-        self._timer = asyncio.get_running_loop().call_later(defer_after, self._defer_now)
+        self._timer = asyncio.get_running_loop().call_later(
+            max(0.0, defer_after - age_of(interaction)), self._defer_now)
 
     def _defer_now(self) -> None:
         if self.interaction.response.is_done() or self.attempted:
+            return
+        if age_of(self.interaction) >= TOO_LATE:
+            self.expired = True  # an acknowledgement now would be late: none at all
             return
         self._deferred = asyncio.create_task(self._defer())
 
@@ -50,6 +90,7 @@ class Reply:
             else:
                 await response.defer(ephemeral=not self.public, thinking=True)
         except discord.HTTPException as exc:
+            self.expired = self.expired or exc.code in EXPIRED
             log.warning("Deferring interaction %s failed: %s", self.interaction.id, exc)
 
     def cancel(self) -> None:
@@ -62,6 +103,8 @@ class Reply:
         self._timer.cancel()
         if self._deferred is not None:
             await self._deferred
+            if self.expired:
+                return
             if self.public and not self.edit:
                 self.attempted = True
                 try:
@@ -87,6 +130,9 @@ class Reply:
         if self._deferred is not None:
             await self._deferred
         self.attempted = True
+        if self.expired:
+            log.info("Interaction %s expired before it could be answered", self.interaction.id)
+            return None
         edit = self.edit if edit is None else edit
         public = self.public if public is None else public
         interaction = self.interaction
@@ -125,6 +171,17 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     one private sentence; a failure is logged and answered once, unless an answer was
     already attempted (a second, late "something went wrong" would only confuse)."""
     reply = Reply(interaction, edit=edit, public=public)
+    age = age_of(interaction)
+    if age >= BUSY_AFTER:
+        # Past capacity: do nothing rather than answer late; a prompt "busy" if there is
+        # still time for one.
+        reply.cancel()
+        log.warning("Interaction %s reached its handler %.1f s old: answered busy",
+                    interaction.id, age)
+        if age < TOO_LATE:
+            await _refuse(reply, _("The bot is very busy right now and did nothing: try "
+                                   "again in a moment.", interaction.locale))
+        return
     try:
         await work(reply)
     except Refusal as exc:
