@@ -207,9 +207,8 @@ async def test_pace_of_a_busy_game(loopback: LoopbackTest, loopback_bot_env: dic
     started = loop.time()
     await play_until_won(channel, [human], rng, max_tables=12, unfinished_ok=True)
     elapsed = loop.time() - started
-    tables = sum(1 for m in channel.messages if m.embeds and "round" in m.text().lower())
-    assert tables >= 8 and elapsed > 5, (tables, elapsed)
-    assert stats.counts["play"] + stats.counts["draw"] > 0
+    assert elapsed > 5, elapsed
+    assert stats.counts["play"] + stats.counts["draw"] >= 4, stats.counts
     await hana.slash("uno end")
     assert channel.max_writes_per_5s <= 5, (
         f"{channel.max_writes_per_5s} writes within 5 s in #{channel.name}")

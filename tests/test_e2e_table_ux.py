@@ -401,8 +401,9 @@ def mention(ch: Channel) -> Session:
 
 async def test_one_mention_per_turn(loopback: LoopbackTest,
                                     tables: dict[str, Channel]) -> None:
-    """Issue 7 item 16: the table that starts a turn mentions its player; the table posted
-    after that player draws a playable card (their turn goes on) notifies nobody."""
+    """Issue 7 item 16 and R-BOT-MENTION: the table that starts a turn mentions its player;
+    the table posted after that player draws a playable card (their turn goes on) notifies
+    nobody, and a player who moved a moment ago (watching the game) is not mentioned."""
     ch = tables["mention"]
     alice, bob, _c = abc(ch)
     mark = ch.mark()
@@ -420,7 +421,8 @@ async def test_one_mention_per_turn(loopback: LoopbackTest,
     mark = ch.mark()
     await alice.click("Keep it", message=r.message)
     kept = await said(ch, "alice keeps the drawn card.", mark)
-    assert mentioned_users(kept) == [pid(bob)], "a new turn is mentioned"
+    assert f"<@{bob.id}>, it's your turn." in kept.text()
+    assert mentioned_users(kept) == [], "Bob played a moment ago: he is watching"
 
 
 async def test_classic_lobby_has_no_grab_two_setting(loopback: LoopbackTest) -> None:

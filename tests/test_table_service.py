@@ -19,7 +19,7 @@ import pytest
 from cogs.uno._contracts import Actor, Refusal, SaveFailed
 from cogs.uno._movelog import replay_document
 from cogs.uno._scheduler import Scheduler
-from cogs.uno._service import TableService
+from cogs.uno._service import PING_AWAY, TableService
 from cogs.uno._session import SESSION_VERSION, Options, SavedFormatError, Seat, Session
 from data import Database, GameResult, LogEntry, PlayerResult, SavedGame
 from data_support import opened
@@ -44,7 +44,8 @@ class RecordingOutbox:
     reopened: list[int] = field(default_factory=list)
 
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
-                 mention: str | None = None, fresh: bool = False) -> None:
+                 mention: str | None = None, fresh: bool = False,
+                 lasting: bool = False) -> None:
         self.announced.append((session.channel_id, list(lines), table, mention))
 
     def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None:
@@ -417,3 +418,22 @@ def _result(game_id: str) -> GameResult:
                       finished_at=int(time.time()), rounds=1,
                       players=(PlayerResult(user_id=111, score=10, won=True, rounds_won=1,
                                             towers_grabbed=0, best_round=10),))
+
+
+# ---------------------------------------------------------------- mentions
+async def test_a_turn_mentions_only_a_player_who_has_been_away(db: Database) -> None:
+    """R-BOT-MENTION: a player who moved within PING_AWAY seconds is watching the table
+    (it is edited in place) and is not mentioned; one who has been away is, once a turn."""
+    service, outbox = await running(db, scenario(
+        1, [ALICE, BOB], hands={"111": "R3 R4 B4", "222": "R5 R6 G7"}, discard="R9",
+        draw="Y1 Y2 Y3", turn="111"))
+    await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
+    assert outbox.announced[-1][3] == "222", "Bob has not moved yet: he is mentioned"
+    await service.move(1, BOB, lambda s, g, p: Play(p, Card.parse("R5")))
+    assert outbox.announced[-1][3] is None, "Alice moved a moment ago: no mention"
+    await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R4")))
+    assert outbox.announced[-1][3] is None, "Bob moved a moment ago: no mention"
+    session = service.sessions[1]
+    session.last_acted["111"] -= PING_AWAY  # as if Alice's move was PING_AWAY seconds ago
+    await service.move(1, BOB, lambda s, g, p: Play(p, Card.parse("R6")))
+    assert outbox.announced[-1][3] == "111", "Alice has been away: she is mentioned"

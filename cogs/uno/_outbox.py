@@ -87,6 +87,8 @@ class _Channel:
     guild_id: int
     session: Session | None = None
     lines: list[str] = field(default_factory=list)
+    lasting: list[str] = field(default_factory=list)
+    """Lines that stay in the channel as their own message (posted before the table)."""
     table: bool = False
     fresh: bool = False
     """Post the table anew (a round ended, someone asked for it) instead of editing it."""
@@ -104,6 +106,8 @@ class _Channel:
     """Messages posted through an interaction's webhook (id → the interaction)."""
     shown: list[str] = field(default_factory=list)
     """The announcement lines the live table shows."""
+    denied: bool = False
+    """The newest interaction showed the bot lacks a permission to post here."""
     newest_id: int = 0
     """The newest message id seen in the channel (to know when the table scrolled away)."""
 
@@ -174,9 +178,18 @@ class Outbox:
 
     # ------------------------------------------------------------------ what to post
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
-                 mention: str | None = None, fresh: bool = False) -> None:
+                 mention: str | None = None, fresh: bool = False,
+                 lasting: bool = False) -> None:
+        """Queue ``lines`` with the table (``table``: the game goes on). ``fresh``: post the
+        table anew rather than edit it; ``lasting``: the lines are a record that stays in the
+        channel (a round's result), posted as their own message, not edited away later."""
         box = self._box(session.channel_id, session.guild_id)
         box.session = session
+        if lasting:
+            box.lasting.extend(box.lines)
+            box.lasting.extend(line[:MAX_MESSAGE] for line in lines if line)
+            box.lines.clear()
+            lines = ()
         box.lines.extend(line[:MAX_MESSAGE] for line in lines if line)
         box.table = box.table or table
         box.fresh = box.fresh or fresh
@@ -223,9 +236,18 @@ class Outbox:
         """An interaction in a channel: its webhook may carry the channel's table (kept
         for the channel's game, or briefly for a channel whose game may be starting)."""
         channel_id = interaction.channel_id or 0
+        perms = interaction.app_permissions
+        usable = perms.view_channel and perms.send_messages and perms.embed_links
         box = self._channels.get(channel_id)
         if box is not None:
-            box.carrier = interaction
+            # A webhook could post (and the bot edit its table) without these permissions;
+            # the bot respects them: its next table goes by the channel route, meets the 403
+            # and the game pauses until it may post again.
+            box.carrier = interaction if usable else None
+            box.denied = not usable
+            return
+        if not usable:
+            self._carriers.pop(channel_id, None)
             return
         self._carriers[channel_id] = interaction
         self._carriers.move_to_end(channel_id)
@@ -262,6 +284,7 @@ class Outbox:
     def _kick(self, channel_id: int, box: _Channel) -> None:
         if box.lost:
             box.lines.clear()
+            box.lasting.clear()
             box.edits.clear()
             return
         if box.task is None or box.task.done():
@@ -273,14 +296,15 @@ class Outbox:
             if not self._closing:
                 wait = box.last_post + MIN_POST_GAP * self.scale - time.time()
                 await asyncio.sleep(max(0.05 * self.scale, wait))
-            while box.lines or box.edits or box.table:
+            while box.lines or box.lasting or box.edits or box.table:
                 await self._send(channel_id, box)
                 box.last_post = time.time()
-                if (box.lines or box.edits or box.table) and not self._closing:
+                if (box.lines or box.lasting or box.edits or box.table) and not self._closing:
                     await asyncio.sleep(MIN_POST_GAP * self.scale)
         except ChannelLost as lost:
             box.lost = True
             box.lines.clear()
+            box.lasting.clear()
             box.edits.clear()
             box.table = False
             if self.on_lost is not None:
@@ -350,7 +374,7 @@ class Outbox:
         """Post a new message (composed after the wait): through the channel's newest
         interaction when it can, else the channel route. Returns its id (None: nothing)."""
         await _answered(box.carrier)
-        route = _token(box.carrier)
+        route = None if box.denied else _token(box.carrier)
         if route is not None:
             box.carrier = route  # the interaction itself need not be kept
             await self._pace(box, route)
@@ -410,6 +434,9 @@ class Outbox:
         channel = self.client.get_partial_messageable(channel_id, guild_id=box.guild_id)
         session = box.session
         edits, box.edits = box.edits, {}
+        lasting, box.lasting = box.lasting, []
+        for chunk in _chunks(lasting):
+            await self._post(box, channel, _fixed(_plain(chunk)))
         if box.table and session is not None and self._is_live(session):
             await self._send_table(box, channel, session)
         else:
@@ -426,7 +453,8 @@ class Outbox:
         anew (and the old one loses its buttons)."""
         previous = session.table_message_id
         posted_below = previous is not None and box.newest_id > previous
-        new = previous is None or box.fresh or box.mention is not None or posted_below
+        new = (previous is None or box.fresh or box.mention is not None or posted_below
+               or box.denied)
         if new:
             # lines that don't fit in the table's message go first, on their own
             chunks = _chunks(box.lines)

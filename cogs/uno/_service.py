@@ -261,7 +261,7 @@ class TableService:
         if (not game.is_over and session.options.mention_turn
                 and not session.is_cpu(game.turn) and game.turn.isdigit()
                 and game.turn != mover and session.notified_serial != session.serial
-                and now - session.last_acted.get(game.turn, -PING_AWAY) >= PING_AWAY):
+                and now - session.last_acted.get(game.turn, -1e9) >= PING_AWAY * self.scale):
             # One mention per turn, and only for a player who has not acted for a while:
             # someone playing along sees the table change; a mention is for who stepped away.
             mention = game.turn
@@ -269,7 +269,7 @@ class TableService:
         # A new round gets a new table, so the last round's result stays in the channel.
         fresh = session.announced_round not in (None, game.round_number)
         session.announced_round = game.round_number
-        self.outbox.announce(session, lines, mention=mention, fresh=fresh)
+        self.outbox.announce(session, lines, mention=mention, fresh=fresh, lasting=fresh)
 
     # ================================================================ moves
     async def move(self, channel_id: int | None, actor: Actor,
