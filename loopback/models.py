@@ -57,6 +57,13 @@ DM_APP_PERMISSIONS = discord.Permissions(
 OVERWRITE_ROLE, OVERWRITE_MEMBER = 0, 1
 
 
+def snowflake_from(seconds_ago: float) -> int:
+    """A unique snowflake whose time is ``seconds_ago`` in the past (an event that took that
+    long to reach its receiver)."""
+    ms = int((time.time() - seconds_ago) * 1000) - DISCORD_EPOCH_MS
+    return (ms << 22) | (next(_counter) & 0x3FFFFF)
+
+
 def snowflake() -> int:
     """A fresh, strictly increasing snowflake with the current time in it."""
     global _last_id

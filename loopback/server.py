@@ -31,6 +31,7 @@ from .models import (
     Problem,
     Refusal,
     snowflake,
+    snowflake_from,
 )
 from .ratelimits import Decision, RateLimiter
 
@@ -280,6 +281,9 @@ class LoopbackDiscord:
         self.guild_commands: dict[int, list[dict[str, Any]]] = {}
         self.command_syncs = 0
         self.interactions: dict[int, InteractionState] = {}
+        self.interactions_by_token: dict[str, InteractionState] = {}
+        self.interaction_token_life = 15 * 60.0
+        """Seconds an interaction's token works for followups and edits (Discord: 15 min)."""
         self.problems: list[Problem] = []
         self.refused: list[Refusal] = []
         self.faults: list[Fault] = []
@@ -1016,6 +1020,20 @@ class LoopbackDiscord:
             self.dispatch_soon("MESSAGE_CREATE", event)
         return msg
 
+    def user_message(self, channel: Channel, user: Identity, text: str) -> Message:
+        """A person posts ``text`` in ``channel`` (MESSAGE_CREATE as Discord sends it to a
+        bot with the GUILD_MESSAGES intent; without MESSAGE_CONTENT its content is empty)."""
+        msg = Message(server=self, channel=channel, author=user.user_payload(),
+                      data={"content": text})
+        self.messages[msg.id] = msg
+        channel.all_messages.append(msg)
+        event = msg.payload()
+        event["content"] = ""
+        if channel.guild is not None:
+            event["member"] = user.member_payload(with_user=False)
+        self.dispatch_soon("MESSAGE_CREATE", event)
+        return msg
+
     @staticmethod
     def _keep_files(msg: Message, req: Request) -> None:
         """Keep the bytes of files uploaded with ``req`` on the message (``Message.files``)."""
@@ -1313,9 +1331,7 @@ class LoopbackDiscord:
         if req.params["app"] != str(self.application_id):
             self.problem("unknown_webhook", "webhook call with a wrong application id", req)
             return None, error_response(404, 10015, "Unknown Webhook")
-        state = next(
-            (s for s in self.interactions.values() if s.token == req.params["token"]), None
-        )
+        state = self.interactions_by_token.get(req.params["token"])
         if state is None:
             self.problem("unknown_webhook", "webhook call with an unknown token", req, 10015)
             return None, error_response(404, 10015, "Unknown Webhook")
@@ -1327,6 +1343,12 @@ class LoopbackDiscord:
         if state.channel.deleted:
             detail = f"#{state.channel.name} deleted"
             return None, self.refuse(req, 404, 10003, "unknown_channel", detail)
+        age = asyncio.get_running_loop().time() - state.sent_at
+        if age > self.interaction_token_life:
+            self.problem("expired_token", f"{state.label}: token used {age:.0f} s after the "
+                         f"interaction (it works for {self.interaction_token_life:.0f} s)",
+                         req, 50027)
+            return None, error_response(401, 50027, "Invalid Webhook Token")
         return state, None
 
     async def _followup(self, req: Request) -> web.StreamResponse:
@@ -1394,11 +1416,14 @@ class LoopbackDiscord:
         data: dict[str, Any],
         label: str,
         source_message: Message | None = None,
+        delayed: float = 0.0,
     ) -> InteractionState:
+        """Send an interaction to the bot. ``delayed``: it was created that many seconds ago
+        (Discord's id says so), as when it reaches a bot whose event loop is behind."""
         assert self.current_session is not None, "no bot is connected to the gateway"
         assert not channel.deleted, f"{channel!r} was deleted: no interaction can come from it"
         guild = channel.guild
-        iid = snowflake()
+        iid = snowflake_from(delayed) if delayed else snowflake()
         token = "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48)
         payload: dict[str, Any] = {
             "id": str(iid),
@@ -1439,11 +1464,12 @@ class LoopbackDiscord:
             user=user,
             channel=channel,
             payload=payload,
-            sent_at=asyncio.get_running_loop().time(),
+            sent_at=asyncio.get_running_loop().time() - delayed,
             label=label,
             source_message=source_message,
         )
         state.ack = asyncio.get_running_loop().create_future()
         self.interactions[iid] = state
+        self.interactions_by_token[token] = state
         self.dispatch("INTERACTION_CREATE", payload)
         return state

@@ -178,6 +178,11 @@ class Member:
         channel = self.server.dm_channel(self.identity)
         return channel.messages if channel else []
 
+    def say(self, text: str) -> Message:
+        """Post a chat message in the channel."""
+        self._check_can_act("post a message")
+        return self.server.user_message(self.channel, self.identity, text)
+
     # -- slash commands --------------------------------------------------------
     def _find_command(self, command: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
         """Resolve "group sub" against the synced commands.

@@ -54,6 +54,20 @@ async def said(ch: Channel, text: str, after: int | None, timeout: float = 5.0) 
     return await ch.wait_for(lambda m: text in m.text(), after=after, timeout=timeout)
 
 
+def versions(m: Message) -> list[str]:
+    """The message's content now and in each earlier version (a table is edited in place)."""
+    return [m.text()] + [str(old.get("content") or "") for old in m.history]
+
+
+def first_saying(ch: Channel, text: str) -> str:
+    """The first version of any message of the channel that says ``text``."""
+    for m in ch.messages:
+        for version in reversed(versions(m)):
+            if text in version:
+                return version
+    raise AssertionError(f"nothing in #{ch.name} ever said {text!r}")
+
+
 def refused(r: InteractionResult, sentence: str) -> None:
     assert r.ephemeral, f"expected a private answer, got {r!r}"
     assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"

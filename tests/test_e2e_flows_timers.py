@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from e2e_tables import first_saying
 
 from cogs.uno._session import Options, Session
 from data import Database
@@ -201,8 +202,8 @@ async def test_pending_wd4_times_out_as_accepted(loopback: LoopbackTest,
     alice, _b = ab(ch)
     await said(ch, "cpu1 plays 🌈 Wild Draw Four")
     await said(ch, "⏰ alice ran out of time.")
-    msg = next(m for m in ch.messages if "⏰ alice ran out of time." in m.text())
-    assert "alice accepts the Wild Draw Four and draws 4." in msg.text()
+    said_then = first_saying(ch, "⏰ alice ran out of time.")
+    assert "alice accepts the Wild Draw Four and draws 4." in said_then
     pending = await rec.first(ch, lambda s: s["game"]["pending"] == "challenge")
     assert pending["game"]["turn"] == pid(alice)
     snap = await rec.first(ch, lambda s: s["timeouts"].get(pid(alice)) == 1)
