@@ -210,7 +210,8 @@ class Bench:
         if args.tracemalloc:
             env["PYTHONTRACEMALLOC"] = "1"
         started = time.monotonic()
-        self.bot = await server.start_bot([sys.executable, "bot.py"], env=env, cwd=ROOT,
+        cwd = args.bot_dir or ROOT
+        self.bot = await server.start_bot([sys.executable, "bot.py"], env=env, cwd=cwd,
                                           ready_timeout=120.0)
         self.note(f"bot ready in {time.monotonic() - started:.1f} s")
         assert self.bot.pid is not None
@@ -491,6 +492,8 @@ def main() -> None:
     parser.add_argument("--restart", action="store_true")
     parser.add_argument("--validate", action="store_true")
     parser.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
+    parser.add_argument("--bot-dir", help="run the bot from another checkout (an earlier "
+                        "commit, to compare in the same run): git worktree add DIR COMMIT")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="the bot traces its allocations (slow) and reports the top sites")
@@ -498,6 +501,8 @@ def main() -> None:
                         help="sample the bot with py-spy while playing (collapsed stacks)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
+    if args.bot_dir:
+        args.bot_dir = Path(args.bot_dir).resolve()
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead

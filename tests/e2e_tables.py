@@ -55,14 +55,15 @@ async def said(ch: Channel, text: str, after: int | None, timeout: float = 5.0) 
 
 
 def versions(m: Message) -> list[str]:
-    """The message's content now and in each earlier version (a table is edited in place)."""
-    return [m.text()] + [str(old.get("content") or "") for old in m.history]
+    """The message's content in each version, oldest first, the current one last (a table
+    is edited in place)."""
+    return [str(old.get("content") or "") for old in m.history] + [m.text()]
 
 
 def first_saying(ch: Channel, text: str) -> str:
     """The first version of any message of the channel that says ``text``."""
     for m in ch.messages:
-        for version in reversed(versions(m)):
+        for version in versions(m):
             if text in version:
                 return version
     raise AssertionError(f"nothing in #{ch.name} ever said {text!r}")
