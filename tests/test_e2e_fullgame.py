@@ -17,6 +17,7 @@ import re
 
 import pytest
 from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won
+from e2e_tables import versions
 
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
@@ -86,7 +87,7 @@ async def test_power_grab_to_500_three_people_and_a_computer(
     print(dict(stats.counts), "hand messages checked:", watch.hand_messages)
 
     # The game really went the distance, through every kind of UI step.
-    text = "\n".join(m.text() for m in channel.messages)
+    text = "\n".join(v for m in channel.messages for v in versions(m))
     assert "Round 2" in text, "a 500-point game takes more than one round"
     for what in ("play", "colour", "towers", "uno with play", "draw"):
         assert stats.counts[what] > 0, f"nobody needed to {what!r}: {dict(stats.counts)}"
@@ -132,7 +133,7 @@ async def test_classic_to_100_two_people(loopback: LoopbackTest,
     assert not watch.violations, "\n".join(watch.violations[:20])
     assert not stats.refusals, stats.refusals
     print(dict(stats.counts), stats.catch_refusals)
-    text = "\n".join(m.text() for m in channel.messages)
+    text = "\n".join(v for m in channel.messages for v in versions(m))
     assert "tower" not in text.lower().replace("towers (", ""), "classic has no towers"
     assert stats.counts["towers"] == 0
     if stats.counts["forgot uno"]:

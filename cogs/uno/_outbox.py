@@ -324,11 +324,12 @@ class Outbox:
         """Wait until one more write fits: the token's bucket for an interaction webhook;
         the channel's window and the process's budget for a channel route."""
         if route is not None:
+            window = TOKEN_WINDOW * self.scale
             for token_id in [t for t, w in box.token_writes.items()
-                             if not w or w[-1] < time.monotonic() - TOKEN_WINDOW]:
+                             if not w or w[-1] < time.monotonic() - window]:
                 del box.token_writes[token_id]  # buckets that have emptied
             writes = box.token_writes.setdefault(route.id, deque())
-            limit, window = TOKEN_WRITES, TOKEN_WINDOW
+            limit = TOKEN_WRITES
         else:
             writes, limit, window = box.writes, WRITES_PER_WINDOW, WRITE_WINDOW * self.scale
         while True:
