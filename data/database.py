@@ -7,8 +7,10 @@ import logging
 import os
 import sqlite3
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -36,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
 LEADERBOARD_MAX_LIMIT = 100
+SAVE_BATCH_MAX = 64  # at most this many saves share one transaction
 
 _CORRUPT = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 _UNWRITABLE = ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH", "SQLITE_IOERR")
@@ -159,16 +162,38 @@ def _file_id(path: str) -> FileId | None:
 class Database:
     """All storage the bot needs. Create with ``await Database.open(path)``.
 
-    One connection in autocommit mode; every public method holds ``_lock`` so that the
-    explicit transactions of one coroutine never interleave with statements of another.
+    One connection in autocommit mode. Every public method takes its turn on it in one
+    first-come, first-served line (``_turns``, used like a lock), so the explicit
+    transactions of one coroutine never interleave with statements of another and calls run
+    in the order they were made.
+
+    Group commit: a ``save_game`` made while the connection is in use does not take a turn
+    of its own; it joins the saves queued right before it, and up to ``SAVE_BATCH_MAX`` of
+    them are written in one transaction when their shared turn comes. Saves only join when
+    nothing else (another write, a read, ``close``) queued after the group began: any other
+    call closes the group, and later saves start a new one behind it. So every call is
+    carried out exactly in the order it was made, as with a plain lock; in particular a
+    ``record_game`` or ``end_game`` is never overtaken by a ``save_game`` called before it,
+    nor preceded by one called after it. A save made while the connection is idle is
+    written at once, alone. ``group_commit=False`` gives every save its own turn and
+    transaction (for the benchmark and tests).
     """
 
     def __init__(
-        self, conn: aiosqlite.Connection, path: str, file_id: FileId | None = None
+        self,
+        conn: aiosqlite.Connection,
+        path: str,
+        file_id: FileId | None = None,
+        *,
+        group_commit: bool = True,
     ) -> None:
         self._conn = conn
         self._path = path
-        self._lock = asyncio.Lock()
+        self._turns = _Turns()
+        self._group_commit = group_commit
+        # The saves still open to more saves, if the last call in line is a group of saves.
+        self._open_group: _SaveGroup | None = None
+        self._runners: set[asyncio.Task[None]] = set()
         # The file opened, to notice it being deleted or replaced (None: nothing to watch).
         self._file_id = file_id
         self._stat_path = os.path.abspath(path) if file_id is not None else path
@@ -181,11 +206,13 @@ class Database:
     # --- life cycle -----------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, path: str) -> Database:
+    async def open(cls, path: str, *, group_commit: bool = True) -> Database:
         """Open (creating the file and its directories if needed) and migrate the database.
 
         Raises ``DatabaseOpenError`` (or its subclass ``DatabaseVersionError``) whose message
         is one sentence for the operator; no chained traceback is attached.
+        ``group_commit=False`` writes every ``save_game`` in its own transaction (only for
+        the benchmark and tests).
         """
         conn: aiosqlite.Connection | None = None
         try:
@@ -207,7 +234,7 @@ class Database:
             logger.debug("Opening database %s failed", path, exc_info=True)
             raise _open_error(path, error) from None
         logger.info("Opened database %s (schema version %d)", path, version)
-        return cls(conn, path, file_id)
+        return cls(conn, path, file_id, group_commit=group_commit)
 
     @staticmethod
     async def _configure(conn: aiosqlite.Connection, path: str) -> None:
@@ -246,7 +273,10 @@ class Database:
             raise
 
     async def close(self) -> None:
-        async with self._lock:
+        """Close the connection once every call made before this one is done: saves waiting
+        for their batch are written first and their callers answered. A call made after
+        this one fails as on any closed connection (aiosqlite's ``ValueError``)."""
+        async with self._exclusive():
             if self._file_moved():
                 await self._empty_stale_wal()
             await self._conn.close()
@@ -269,8 +299,23 @@ class Database:
             )
 
     @asynccontextmanager
+    async def _exclusive(self) -> AsyncIterator[None]:
+        """Take a turn on the connection (the lock of every method but a batched save).
+
+        Waits for every call queued before this one, saves waiting for a batch included,
+        and closes the open group of saves: saves called later are queued behind this.
+        """
+        self._open_group = None
+        turn = self._turns.reserve()
+        await self._turns.wait(turn)
+        try:
+            yield
+        finally:
+            self._turns.release()
+
+    @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception. Caller holds the lock."""
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception. Caller holds the turn."""
         await self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
@@ -309,20 +354,25 @@ class Database:
 
     @asynccontextmanager
     async def _write(self, what: str) -> AsyncIterator[aiosqlite.Connection]:
-        """Lock, check the file is still there, and run one transaction.
+        """Take a turn, check the file is still there, and run one transaction.
 
         Any SQLite error rolls everything back and becomes a ``DatabaseWriteError`` (one
         sentence; the SQLite error is kept as ``__cause__`` for the log). ``what`` completes
         "Could not ...".
         """
-        async with self._lock:
-            self._check_file()
-            try:
-                async with self._transaction() as conn:
-                    yield conn
-            except sqlite3.Error as error:
-                logger.debug("Write to %s failed: %s", self._path, what, exc_info=True)
-                raise _write_error(self._path, what, error) from error
+        async with self._exclusive(), self._write_in_turn(what) as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _write_in_turn(self, what: str) -> AsyncIterator[aiosqlite.Connection]:
+        """``_write`` for a caller that already holds the turn."""
+        self._check_file()
+        try:
+            async with self._transaction() as conn:
+                yield conn
+        except sqlite3.Error as error:
+            logger.debug("Write to %s failed: %s", self._path, what, exc_info=True)
+            raise _write_error(self._path, what, error) from error
 
     async def set_read_only_for_tests(self, read_only: bool) -> None:
         """For tests of the code above: make every later write fail (or work again).
@@ -331,14 +381,14 @@ class Database:
         as they would on a read-only disk: ``DatabaseWriteError``, nothing written. Not for
         production use.
         """
-        async with self._lock:
+        async with self._exclusive():
             await self._conn.execute(f"PRAGMA query_only = {'ON' if read_only else 'OFF'}")
 
     # --- guild settings -------------------------------------------------------------------
 
     async def get_guild_settings(self, guild_id: int) -> GuildSettings:
         """The guild's settings, or the defaults when the guild never saved any."""
-        async with self._lock, self._conn.execute(
+        async with self._exclusive(), self._conn.execute(
             queries.GET_GUILD_SETTINGS, (guild_id,)
         ) as cursor:
             row = await cursor.fetchone()
@@ -367,12 +417,78 @@ class Database:
         (``DatabaseWriteError``). A log entry whose ``(game_id, seq)`` is already stored is
         skipped, so saving the same thing twice is harmless. Every entry must belong to
         ``game`` (same game, guild and channel), else ``ValueError`` before anything is written.
+
+        Returns once the save is committed. Saves called while the connection is busy share
+        a transaction (see the class); if that shared transaction fails, each of its saves is
+        tried again alone, so only a save that fails by itself raises, with its own error.
+        A caller cancelled before its batch starts writes nothing; once the batch started,
+        the save is written (or fails) whether or not its caller still waits.
         """
-        _check_log(log, game.game_id, game.guild_id, game.channel_id)
-        params = (game.channel_id, game.guild_id, game.game_id, game.state, game.updated_at)
-        async with self._write(f"save the game of channel {game.channel_id}") as conn:
-            await conn.execute(queries.UPSERT_GAME, params)
-            await _insert_log(conn, log)
+        entries = tuple(log)
+        _check_log(entries, game.game_id, game.guild_id, game.channel_id)
+        if not self._group_commit or self._turns.free:
+            async with self._write(_save_what(game)) as conn:
+                await _save(conn, game, entries)
+            return
+        item = _PendingSave(game, entries, asyncio.get_running_loop().create_future())
+        self._enqueue_save(item)
+        await item.future
+
+    def _enqueue_save(self, item: _PendingSave) -> None:
+        """Add the save to the open group, or open a new one (with its place in line)."""
+        group = self._open_group
+        if group is None:
+            group = _SaveGroup(self._turns.reserve(), [])
+            self._open_group = group
+            runner = asyncio.get_running_loop().create_task(self._run_group(group))
+            self._runners.add(runner)
+            runner.add_done_callback(self._runners.discard)
+        group.items.append(item)
+        if len(group.items) >= SAVE_BATCH_MAX:
+            self._open_group = None
+
+    async def _run_group(self, group: _SaveGroup) -> None:
+        """Wait for the group's turn, write its saves, and answer every one of them."""
+        try:
+            await self._turns.wait(group.turn)
+            if self._open_group is group:
+                self._open_group = None  # later saves form the next group
+            try:
+                await self._write_saves([i for i in group.items if not i.future.done()])
+            finally:
+                self._turns.release()
+        finally:
+            if self._open_group is group:
+                self._open_group = None
+            for item in group.items:
+                if not item.future.done():  # only when this task itself was cancelled
+                    item.future.cancel()
+
+    async def _write_saves(self, items: list[_PendingSave]) -> None:
+        """Write the saves (the turn is held) and settle each one's future: all in one
+        transaction, or each alone when that fails (or when there is only one)."""
+        if len(items) > 1:
+            try:
+                self._check_file()
+                async with self._transaction() as conn:
+                    await conn.executemany(queries.UPSERT_GAME,
+                                           [_game_params(item.game) for item in items])
+                    await _insert_log(conn, [e for item in items for e in item.log])
+            except Exception:
+                logger.debug("A batch of %d saves to %s failed; saving each alone",
+                             len(items), self._path, exc_info=True)
+            else:
+                for item in items:
+                    _settle(item.future)
+                return
+        for item in items:
+            try:
+                async with self._write_in_turn(_save_what(item.game)) as conn:
+                    await _save(conn, item.game, item.log)
+            except Exception as error:
+                _settle(item.future, error)
+            else:
+                _settle(item.future)
 
     async def delete_game(self, channel_id: int) -> None:
         async with self._write(f"delete the saved game of channel {channel_id}") as conn:
@@ -390,12 +506,14 @@ class Database:
 
     async def load_games(self) -> list[SavedGame]:
         """Every saved game (all guilds), for resuming after a restart."""
-        async with self._lock, self._conn.execute(queries.LOAD_GAMES) as cursor:
+        async with self._exclusive(), self._conn.execute(queries.LOAD_GAMES) as cursor:
             rows = await cursor.fetchall()
         return [SavedGame.from_row(row) for row in rows]
 
     async def load_game(self, channel_id: int) -> SavedGame | None:
-        async with self._lock, self._conn.execute(queries.LOAD_GAME, (channel_id,)) as cursor:
+        async with self._exclusive(), self._conn.execute(
+            queries.LOAD_GAME, (channel_id,)
+        ) as cursor:
             row = await cursor.fetchone()
         return SavedGame.from_row(row) if row is not None else None
 
@@ -485,20 +603,20 @@ class Database:
             raise ValueError(f"limit must be from 1 to {LEADERBOARD_MAX_LIMIT}, got {limit!r}.")
         if offset < 0:
             raise ValueError(f"offset must be 0 or more, got {offset!r}.")
-        async with self._lock, self._conn.execute(sql, (guild_id, limit, offset)) as cursor:
+        async with self._exclusive(), self._conn.execute(sql, (guild_id, limit, offset)) as cursor:
             rows = await cursor.fetchall()
         return [PlayerStats.from_row(row) for row in rows]
 
     async def leaderboard_size(self, guild_id: int) -> int:
         """How many players have a leaderboard row in the guild."""
-        async with self._lock, self._conn.execute(
+        async with self._exclusive(), self._conn.execute(
             queries.LEADERBOARD_SIZE, (guild_id,)
         ) as cursor:
             row = await cursor.fetchone()
         return int(row[0]) if row is not None else 0
 
     async def player_stats(self, guild_id: int, user_id: int) -> PlayerStats | None:
-        async with self._lock, self._conn.execute(
+        async with self._exclusive(), self._conn.execute(
             queries.PLAYER_STATS, (guild_id, user_id)
         ) as cursor:
             row = await cursor.fetchone()
@@ -520,7 +638,7 @@ class Database:
                 raise ValueError(f"last must be a whole number of 0 or more, got {last!r}.")
             sql = queries.GAME_LOG_LAST
             params = (guild_id, game_id, guild_id, game_id, last)
-        async with self._lock, self._conn.execute(sql, params) as cursor:
+        async with self._exclusive(), self._conn.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
         return [LogEntry.from_row(row) for row in rows]
 
@@ -530,7 +648,7 @@ class Database:
         Newest by the header's ``created_at``; games started in the same second are ordered
         by ``game_id`` (the greater wins), never by insertion order.
         """
-        async with self._lock, self._conn.execute(
+        async with self._exclusive(), self._conn.execute(
             queries.LATEST_GAME_ID, (guild_id, channel_id)
         ) as cursor:
             row = await cursor.fetchone()
@@ -590,9 +708,96 @@ class Database:
             sql, params = queries.SET_ASIDE_GAMES, ()
         else:
             sql, params = queries.SET_ASIDE_GAMES_OF_GUILD, (guild_id,)
-        async with self._lock, self._conn.execute(sql, params) as cursor:
+        async with self._exclusive(), self._conn.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
         return [SetAsideGame.from_row(row) for row in rows]
+
+
+class _Turns:
+    """A first-come, first-served lock whose place in line is taken without awaiting.
+
+    ``reserve()`` returns a future resolved when that place's turn comes (at once when the
+    line is empty); the holder of a turn calls ``release()`` exactly once, which hands the
+    turn to the next place still wanted. A place is given up by cancelling its future. Unlike
+    ``asyncio.Lock`` a place belongs to no task, so a group of saves keeps the place its first
+    save took whichever task ends up writing it.
+    """
+
+    def __init__(self) -> None:
+        self._held = False
+        self._waiting: deque[asyncio.Future[None]] = deque()  # empty unless held
+
+    @property
+    def free(self) -> bool:
+        """Nobody holds a turn (so nobody waits either)."""
+        return not self._held
+
+    def reserve(self) -> asyncio.Future[None]:
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._held:
+            self._waiting.append(turn)
+        else:
+            self._held = True
+            turn.set_result(None)
+        return turn
+
+    async def wait(self, turn: asyncio.Future[None]) -> None:
+        """Wait for ``turn``. Cancelled while waiting, the place is given up, and a turn that
+        came just then is handed on."""
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.release()
+            raise
+
+    def release(self) -> None:
+        while self._waiting:
+            turn = self._waiting.popleft()
+            if not turn.done():  # else cancelled: that place was given up
+                turn.set_result(None)
+                return
+        self._held = False
+
+
+@dataclass(eq=False, slots=True)
+class _PendingSave:
+    """One ``save_game`` call waiting for its batch; ``future`` is its answer."""
+
+    game: SavedGame
+    log: tuple[LogEntry, ...]
+    future: asyncio.Future[None]
+
+
+@dataclass(eq=False, slots=True)
+class _SaveGroup:
+    """Saves queued one after another, written together when ``turn`` comes."""
+
+    turn: asyncio.Future[None]
+    items: list[_PendingSave]
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None = None) -> None:
+    """Answer a save's caller, unless the caller is gone (its future was cancelled)."""
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
+def _save_what(game: SavedGame) -> str:
+    return f"save the game of channel {game.channel_id}"
+
+
+def _game_params(game: SavedGame) -> tuple[int, int, str, str, int]:
+    return (game.channel_id, game.guild_id, game.game_id, game.state, game.updated_at)
+
+
+async def _save(conn: aiosqlite.Connection, game: SavedGame, log: Sequence[LogEntry]) -> None:
+    await conn.execute(queries.UPSERT_GAME, _game_params(game))
+    await _insert_log(conn, log)
 
 
 def _check_log(log: Sequence[LogEntry], game_id: str, guild_id: int, channel_id: int) -> None:
@@ -608,18 +813,17 @@ def _check_log(log: Sequence[LogEntry], game_id: str, guild_id: int, channel_id:
 
 
 async def _insert_log(conn: aiosqlite.Connection, log: Sequence[LogEntry]) -> None:
-    for entry in log:
-        await conn.execute(
-            queries.INSERT_LOG_ENTRY,
-            (
-                entry.game_id,
-                entry.guild_id,
-                entry.channel_id,
-                entry.seq,
-                entry.entry,
-                entry.created_at,
-            ),
-        )
+    """Add the entries in order (one ``executemany``); already stored ones are skipped."""
+    if not log:
+        return
+    await conn.executemany(
+        queries.INSERT_LOG_ENTRY,
+        [
+            (entry.game_id, entry.guild_id, entry.channel_id, entry.seq, entry.entry,
+             entry.created_at)
+            for entry in log
+        ],
+    )
 
 
 def _make_parent_dirs(path: str) -> None:

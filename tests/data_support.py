@@ -13,9 +13,9 @@ from data import Database
 
 
 @asynccontextmanager
-async def opened(path: str | Path) -> AsyncIterator[Database]:
+async def opened(path: str | Path, *, group_commit: bool = True) -> AsyncIterator[Database]:
     """Open the database and always close it."""
-    db = await Database.open(str(path))
+    db = await Database.open(str(path), group_commit=group_commit)
     try:
         yield db
     finally:
