@@ -319,11 +319,12 @@ class Database:
         await self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
+            await self._conn.execute("COMMIT")
         except BaseException:
+            # a failed COMMIT too: the transaction must not stay open for the next write
             if self._conn.in_transaction:
                 await self._conn.execute("ROLLBACK")
             raise
-        await self._conn.execute("COMMIT")
 
     def _file_moved(self) -> bool:
         """True if the file opened is no longer at its path (deleted, renamed or replaced)."""

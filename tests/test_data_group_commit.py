@@ -424,3 +424,29 @@ async def test_a_turn_that_comes_as_its_waiter_is_cancelled_is_handed_on() -> No
         await b
     assert order == ["c"]
     assert turns.free
+
+
+# --- a failed COMMIT ----------------------------------------------------------------------
+
+
+async def test_a_failed_commit_is_rolled_back_and_the_next_save_works(
+    db_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A COMMIT that fails (disk full, say) must not leave the transaction open: the save
+    fails, nothing of it is kept, and the next save starts a fresh transaction."""
+    async with opened(db_path) as db:
+        conn = db._conn
+        real_execute = conn.execute
+        failures = [sqlite3.OperationalError("database or disk is full")]
+
+        def execute(sql: str, parameters: Any = None) -> Any:
+            if sql.strip().upper() == "COMMIT" and failures:
+                raise failures.pop()
+            return real_execute(sql, parameters) if parameters is not None else real_execute(sql)
+
+        monkeypatch.setattr(conn, "execute", execute)
+        with pytest.raises(DatabaseWriteError):
+            await db.save_game(game(1, '{"v": 1}'), [entry(1, 0)])
+        await db.save_game(game(2, '{"v": 2}'), [entry(2, 0)])
+    assert query(db_path, "SELECT channel_id, state FROM saved_games") == [(2, '{"v": 2}')]
+    assert query(db_path, "SELECT channel_id FROM game_log") == [(2,)]
