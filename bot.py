@@ -121,6 +121,9 @@ class UnoBot(commands.Bot):
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=discord.Intents.default(),
+            # The bot never reads a cached message (it only notes that one was posted):
+            # caching a thousand busy channels' messages would cost memory and GC time.
+            max_messages=None,
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
         )

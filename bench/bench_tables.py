@@ -204,7 +204,7 @@ class Bench:
             "DEV_GUILD_ID": "",  # commands synced globally, as in production
             "UNO_GC_STATS": str(self.gc_file),
         }
-        for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_GC_OLD", "MALLOC_ARENA_MAX"):
+        for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
