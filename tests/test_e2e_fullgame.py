@@ -136,7 +136,10 @@ async def test_classic_to_100_two_people(loopback: LoopbackTest,
     text = "\n".join(v for m in channel.messages for v in versions(m))
     assert "tower" not in text.lower().replace("towers (", ""), "classic has no towers"
     assert stats.counts["towers"] == 0
-    if stats.counts["forgot uno"]:
+    # A catch can come a moment after the game ended (the forgotten UNO was the winning
+    # card's player's): that refusal says so; any other refusal of a catch is a failure.
+    late = [r for r in stats.catch_refusals if "There is no game in this channel" in r]
+    if stats.counts["forgot uno"] > len(late):
         assert stats.counts["catch ok"] > 0, (
             f"with no computer player, people catch: {dict(stats.counts)}, "
             f"refusals {stats.catch_refusals}, last messages:\n"

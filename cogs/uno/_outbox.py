@@ -175,8 +175,6 @@ class Outbox:
         """Newest interactions of channels without a game yet (a bounded few)."""
         self._closing = False
         self._budget = _Budget(global_writes)
-        self.counts: dict[str, int] = {"posted": 0, "edited": 0, "via interaction": 0,
-                                       "via channel": 0}
 
     # ------------------------------------------------------------------ what to post
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
@@ -350,7 +348,6 @@ class Outbox:
                      *, edit: bool = False) -> Any:
         """One write (paced before the caller composed it); a 403/404 on the channel raises
         ChannelLost. A webhook that no longer works leaves the caller to use the channel."""
-        self.counts["via interaction" if route is not None else "via channel"] += 1
         try:
             return await call()
         except discord.NotFound as exc:
@@ -372,38 +369,42 @@ class Outbox:
                 raise _TokenGone from None
             raise
 
+    async def _attempt(self, box: _Channel, route: Route,
+                       compose: Callable[[], Awaitable[dict[str, Any] | None]],
+                       send: Callable[[dict[str, Any]], Awaitable[Any]], *,
+                       edit: bool = False) -> tuple[bool, Any]:
+        """Wait for room on ``route``, compose (so the newest state goes), write. Returns
+        whether there was something to send, and what the write returned."""
+        await self._pace(box, route)
+        body = await compose()
+        if body is None:
+            return False, None
+        return True, await self._write(box, route, lambda: send(body), edit=edit)
+
     async def _post(self, box: _Channel, channel: discord.PartialMessageable,
                     compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
-        """Post a new message (composed after the wait): through the channel's newest
-        interaction when it can, else the channel route. Returns its id (None: nothing)."""
+        """Post a new message: through the channel's newest interaction when it can, else
+        the channel route. Returns its id (None: there was nothing to post)."""
         await _answered(box.carrier)
         route = None if box.denied else _token(box.carrier)
         if route is not None:
             box.carrier = route  # the interaction itself need not be kept
-            await self._pace(box, route)
-            body = await compose()
-            if body is None:
-                return None
-            sent: dict[str, Any] = body
+            token = route
             try:
-                message = await self._write(box, route, lambda: route.webhook.send(
-                    wait=True, **sent))
+                sent, message = await self._attempt(
+                    box, route, compose, lambda body: token.webhook.send(wait=True, **body))
             except _TokenGone:
                 box.carrier = None
             else:
-                self.counts["posted"] += 1
+                if not sent:
+                    return None
                 box.via_for[int(message.id)] = route
                 while len(box.via_for) > 4:
                     del box.via_for[next(iter(box.via_for))]
                 return int(message.id)
-        await self._pace(box, None)
-        body = await compose()
-        if body is None:
-            return None
-        posted: dict[str, Any] = body
-        message = await self._write(box, None, lambda: channel.send(**posted))
-        self.counts["posted"] += 1
-        return int(message.id)
+        sent, message = await self._attempt(box, None, compose,
+                                            lambda body: channel.send(**body))
+        return int(message.id) if sent else None
 
     async def _edit(self, box: _Channel, channel: discord.PartialMessageable, message_id: int,
                     compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> bool:
@@ -411,27 +412,19 @@ class Outbox:
         channel route. False when the message is gone (or there was nothing to send)."""
         route = _token(box.via_for.get(message_id))
         if route is not None:
-            await self._pace(box, route)
-            body = await compose()
-            if body is None:
-                return False
-            edited: dict[str, Any] = body
+            token = route
             try:
-                done = await self._write(box, route, lambda: route.webhook.edit_message(
-                    message_id, **edited), edit=True)
+                sent, done = await self._attempt(
+                    box, route, compose,
+                    lambda body: token.webhook.edit_message(message_id, **body), edit=True)
             except _TokenGone:
                 box.via_for.pop(message_id, None)
             else:
-                self.counts["edited"] += 1
-                return done is not None
-        await self._pace(box, None)
-        body = await compose()
-        if body is None:
-            return False
-        done = await self._write(box, None, _editor(channel.get_partial_message(message_id),
-                                                    body), edit=True)
-        self.counts["edited"] += 1
-        return done is not None
+                return sent and done is not None
+        message = channel.get_partial_message(message_id)
+        sent, done = await self._attempt(box, None, compose,
+                                         lambda body: message.edit(**body), edit=True)
+        return sent and done is not None
 
     async def _send(self, channel_id: int, box: _Channel) -> None:
         channel = self.client.get_partial_messageable(channel_id, guild_id=box.guild_id)
@@ -553,11 +546,6 @@ def _built(build: Callable[[], dict[str, Any]]
     async def compose() -> dict[str, Any] | None:
         return build()
     return compose
-
-
-def _editor(message: discord.PartialMessage, body: dict[str, Any]
-            ) -> Callable[[], Awaitable[Any]]:
-    return lambda: message.edit(**body)
 
 
 def _chunks(lines: Sequence[str]) -> list[str]:
