@@ -44,7 +44,8 @@ def pair(ch: Channel) -> Session:
 
 
 SCENARIOS: dict[str, Callable[[Channel], Session]] = {
-    name: pair for name in ("in_place", "scrolled", "expired", "busy", "too_late")}
+    name: pair for name in ("in_place", "scrolled", "expired", "expired_post", "busy",
+                            "too_late")}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -137,6 +138,30 @@ async def test_an_expired_token_falls_back_to_the_channel(
         server.interaction_token_life = 15 * 60.0
     assert shown.id == first.id, "still edited in place"
     server.take_problems("expired_token")  # the loopback notes each refused use
+
+
+async def test_a_new_table_whose_token_fails_goes_by_the_channel(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """R-BOT-TABLE: when the interaction that should carry a new table can no longer post
+    (its token refused), the table is posted through the channel route instead, with its
+    turn line."""
+    ch = tables["expired_post"]
+    alice, bob, _c = abc(ch)
+    server = loopback.discord
+    await alice.slash("uno play", card="R3")
+    before = await said(ch, "alice plays 🟥 3.", ch.mark())
+    alice.say("your go, bob")
+    await asyncio.sleep(0.3)  # the bot hears of the chat message: the next table is new
+    server.interaction_token_life = 0.0  # every token is refused from now on
+    try:
+        mark = ch.mark()
+        await bob.slash("uno play", card="R6")
+        after = await said(ch, "bob plays 🟥 6.", mark)
+    finally:
+        server.interaction_token_life = 15 * 60.0
+    assert after.id > before.id and after.webhook_id is None, "posted by the channel route"
+    assert f"<@{alice.id}>, it's your turn." in after.text()
+    assert server.take_problems("expired_token"), "the token was tried first"
 
 
 async def late_draw(loopback: LoopbackTest, ch: Channel, delayed: float) -> InteractionState:

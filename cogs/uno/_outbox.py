@@ -464,13 +464,13 @@ class Outbox:
                 await self._post(box, channel, _fixed(_plain(chunk)))
         taken: list[str] = []
         composed = False
+        mention, box.mention = box.mention, None  # kept if the first route fails
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
             nonlocal composed
             lines, box.lines = box.lines, []
             taken.extend(lines)
-            mention, box.mention = box.mention, None
             box.table = False
             shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
             text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
