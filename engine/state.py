@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.cards import Card, Color, Tower
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 
 class Decision(enum.Enum):

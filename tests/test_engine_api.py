@@ -28,6 +28,7 @@ from engine import (
     NoMatchError,
     NotAPlayerError,
     NotYourTurnError,
+    ParseError,
     Play,
     PlayNeeds,
     RandomPlayer,
@@ -266,3 +267,44 @@ def test_replay_leave_lines() -> None:
         assert str(info.value).startswith(where), info.value
     with pytest.raises(ReplayFormatError, match="names: 'zed' is not one of the players"):
         play_replay({**base, "names": {"zed": "Zed"}, "moves": []})
+
+
+# ---------------------------------------------------------------- the generator's saved state
+def _shuffled_game(seed: int) -> Game:
+    game = Game.new(["a", "b", "c"], seed=seed)
+    game.rng.random()  # the generator has moved past the deal
+    return game
+
+
+def test_saved_generator_state_is_compact_and_continues_the_same_stream() -> None:
+    game = _shuffled_game(5)
+    saved = game.to_dict()
+    assert isinstance(saved["rng"], str) and len(saved["rng"]) < 3500
+    again = Game.from_dict(json.loads(json.dumps(saved)))
+    assert [again.rng.random() for _ in range(5)] == [game.rng.random() for _ in range(5)]
+
+
+def test_the_saved_generator_text_follows_the_generator() -> None:
+    game = _shuffled_game(6)
+    first = game.to_dict()["rng"]
+    assert game.to_dict()["rng"] == first, "unchanged generator, same text"
+    game.rng.random()
+    assert game.to_dict()["rng"] != first, "the generator moved: new text"
+
+
+def test_a_version_1_saved_game_still_loads() -> None:
+    """Version 1 kept the generator's state as a list of numbers."""
+    game = _shuffled_game(7)
+    saved = game.to_dict()
+    version, internal, gauss = game.rng.getstate()
+    old = {**saved, "version": 1, "rng": [version, list(internal), gauss]}
+    again = Game.from_dict(json.loads(json.dumps(old)))
+    assert again.rng.random() == game.rng.random()
+    assert again.to_dict() == {**game.to_dict(), "rng": again.to_dict()["rng"]}
+
+
+@pytest.mark.parametrize("rng", ["3:bm90IGEgc3RhdGU=:", "3:%%%:", "x:AAAA:", [1, 2]])
+def test_a_damaged_generator_state_is_refused(rng: object) -> None:
+    saved = {**_shuffled_game(8).to_dict(), "rng": rng}
+    with pytest.raises(ParseError):
+        Game.from_dict(saved)
