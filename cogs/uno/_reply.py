@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -54,10 +55,43 @@ class _BusyLog:
 _BUSY = _BusyLog()
 
 
-def age_of(interaction: discord.Interaction[Any]) -> float:
-    """Seconds since Discord created the interaction (its id holds the time)."""
-    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-    return max(0.0, age)
+class _Skew:
+    """How far this machine's clock is from Discord's, as the smallest apparent age of the
+    interactions seen in each of the last ten minutes (the quickest ones arrive within
+    milliseconds). A host clock that is seconds off would otherwise make every click look
+    late, and be answered "busy"."""
+
+    MINUTES = 10
+
+    def __init__(self) -> None:
+        self.minima: deque[tuple[int, float]] = deque()
+
+    def note(self, raw_age: float, now: float) -> float:
+        """Record an interaction's apparent age; return the clock's offset."""
+        minute = int(now // 60)
+        if self.minima and self.minima[-1][0] == minute:
+            if raw_age < self.minima[-1][1]:
+                self.minima[-1] = (minute, raw_age)
+        else:
+            self.minima.append((minute, raw_age))
+        while self.minima[0][0] <= minute - self.MINUTES:
+            self.minima.popleft()
+        return self.offset()
+
+    def offset(self) -> float:
+        return min((m for _minute, m in self.minima), default=0.0)
+
+
+_SKEW = _Skew()
+
+
+def age_of(interaction: discord.Interaction[Any], *, first: bool = False) -> float:
+    """Seconds since Discord created the interaction (its id holds the time), corrected
+    for this machine's clock offset. ``first``: the interaction's first look (noted for
+    the offset)."""
+    raw = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    offset = _SKEW.note(raw, time.time()) if first else _SKEW.offset()
+    return max(0.0, raw - offset)
 
 
 class Reply:
@@ -171,7 +205,7 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     one private sentence; a failure is logged and answered once, unless an answer was
     already attempted (a second, late "something went wrong" would only confuse)."""
     reply = Reply(interaction, edit=edit, public=public)
-    age = age_of(interaction)
+    age = age_of(interaction, first=True)
     if age >= BUSY_AFTER:
         # Past capacity: do nothing rather than answer late; a prompt "busy" if there is
         # still time for one.
