@@ -26,6 +26,7 @@ from data.errors import (
 )
 from data.migrate import migrate
 from data.models import (
+    TEAM_KINDS,
     GameResult,
     GuildSettings,
     LogEntry,
@@ -405,6 +406,7 @@ class Database:
             settings.turn_timer,
             int(settings.mention_turn),
             int(settings.shuffle_seats),
+            int(settings.threads),
         )
         async with self._write(f"save the settings of guild {settings.guild_id}") as conn:
             await conn.execute(queries.UPSERT_GUILD_SETTINGS, params)
@@ -541,8 +543,11 @@ class Database:
                     result.edition,
                     result.finished_at,
                     result.rounds,
+                    result.kind,
                 ),
             )
+            team_game = int(result.kind in TEAM_KINDS)
+            tournament = int(result.kind == "tournament")
             if cursor.rowcount == 0:
                 logger.info("Game %s was already recorded; nothing changed", result.game_id)
                 return False
@@ -558,6 +563,7 @@ class Database:
                         player.rounds_won,
                         player.towers_grabbed,
                         player.best_round,
+                        player.team,
                     ),
                 )
                 await conn.execute(
@@ -570,6 +576,10 @@ class Database:
                         player.score,
                         player.towers_grabbed,
                         player.best_round,
+                        team_game,
+                        team_game * int(player.won),
+                        tournament,
+                        tournament * int(player.won),
                     ),
                 )
             await _insert_log(conn, log)

@@ -25,6 +25,11 @@ TURN_TIMER_MIN, TURN_TIMER_MAX = 10, 600
 _RULES = Settings()
 DEFAULT_TURN_TIMER = 90
 DEFAULT_EDITION = "power-grab"
+_EDITION_NAMES = ", ".join(repr(e) for e in EDITIONS)
+GAME_KINDS = ("solo", "partners", "rotating", "tournament")
+"""What a finished game was: everyone for themselves, fixed partners, the rotating-partners
+match, or a tournament (recorded once, as a whole)."""
+TEAM_KINDS = frozenset({"partners", "rotating"})
 
 
 def _is_int(value: object) -> bool:
@@ -53,6 +58,8 @@ class GuildSettings:
     turn_timer: int = DEFAULT_TURN_TIMER
     mention_turn: bool = True
     shuffle_seats: bool = _RULES.shuffle_seats
+    threads: bool = False
+    """Whether /uno new opens its game in a new thread (the command's option overrides it)."""
 
     def __post_init__(self) -> None:
         _require_int("guild_id", self.guild_id)
@@ -68,7 +75,7 @@ class GuildSettings:
         if not _is_int(self.grab2_points) or self.grab2_points not in GRAB2_POINTS:
             raise ValueError(f"grab2_points must be 20 or 50, got {self.grab2_points!r}.")
         if self.edition not in EDITIONS:
-            raise ValueError(f"edition must be 'power-grab' or 'classic', got {self.edition!r}.")
+            raise ValueError(f"edition must be one of {_EDITION_NAMES}, got {self.edition!r}.")
         if not _is_int(self.turn_timer) or not (
             TURN_TIMER_MIN <= self.turn_timer <= TURN_TIMER_MAX
         ):
@@ -80,6 +87,8 @@ class GuildSettings:
             raise ValueError(f"mention_turn must be True or False, got {self.mention_turn!r}.")
         if not isinstance(self.shuffle_seats, bool):
             raise ValueError(f"shuffle_seats must be True or False, got {self.shuffle_seats!r}.")
+        if not isinstance(self.threads, bool):
+            raise ValueError(f"threads must be True or False, got {self.threads!r}.")
 
     @classmethod
     def from_row(cls, row: RowLike) -> GuildSettings:
@@ -92,6 +101,7 @@ class GuildSettings:
             turn_timer=int(row["turn_timer"]),
             mention_turn=bool(row["mention_turn"]),
             shuffle_seats=bool(row["shuffle_seats"]),
+            threads=bool(row["threads"]),
         )
 
 
@@ -135,9 +145,13 @@ class PlayerResult:
     rounds_won: int
     towers_grabbed: int
     best_round: int
+    team: int | None = None
+    """The player's team (0, 1, ...) in a game with fixed partners, else None."""
 
     def __post_init__(self) -> None:
         _require_int("user_id", self.user_id)
+        if self.team is not None:
+            _require_non_negative("team", self.team)
         if not isinstance(self.won, bool):
             raise ValueError(f"won must be True or False, got {self.won!r}.")
         for name in ("score", "rounds_won", "towers_grabbed", "best_round"):
@@ -152,6 +166,7 @@ class PlayerResult:
             rounds_won=int(row["rounds_won"]),
             towers_grabbed=int(row["towers_grabbed"]),
             best_round=int(row["best_round"]),
+            team=None if row["team"] is None else int(row["team"]),
         )
 
 
@@ -166,6 +181,8 @@ class GameResult:
     finished_at: int  # unix time, seconds
     rounds: int
     players: tuple[PlayerResult, ...]
+    kind: str = "solo"
+    """One of GAME_KINDS."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.game_id, str) or not self.game_id:
@@ -175,7 +192,9 @@ class GameResult:
         _require_int("finished_at", self.finished_at)
         _require_non_negative("rounds", self.rounds)
         if self.edition not in EDITIONS:
-            raise ValueError(f"edition must be 'power-grab' or 'classic', got {self.edition!r}.")
+            raise ValueError(f"edition must be one of {_EDITION_NAMES}, got {self.edition!r}.")
+        if self.kind not in GAME_KINDS:
+            raise ValueError(f"kind must be one of {GAME_KINDS}, got {self.kind!r}.")
         if not isinstance(self.players, tuple):
             raise ValueError("players must be a tuple of PlayerResult.")
         user_ids = [p.user_id for p in self.players]
@@ -195,6 +214,12 @@ class PlayerStats:
     points: int
     towers_grabbed: int
     best_round: int
+    team_games: int = 0
+    """Games played with partners (fixed or rotating), also counted in games_played."""
+    team_wins: int = 0
+    """... and of those, the ones won (also counted in games_won)."""
+    tournaments_played: int = 0
+    tournament_wins: int = 0
 
     @classmethod
     def from_row(cls, row: RowLike) -> PlayerStats:
@@ -207,6 +232,10 @@ class PlayerStats:
             points=int(row["points"]),
             towers_grabbed=int(row["towers_grabbed"]),
             best_round=int(row["best_round"]),
+            team_games=int(row["team_games"]),
+            team_wins=int(row["team_wins"]),
+            tournaments_played=int(row["tournaments_played"]),
+            tournament_wins=int(row["tournament_wins"]),
         )
 
 

@@ -15,15 +15,17 @@ from typing import Final, Literal
 # --- guild settings ---------------------------------------------------------------------
 
 GET_GUILD_SETTINGS: Final = """
-SELECT guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats
+SELECT guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats,
+       threads
 FROM guild_settings
 WHERE guild_id = ?
 """
 
 UPSERT_GUILD_SETTINGS: Final = """
 INSERT INTO guild_settings
-    (guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    (guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats,
+     threads)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (guild_id) DO UPDATE SET
     target = excluded.target,
     scoring = excluded.scoring,
@@ -31,7 +33,8 @@ ON CONFLICT (guild_id) DO UPDATE SET
     edition = excluded.edition,
     turn_timer = excluded.turn_timer,
     mention_turn = excluded.mention_turn,
-    shuffle_seats = excluded.shuffle_seats
+    shuffle_seats = excluded.shuffle_seats,
+    threads = excluded.threads
 """
 
 # --- saved games ------------------------------------------------------------------------
@@ -63,23 +66,28 @@ WHERE channel_id = ?
 # --- finished games ---------------------------------------------------------------------
 
 INSERT_RESULT: Final = """
-INSERT INTO game_results (game_id, guild_id, channel_id, edition, finished_at, rounds)
-VALUES (?, ?, ?, ?, ?, ?)
+INSERT INTO game_results (game_id, guild_id, channel_id, edition, finished_at, rounds, kind)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (game_id) DO NOTHING
 """
 
 INSERT_PLAYER_RESULT: Final = """
 INSERT INTO game_players
-    (game_id, guild_id, user_id, score, won, rounds_won, towers_grabbed, best_round)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    (game_id, guild_id, user_id, score, won, rounds_won, towers_grabbed, best_round, team)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 ADD_TO_PLAYER_STATS: Final = """
 INSERT INTO player_stats
-    (guild_id, user_id, games_played, games_won, rounds_won, points, towers_grabbed, best_round)
-VALUES (?, ?, 1, ?, ?, ?, ?, ?)
+    (guild_id, user_id, games_played, games_won, rounds_won, points, towers_grabbed, best_round,
+     team_games, team_wins, tournaments_played, tournament_wins)
+VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (guild_id, user_id) DO UPDATE SET
     games_played = player_stats.games_played + 1,
+    team_games = player_stats.team_games + excluded.team_games,
+    team_wins = player_stats.team_wins + excluded.team_wins,
+    tournaments_played = player_stats.tournaments_played + excluded.tournaments_played,
+    tournament_wins = player_stats.tournament_wins + excluded.tournament_wins,
     games_won = player_stats.games_won + excluded.games_won,
     rounds_won = player_stats.rounds_won + excluded.rounds_won,
     points = player_stats.points + excluded.points,
@@ -100,7 +108,8 @@ WHERE guild_id = ? AND channel_id = ? AND game_id = ?
 # --- leaderboard ------------------------------------------------------------------------
 
 _STATS_COLUMNS: Final = (
-    "guild_id, user_id, games_played, games_won, rounds_won, points, towers_grabbed, best_round"
+    "guild_id, user_id, games_played, games_won, rounds_won, points, towers_grabbed, best_round,"
+    " team_games, team_wins, tournaments_played, tournament_wins"
 )
 
 LEADERBOARD: Final[dict[Literal["wins", "points"], str]] = {

@@ -60,6 +60,35 @@ async def all_stats(db: Database, guild_id: int) -> list[PlayerStats]:
 # --- record_game ------------------------------------------------------------------------
 
 
+async def test_partner_games_and_tournaments_are_counted_apart_and_once(db: Database) -> None:
+    """Issue 9 (sheet 004): the leaderboard counts partner games, team wins and tournament
+    wins per player; recording the same game again changes nothing."""
+    partners = GameResult("p1", GUILD_A, 5, "classic", 1, 2,
+                          (PlayerResult(1, 90, True, 2, 0, 60, team=0),
+                           PlayerResult(2, 0, False, 0, 0, 0, team=1)), kind="partners")
+    rotating = GameResult("r1", GUILD_A, 5, "classic", 2, 3,
+                          (PlayerResult(1, 10, False, 1, 0, 10),
+                           PlayerResult(2, 70, True, 2, 0, 50)), kind="rotating")
+    tournament = GameResult("t1", GUILD_A, 5, "power-grab", 3, 28,
+                            (PlayerResult(1, 400, True, 9, 4, 99),
+                             PlayerResult(2, 150, False, 5, 2, 60)), kind="tournament")
+    for result in (partners, rotating, tournament):
+        assert await db.record_game(result) is True
+        assert await db.record_game(result) is False
+    one = await db.player_stats(GUILD_A, 1)
+    two = await db.player_stats(GUILD_A, 2)
+    assert one is not None and two is not None
+    assert (one.games_played, one.games_won, one.team_games, one.team_wins,
+            one.tournaments_played, one.tournament_wins) == (3, 2, 2, 1, 1, 1)
+    assert (two.games_played, two.games_won, two.team_games, two.team_wins,
+            two.tournaments_played, two.tournament_wins) == (3, 1, 2, 1, 1, 0)
+    with pytest.raises(ValueError, match="kind"):
+        GameResult("x", GUILD_A, 5, "classic", 1, 1, (), kind="league")
+    with pytest.raises(ValueError, match="team"):
+        PlayerResult(1, 0, False, 0, 0, 0, team=-1)
+
+
+
 async def test_record_game_adds_up_and_keeps_the_best_round(db: Database, db_path: str) -> None:
     assert await db.record_game(
         game("g1", player(1, 120, True, 2, 3, 80), player(2, 40, False, 1, 1, 40))
