@@ -9,6 +9,7 @@ scheduler runs the timers; the menus are pure functions.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,17 @@ from cogs.uno._components import (
     color_of,
     towers_value,
 )
-from cogs.uno._contracts import REQUIRED_PERMISSIONS, Actor, Moved, Refusal, stale_text
+from cogs.uno._contracts import (
+    OPEN_THREAD_PERMISSIONS,
+    REQUIRED_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    Actor,
+    Moved,
+    Refusal,
+    missing_permissions,
+    permission_names,
+    stale_text,
+)
 from cogs.uno._menus import (
     choice_menu,
     hand_menu,
@@ -50,8 +61,7 @@ from cogs.uno._render import error_text, lobby_embed, settings_text
 from cogs.uno._reply import Reply, answer
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._service import TableService, options_from
-from cogs.uno._session import Options, Session
-from data import GuildSettings
+from cogs.uno._session import Session
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import (
     Accept,
@@ -86,8 +96,9 @@ LOG_LINES = 15
 
 def actor_of(interaction: discord.Interaction[Any]) -> Actor:
     perms = interaction.permissions
-    app = interaction.app_permissions
-    missing = tuple(p for p in REQUIRED_PERMISSIONS if not getattr(app, p, False))
+    needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
+              else REQUIRED_PERMISSIONS)
+    missing = missing_permissions(interaction.app_permissions, needed)
     return Actor(id=str(interaction.user.id), name=interaction.user.display_name,
                  admin=bool(perms.manage_guild or perms.administrator),
                  locale=interaction.locale, missing=missing)
@@ -137,6 +148,17 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         # bound to the bot's global rate limit)
         if interaction.type in CARRIERS:
             self.outbox.carry(interaction)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self.service.thread_closed(payload.thread_id, "deleted")
+
+    @commands.Cog.listener()
+    async def on_raw_thread_update(self, payload: discord.RawThreadUpdateEvent) -> None:
+        # Raw: a game's thread may not be in discord.py's cache (after a restart).
+        metadata = payload.data.get("thread_metadata") or {}
+        if metadata.get("locked"):
+            await self.service.thread_closed(payload.thread_id, "locked")
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -365,17 +387,74 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     # ================================================================== commands: lobby
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
+    @app_commands.describe(thread="Open the game in a new thread of this channel (default: "
+                                  "the server's setting)")
     @app_commands.guild_only()
-    async def new(self, interaction: discord.Interaction[Any]) -> None:
+    async def new(self, interaction: discord.Interaction[Any], thread: bool | None = None
+                  ) -> None:
         async def work(reply: Reply) -> None:
             assert interaction.guild_id is not None and interaction.channel_id is not None
             actor = actor_of(interaction)
+            in_thread = thread
+            if in_thread is None:
+                in_thread = (await self.bot.db.get_guild_settings(interaction.guild_id)).threads
+            if in_thread and not isinstance(interaction.channel, discord.Thread):
+                await self._new_in_thread(reply, interaction, actor)
+                return
             session = await self.service.open_lobby(interaction.channel_id,
                                                     interaction.guild_id, actor)
             message_id = await reply.send(embed=lobby_embed(session, actor.locale),
                                           view=lobby_view(session))
             await self.service.set_message(session, lobby=message_id)
         await answer(interaction, work, public=True)
+
+    async def _new_in_thread(self, reply: Reply, interaction: discord.Interaction[Any],
+                             actor: Actor) -> None:
+        """A lobby in a new public thread of this channel: the thread is created first, the
+        lobby saved in it, then shown there; the channel is told where to join."""
+        assert interaction.guild_id is not None
+        locale = actor.locale
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            raise Refusal(_("Games can open threads only in text channels: use /uno new "
+                            "thread:False here.", locale))
+        if self.service.closing:
+            raise Refusal(_("The bot is restarting: try again in a moment.", locale))
+        missing = missing_permissions(interaction.app_permissions, OPEN_THREAD_PERMISSIONS)
+        if missing:
+            raise Refusal(_("I can't open a game thread here (missing: {perms}): ask a server "
+                            "admin for these permissions, or use /uno new thread:False.",
+                            locale, perms=permission_names(missing)))
+        name = _("UNO: {name}'s game", name=actor.name)[:100]
+        try:
+            room = await channel.create_thread(
+                name=name, type=discord.ChannelType.public_thread, auto_archive_duration=1440,
+                reason=f"UNO game opened by {actor.id}")
+        except discord.Forbidden:
+            raise Refusal(_("Discord didn't let me create a thread here: check my Create Public "
+                            "Threads permission, or use /uno new thread:False.", locale)) from None
+        except discord.HTTPException as exc:
+            log.warning("Creating a game thread in channel %s failed: %s", channel.id, exc)
+            raise Refusal(_("Creating the thread failed: try again in a moment.",
+                            locale)) from None
+        try:
+            session = await self.service.open_lobby(room.id, interaction.guild_id, actor,
+                                                    parent_id=channel.id)
+        except Refusal:
+            with contextlib.suppress(discord.HTTPException):
+                await room.delete(reason="UNO game could not be opened")
+            raise
+        try:
+            message = await room.send(embed=lobby_embed(session), view=lobby_view(session))
+        except discord.HTTPException as exc:
+            log.warning("Posting the lobby in thread %s failed: %s", room.id, exc)
+            await reply.send(_("🧵 {name} opened a game in {thread}, but I couldn't post its "
+                               "lobby there: use /uno table in the thread.", locale,
+                               name=actor.name, thread=room.mention))
+            return
+        await self.service.set_message(session, lobby=message.id)
+        await reply.send(_("🧵 {name} opened a game in {thread}: join it there.", locale,
+                           name=actor.name, thread=room.mention))
 
     @app_commands.command(name="join", description="Join the lobby in this channel")
     @app_commands.guild_only()
@@ -469,6 +548,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         turn_timer=f"Seconds per turn ({TURN_TIMER_MIN}-{TURN_TIMER_MAX})",
         mention_turn="Mention the player whose turn it is",
         shuffle_seats="Shuffle the seats at the start",
+        threads="Server default: /uno new opens each game in a new thread (Manage Server)",
         server_default="Also save these as this server's defaults (Manage Server)")
     @app_commands.choices(
         scoring=[app_commands.Choice(name="standard", value="standard"),
@@ -485,22 +565,26 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                        turn_timer: app_commands.Range[int, TURN_TIMER_MIN, TURN_TIMER_MAX]
                        | None = None,
                        mention_turn: bool | None = None, shuffle_seats: bool | None = None,
-                       server_default: bool = False) -> None:
+                       threads: bool | None = None, server_default: bool = False) -> None:
         changes = {k: v for k, v in {
             "target": target, "scoring": scoring, "edition": edition,
             "grab2_points": grab2_points, "turn_timer": turn_timer,
             "mention_turn": mention_turn, "shuffle_seats": shuffle_seats}.items()
             if v is not None}
+        server_only = {} if threads is None else {"threads": threads}
         await answer(interaction,
-                           lambda reply: self._settings(reply, interaction, changes,
-                                                        server_default))
+                     lambda reply: self._settings(reply, interaction, changes,
+                                                  server_default, server_only))
 
     async def _settings(self, reply: Reply, interaction: discord.Interaction[Any],
-                        changes: dict[str, Any], server_default: bool) -> None:
+                        changes: dict[str, Any], server_default: bool,
+                        server_only: dict[str, Any]) -> None:
+        """``server_only``: settings of the server, not of a game (games in threads)."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
         actor = actor_of(interaction)
         locale = actor.locale
         session = self.service.sessions.get(interaction.channel_id)
+        server_default = server_default or bool(server_only)
         if server_default and not actor.admin:
             raise Refusal(_("Only members with Manage Server can change the server's defaults.",
                             locale))
@@ -511,19 +595,22 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 raise Refusal(_("Only members with Manage Server can change the server's "
                                 "defaults.", locale))
             current = await self.bot.db.get_guild_settings(interaction.guild_id)
-            base = {k: getattr(current, k) for k in Options.__slots__}
             try:
-                merged = GuildSettings(guild_id=interaction.guild_id, **{**base, **changes})
+                merged = dataclasses.replace(current, **changes, **server_only)
             except ValueError as exc:
                 raise Refusal(_(str(exc), locale)) from None
             await self.bot.db.set_guild_settings(merged)
+        parts = []
         if session is not None:
-            text = _("Settings for this game: {s}", locale, s=settings_text(session, locale))
-        else:
+            parts.append(_("Settings for this game: {s}", locale,
+                           s=settings_text(session, locale)))
+        if session is None or server_default:
             defaults = await self.bot.db.get_guild_settings(interaction.guild_id)
             probe = Session(0, 0, "", options=options_from(defaults))
-            text = _("This server's defaults: {s}", locale, s=settings_text(probe, locale))
-        await reply.send(text)
+            parts.append(_("This server's defaults: {s}", locale, s=settings_text(probe, locale))
+                         + " · " + (_("games open in a new thread", locale) if defaults.threads
+                                    else _("games open in the channel", locale)))
+        await reply.send("\n".join(parts))
 
     # ================================================================== commands: moves
     @app_commands.command(name="hand", description="See your hand (only you can see it)")

@@ -15,9 +15,25 @@ from engine import Game, Move
 from engine.events import Event
 
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
+"""What the bot needs in a channel to host a game there."""
+THREAD_PERMISSIONS = ("view_channel", "send_messages_in_threads", "embed_links")
+"""... in a thread (Discord asks Send Messages in Threads there, not Send Messages)."""
+OPEN_THREAD_PERMISSIONS = ("view_channel", "create_public_threads", "send_messages_in_threads",
+                           "embed_links")
+"""... in a channel, to open a game in a new public thread under it."""
 PERMISSION_NAMES = {"view_channel": "View Channel", "send_messages": "Send Messages",
-                    "embed_links": "Embed Links"}
+                    "embed_links": "Embed Links",
+                    "send_messages_in_threads": "Send Messages in Threads",
+                    "create_public_threads": "Create Public Threads"}
 
+
+def missing_permissions(granted: object, needed: Sequence[str]) -> tuple[str, ...]:
+    """The names in ``needed`` that ``granted`` (a discord.Permissions) lacks."""
+    return tuple(p for p in needed if not getattr(granted, p, False))
+
+
+def permission_names(missing: Sequence[str]) -> str:
+    return ", ".join(PERMISSION_NAMES.get(p, p) for p in missing)
 
 
 def stale_text(locale: Locale = None) -> str:

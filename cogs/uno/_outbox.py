@@ -34,6 +34,7 @@ from typing import Any
 
 import discord
 
+from cogs.uno._contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno._menus import lobby_view, table_view, turn_ping
 from cogs.uno._render import lobby_embed, table_embed
 from cogs.uno._session import Session
@@ -237,7 +238,9 @@ class Outbox:
         for the channel's game, or briefly for a channel whose game may be starting)."""
         channel_id = interaction.channel_id or 0
         perms = interaction.app_permissions
-        usable = perms.view_channel and perms.send_messages and perms.embed_links
+        needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
+                  else REQUIRED_PERMISSIONS)
+        usable = not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
             # A webhook could post (and the bot edit its table) without these permissions;

@@ -24,13 +24,13 @@ from typing import Any
 from cogs.i18n import Locale, _
 from cogs.uno._autoplay import Autoplay
 from cogs.uno._contracts import (
-    PERMISSION_NAMES,
     Actor,
     Announcer,
     Moved,
     Refusal,
     SaveFailed,
     Store,
+    permission_names,
     stale_text,
 )
 from cogs.uno._render import error_text, event_lines
@@ -111,7 +111,7 @@ class TableService:
     @staticmethod
     def need_permissions(actor: Actor) -> None:
         if actor.missing:
-            names = ", ".join(PERMISSION_NAMES.get(p, p) for p in actor.missing)
+            names = permission_names(actor.missing)
             raise Refusal(_("I can't post in this channel (missing: {perms}): ask a server "
                             "admin to give me these permissions here, then try again.",
                             actor.locale, perms=names))
@@ -396,8 +396,10 @@ class TableService:
         return [_("{name} is the host now.", name=session.name(humans[0]))]
 
     # ================================================================ lobby
-    async def open_lobby(self, channel_id: int, guild_id: int, actor: Actor) -> Session:
-        """A new lobby in the channel, saved before anyone is told it exists."""
+    async def open_lobby(self, channel_id: int, guild_id: int, actor: Actor, *,
+                         parent_id: int | None = None) -> Session:
+        """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
+        anyone is told it exists."""
         if self.closing:
             raise Refusal(_("The bot is restarting: try again in a moment.", actor.locale))
         self.need_permissions(actor)
@@ -411,7 +413,7 @@ class TableService:
             raise Refusal(_("A game is already open in this channel: join it, or ask the "
                             "host to end it.", actor.locale))
         session = Session(channel_id=channel_id, guild_id=guild_id, host_id=actor.id,
-                          options=options_from(defaults))
+                          options=options_from(defaults), parent_id=parent_id)
         session.seats.append(Seat(actor.id, actor.name))
         session.last_human = time.time()
         self.sessions[channel_id] = session
@@ -623,6 +625,10 @@ class TableService:
                     await self._drop(session)
                 except SaveFailed:
                     self._forget(session)
+                if session.parent_id is not None:
+                    self.outbox.notice(session.parent_id, session.guild_id, [_(
+                        "🧵 The thread of {host}'s game is gone, so the game ended; it does "
+                        "not count on the leaderboard.", host=session.name(session.host_id))])
                 return
             if session.paused is not None:
                 return
@@ -634,6 +640,28 @@ class TableService:
                 await self._commit(session)
             except SaveFailed:
                 session.paused = "permissions"  # paused in memory all the same
+
+    async def thread_closed(self, thread_id: int, why: str) -> None:
+        """The game's thread was deleted or locked ("deleted", "locked"): the game ends
+        (it does not count) and its channel is told."""
+        session = self.sessions.get(thread_id)
+        if session is None:
+            return
+        async with self._changing(session):
+            if not self.is_live(session):
+                return
+            log.info("The thread %s of a game was %s: the game ends", thread_id, why)
+            try:
+                await self._drop(session)
+            except SaveFailed:
+                self._forget(session)
+        if session.parent_id is not None:
+            text = (_("🧵 The thread of {host}'s game was deleted, so the game ended; it does "
+                      "not count on the leaderboard.", host=session.name(session.host_id))
+                    if why == "deleted" else
+                    _("🧵 The thread of {host}'s game was locked, so the game ended; it does "
+                      "not count on the leaderboard.", host=session.name(session.host_id)))
+            self.outbox.notice(session.parent_id, session.guild_id, [text])
 
     # ================================================================ life cycle
     async def restore(self) -> int:

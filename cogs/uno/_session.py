@@ -26,7 +26,7 @@ _DEFAULTS = GuildSettings(0)
 """A server's defaults before it sets any (data.models holds every setting's default)."""
 MAX_CPUS_WITH_ONE_HUMAN = 5
 CPU_PREFIX = "cpu"
-SESSION_VERSION = 3
+SESSION_VERSION = 4
 
 
 class SavedFormatError(ValueError):
@@ -106,6 +106,8 @@ class Session:
     last_acted: dict[str, float] = field(default_factory=dict)
     """When each player last moved (monotonic seconds; not saved): a player who acted
     recently is watching and is not mentioned."""
+    parent_id: int | None = None
+    """For a game in a thread: the channel the thread belongs to (None: not a thread)."""
     announced_round: int | None = None
     """The round the last table showed (not saved): a new round gets a new table."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -185,6 +187,7 @@ class Session:
             "unseen": self.unseen,
             "log_seq": self.log_seq,
             "notified_serial": self.notified_serial,
+            "parent_id": self.parent_id,
         }
 
     def to_json(self, now: float | None = None) -> str:
@@ -229,6 +232,7 @@ class Session:
             unseen={str(k): [str(c) for c in v] for k, v in d["unseen"].items()},
             log_seq=int(d["log_seq"]),
             notified_serial=int(d["notified_serial"]),
+            parent_id=None if d["parent_id"] is None else int(d["parent_id"]),
         )
         return session
 
@@ -277,7 +281,17 @@ def _v2_to_v3(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
-_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
+def _v3_to_v4(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 knows whether the game lives in a thread (and of which channel); every
+    earlier game lives in its channel."""
+    d = dict(d)
+    d["parent_id"] = None
+    d["version"] = 4
+    return d
+
+
+_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def upgrade(d: dict[str, Any]) -> dict[str, Any]:
