@@ -350,3 +350,50 @@ async def test_restarted_bot_finds_active_threads(loopback: LoopbackTest) -> Non
     result = await alice.slash("thread where")
     assert result.text.startswith(f"in Thread {active.id} parent={ch.id}")
     assert re.search(r"send_in_threads=True", result.text)
+
+
+# -- members and private threads --------------------------------------------------------------
+
+
+async def test_thread_members_and_private_threads(loopback: LoopbackTest) -> None:
+    ch = loopback.channel
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    bot_id = loopback.discord.bot_identity.id
+    # a private thread (type 12, the route's default) hides from non-members
+    status, body = await rest(loopback, "POST", f"/channels/{ch.id}/threads", {"name": "secret"})
+    assert status == 201 and body["type"] == 12 and body["member"]["user_id"] == str(bot_id)
+    assert body["thread_metadata"]["invitable"] is True
+    thread = ch.thread("secret")
+    assert not thread.permissions_for(alice).view_channel
+    with pytest.raises(AssertionError, match="VIEW_CHANNEL"):
+        alice.at(thread).say("let me in")
+    status, _ = await rest(loopback, "PUT", f"/channels/{thread.id}/thread-members/{alice.id}")
+    assert status == 204 and alice.id in thread.members
+    assert thread.permissions_for(alice).view_channel
+    alice.at(thread).say("in")
+    status, listed = await rest(loopback, "GET", f"/channels/{thread.id}/thread-members")
+    assert {m["user_id"] for m in listed} == {str(bot_id), str(alice.id)}
+    status, _ = await rest(loopback, "DELETE", f"/channels/{thread.id}/thread-members/{alice.id}")
+    assert status == 204 and alice.id not in thread.members
+    # the bot leaves and joins: THREAD_MEMBERS_UPDATE with removed / added members
+    status, _ = await rest(loopback, "DELETE", f"/channels/{thread.id}/thread-members/@me")
+    assert status == 204 and bot_id not in thread.members
+    status, _ = await rest(loopback, "PUT", f"/channels/{thread.id}/thread-members/@me")
+    assert status == 204 and bot_id in thread.members
+    updates = [e for e in events(loopback, "THREAD_MEMBERS_UPDATE") if e["id"] == str(thread.id)]
+    assert [str(bot_id)] in [e.get("removed_member_ids") for e in updates]
+    # no member changes in an archived thread
+    thread.archive()
+    status, body = await rest(loopback, "PUT", f"/channels/{thread.id}/thread-members/{bob.id}")
+    assert (status, body["code"]) == (400, 50083)
+    loopback.discord.take_refused(code=50083)
+    # the test API: add_member / remove_member
+    public = ch.create_thread("public", by=alice)
+    public.add_member(bob)
+    assert set(public.members) == {alice.id, bob.id}
+    public.remove_member(bob)
+    assert set(public.members) == {alice.id}
+    # thread-member routes on a channel that is not a thread: 400 50024
+    status, body = await rest(loopback, "PUT", f"/channels/{ch.id}/thread-members/@me")
+    assert (status, body["code"]) == (400, 50024)
+    loopback.discord.take_refused(code=50024)
