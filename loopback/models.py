@@ -106,7 +106,9 @@ class Refusal:
     message: str
     method: str = ""
     path: str = ""
-    reason: str = ""  # "missing_access", "missing_permissions", "unknown_channel", "injected"
+    # "missing_access", "missing_permissions", "unknown_channel", "injected"; threads.py adds
+    # "thread_locked", "thread_archived", "thread_exists", "wrong_channel_type", ...
+    reason: str = ""
     detail: str = ""  # e.g. the missing permission names
 
     def __str__(self) -> str:
