@@ -33,7 +33,7 @@ DEFAULT_ARCHIVE_DURATION = 1440
 HAS_THREAD = 1 << 5  # message flag: a thread was started from this message
 THREAD_CREATED = 18  # message type: "X started a thread" in the parent channel
 INTENT_GUILD_MEMBERS = 1 << 1
-MEMBER_COUNT_CAP = 50  # Discord's member_count and message_count stop at 50
+MEMBER_COUNT_CAP = 50  # Discord's member_count stops at 50
 
 
 class Thread(Channel):
@@ -107,7 +107,7 @@ class Thread(Channel):
             "last_message_id": str(public[-1].id) if public else None,
             "rate_limit_per_user": self.rate_limit_per_user,
             "flags": 0,
-            "message_count": min(len([m for m in public if not m.deleted]), MEMBER_COUNT_CAP),
+            "message_count": len([m for m in public if not m.deleted]),
             "member_count": min(len(self.members), MEMBER_COUNT_CAP),
             "total_message_sent": len(public),
             "thread_metadata": self.metadata(),
