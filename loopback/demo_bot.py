@@ -192,12 +192,120 @@ class Demo(app_commands.Group):
             await channel.send(f"announcement {i + 1}")
 
 
+def _thread_of(interaction: discord.Interaction[Any], thread_id: str) -> discord.Thread | None:
+    guild = interaction.guild
+    return guild.get_thread(int(thread_id)) if guild is not None else None
+
+
+class Threads(app_commands.Group):
+    """Thread commands for the loopback harness (each reports what discord.py saw)."""
+
+    @app_commands.command(description="Open a public thread here (or from a new message)")
+    async def open(
+        self, interaction: discord.Interaction[Any], name: str, from_message: bool = False
+    ) -> None:
+        channel = interaction.channel
+        assert isinstance(channel, discord.TextChannel)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            if from_message:
+                msg = await channel.send(f"table {name}")
+                thread = await msg.create_thread(name=name, auto_archive_duration=60)
+            else:
+                thread = await channel.create_thread(
+                    name=name, type=discord.ChannelType.public_thread, auto_archive_duration=60
+                )
+            await thread.send(f"welcome to {name}", view=PickView())
+        except discord.HTTPException as exc:
+            await interaction.followup.send(f"failed {exc.status} {exc.code}", ephemeral=True)
+            return
+        await asyncio.sleep(0.05)  # let the gateway events arrive
+        cached = channel.guild.get_thread(thread.id) is not None
+        await interaction.followup.send(
+            f"opened {thread.id} type={thread.type.value} parent={thread.parent_id} "
+            f"cached={cached} me={thread.me is not None}",
+            ephemeral=True,
+        )
+
+    @app_commands.command(description="Where am I?")
+    async def where(self, interaction: discord.Interaction[Any]) -> None:
+        channel = interaction.channel
+        kind = type(channel).__name__
+        parent = getattr(channel, "parent_id", None)
+        await interaction.response.send_message(
+            f"in {kind} {getattr(channel, 'id', None)} parent={parent} "
+            f"app send_in_threads={interaction.app_permissions.send_messages_in_threads}"
+        )
+
+    @app_commands.command(description="Post into a thread by id")
+    async def post(self, interaction: discord.Interaction[Any], thread_id: str, text: str) -> None:
+        await interaction.response.defer(ephemeral=True)
+        thread = _thread_of(interaction, thread_id)
+        target: Any = thread or await interaction.client.fetch_channel(int(thread_id))
+        try:
+            await target.send(text)
+        except discord.HTTPException as exc:
+            await interaction.followup.send(f"failed {exc.status} {exc.code}", ephemeral=True)
+            return
+        await interaction.followup.send("posted", ephemeral=True)
+
+    @app_commands.command(description="Edit a thread by id (archived/locked/name)")
+    async def edit(
+        self,
+        interaction: discord.Interaction[Any],
+        thread_id: str,
+        archived: bool | None = None,
+        locked: bool | None = None,
+        name: str | None = None,
+    ) -> None:
+        await interaction.response.defer(ephemeral=True)
+        thread = _thread_of(interaction, thread_id)
+        if thread is None:
+            fetched = await interaction.client.fetch_channel(int(thread_id))
+            assert isinstance(fetched, discord.Thread)
+            thread = fetched
+        changes: dict[str, Any] = {}
+        if archived is not None:
+            changes["archived"] = archived
+        if locked is not None:
+            changes["locked"] = locked
+        if name is not None:
+            changes["name"] = name
+        try:
+            await thread.edit(**changes)
+        except discord.HTTPException as exc:
+            await interaction.followup.send(f"failed {exc.status} {exc.code}", ephemeral=True)
+            return
+        await interaction.followup.send("edited", ephemeral=True)
+
+    @app_commands.command(description="Delete a thread by id")
+    async def delete(self, interaction: discord.Interaction[Any], thread_id: str) -> None:
+        await interaction.response.defer(ephemeral=True)
+        thread = _thread_of(interaction, thread_id)
+        assert thread is not None, "thread not cached"
+        try:
+            await thread.delete()
+        except discord.HTTPException as exc:
+            await interaction.followup.send(f"failed {exc.status} {exc.code}", ephemeral=True)
+            return
+        await interaction.followup.send("deleted", ephemeral=True)
+
+    @app_commands.command(description="The threads discord.py has cached")
+    async def known(self, interaction: discord.Interaction[Any]) -> None:
+        guild = interaction.guild
+        assert guild is not None
+        names = sorted(f"{t.name}:{t.id}:{'archived' if t.archived else 'active'}"
+                       for t in guild.threads)
+        await interaction.response.send_message("known " + " ".join(names), ephemeral=True)
+
+
 class DemoBot(commands.Bot):
     def __init__(self) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=discord.Intents.default())
 
     async def setup_hook(self) -> None:
         self.tree.add_command(Demo(name="demo", description="Demo commands"))
+        self.tree.add_command(Threads(name="thread", description="Thread commands"))
         self.add_dynamic_items(CounterButton)
         guild_id = os.environ.get("DEV_GUILD_ID")
         if guild_id:

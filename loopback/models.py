@@ -15,6 +15,7 @@ import discord
 
 if TYPE_CHECKING:
     from .server import LoopbackDiscord
+    from .threads import Thread
     from .users import Member
 
     # what a channel overwrite can name: a member, a role, the guild (@everyone), "bot"
@@ -105,7 +106,9 @@ class Refusal:
     message: str
     method: str = ""
     path: str = ""
-    reason: str = ""  # "missing_access", "missing_permissions", "unknown_channel", "injected"
+    # "missing_access", "missing_permissions", "unknown_channel", "injected"; threads.py adds
+    # "thread_locked", "thread_archived", "thread_exists", "wrong_channel_type", ...
+    reason: str = ""
     detail: str = ""  # e.g. the missing permission names
 
     def __str__(self) -> str:
@@ -255,6 +258,9 @@ class Message:
         self.tts = False
         self.history: list[dict[str, Any]] = []
         self.change_seq = 0
+        self.thread: Thread | None = None
+        """The thread started from this message (threads.py)."""
+        self.message_reference: dict[str, Any] | None = None
         self.apply(data, initial=True)
 
     # -- mutation --------------------------------------------------------------
@@ -330,6 +336,10 @@ class Message:
             data["application_id"] = str(self.server.application_id)
         if self.interaction_metadata is not None:
             data["interaction_metadata"] = self.interaction_metadata
+        if self.message_reference is not None:
+            data["message_reference"] = self.message_reference
+        if self.thread is not None and not self.thread.deleted:
+            data["thread"] = self.thread.payload_for_bot()
         if self.allowed_mentions is not None:
             # not part of Discord's message object: kept so tests can see who was notified
             data["allowed_mentions"] = self.allowed_mentions
@@ -381,7 +391,10 @@ class Message:
 
 
 class Channel:
-    """A guild text channel (or a DM channel when ``guild`` is None)."""
+    """A guild text channel (or a DM channel when ``guild`` is None); threads are
+    ``threads.Thread``, a subclass with a ``parent``."""
+
+    parent: Channel | None = None
 
     def __init__(
         self,
@@ -403,6 +416,8 @@ class Channel:
         self.max_writes_per_5s = 0
         self.overwrites: dict[int, Overwrite] = {}
         self.deleted = False
+        self.threads: list[Thread] = []
+        """Threads started in this channel (deleted ones leave the list)."""
 
     @property
     def messages(self) -> list[Message]:
@@ -436,6 +451,38 @@ class Channel:
             data["recipients"] = [self.recipient.user_payload()]
             data.pop("name")
         return data
+
+    def create_thread(
+        self,
+        name: str,
+        *,
+        by: Member | Identity | None = None,
+        message: Message | None = None,
+        private: bool = False,
+        auto_archive_duration: int = 1440,
+    ) -> Thread:
+        """A member (the guild owner by default) starts a thread here, from ``message`` if
+        given: THREAD_CREATE (newly_created) and THREAD_MEMBERS_UPDATE as Discord sends."""
+        from .threads import PRIVATE_THREAD, PUBLIC_THREAD, open_thread
+
+        guild = self._guild()
+        assert self.parent is None, "threads cannot have threads"
+        ident = by if isinstance(by, Identity) else guild.owner if by is None else by.identity
+        return open_thread(
+            self.server,
+            self,
+            name,
+            owner=ident,
+            thread_type=PRIVATE_THREAD if private else PUBLIC_THREAD,
+            auto_archive_duration=auto_archive_duration,
+            message=message,
+        )
+
+    def thread(self, name: str) -> Thread:
+        """The live thread of this channel named ``name``."""
+        found = [t for t in self.threads if t.name == name]
+        assert found, f"#{self.name} has no thread {name!r}; has {[t.name for t in self.threads]}"
+        return found[-1]
 
     def member(self, name: str, **permissions: bool) -> Member:
         """The guild member ``name`` acting in this channel."""
@@ -592,6 +639,8 @@ class Guild:
         self.bot_member = Identity(server.bot_identity.id, server.bot_identity.name, bot=True)
         self.bot_member.role_ids.append(self.bot_role.id)
         self.members_by_id[self.bot_member.id] = self.bot_member
+        self.threads: list[Thread] = []
+        """Live threads, archived ones included (threads.py)."""
         self.default_channel = self._make_channel("general")
 
     def _add_identity(self, ident: Identity) -> None:
@@ -609,7 +658,11 @@ class Guild:
         404 code 10003 (Unknown Channel) and members can no longer act there."""
         assert channel.guild is self, f"{channel!r} is not in {self!r}"
         assert not channel.deleted, f"{channel!r} is already deleted"
+        from .threads import delete_thread
+
         payload = channel.payload()
+        for thread in list(channel.threads):  # the bot drops them on CHANNEL_DELETE
+            delete_thread(thread, announce=False)
         channel.deleted = True
         self.channels.remove(channel)
         self.server.next_change()
@@ -661,7 +714,13 @@ class Guild:
 
     def permissions_in(self, ident: Identity, channel: Channel) -> discord.Permissions:
         """``ident``'s computed permissions in ``channel`` (Discord's documented algorithm;
-        implicit denials, e.g. no SEND_MESSAGES means no ATTACH_FILES, are not applied)."""
+        implicit denials, e.g. no SEND_MESSAGES means no ATTACH_FILES, are not applied).
+        A thread takes its parent's permissions (a private one hides from non-members)."""
+        if channel.parent is not None:
+            from .threads import Thread
+
+            assert isinstance(channel, Thread)
+            return channel.restrict(ident, self.permissions_in(ident, channel.parent))
         base = self.permissions_of(ident)
         if base.administrator:
             return discord.Permissions.all()
@@ -739,7 +798,12 @@ class Guild:
             voice_states=[],
             members=[self.bot_member.member_payload()],
             channels=[c.payload() for c in self.channels],
-            threads=[],
+            # active threads the bot can see, so that a restarted bot finds them again
+            threads=[
+                t.payload_for_bot()
+                for t in self.threads
+                if not t.archived and not t.deleted and t.bot_can_view()
+            ],
             presences=[],
             stage_instances=[],
             guild_scheduled_events=[],

@@ -34,6 +34,7 @@ from .models import (
     snowflake_from,
 )
 from .ratelimits import Decision, RateLimiter
+from .threads import ThreadRoutes
 
 if TYPE_CHECKING:
     from .openapi import OpenApiValidator
@@ -83,13 +84,18 @@ def rate_limited_response(retry: float, *, global_: bool = False) -> web.Respons
 ERROR_MESSAGES = {
     0: "General error",
     10003: "Unknown Channel",
+    10007: "Unknown Member",
     10008: "Unknown Message",
+    10013: "Unknown User",
     10015: "Unknown Webhook",
     10062: "Unknown interaction",
     40060: "Interaction has already been acknowledged.",
     50001: "Missing Access",
     50013: "Missing Permissions",
+    50024: "Cannot execute action on this channel type",
     50035: "Invalid Form Body",
+    50083: "Thread is archived",
+    160004: "A thread has already been created for this message",
 }
 # statuses discord.py retries by itself (after 1 + 2 * tries seconds; 429 after retry_after)
 RETRIED_STATUSES = {429, 500, 502, 504, 524}
@@ -301,6 +307,7 @@ class LoopbackDiscord:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
         self.bots: list[BotProcess] = []
+        self.thread_routes = ThreadRoutes(self)
         self._setup_routes()
 
     # -- lifecycle -------------------------------------------------------------
@@ -837,6 +844,7 @@ class LoopbackDiscord:
         r("GET", "/guilds/{gid}/channels")(self._get_guild_channels)
         r("GET", "/guilds/{gid}/members/{uid}")(self._get_member)
         r("POST", "/users/@me/channels")(self._create_dm)
+        self.thread_routes.register()  # threads.py: /channels/{id}/threads, PATCH, DELETE...
 
     async def _no_content(self, req: Request) -> web.StreamResponse:
         return web.Response(status=204)
@@ -1080,6 +1088,7 @@ class LoopbackDiscord:
         perms = guild.permissions_in(guild.bot_member, channel)
         if not perms.view_channel:
             return None, self.refuse(req, 403, 50001, "missing_access", "view_channel")
+        needs = self.thread_routes.needs_in(channel, needs)
         missing = [name for name in needs if not getattr(perms, name)]
         if missing:
             return None, self.refuse(req, 403, 50013, "missing_permissions", ", ".join(missing))
@@ -1122,11 +1131,14 @@ class LoopbackDiscord:
         bad = self._limits(req, req.body)
         if bad:
             return bad
-        channel.record_write()
         has_any = any(body.get(k) for k in ("content", "embeds", "components", "attachments"))
         if not has_any and "sticker_ids" not in body and "poll" not in body:
             self.problem("invalid_body", "Cannot send an empty message", req, 50006)
             return error_response(400, 50006, "Cannot send an empty message")
+        refused = self.thread_routes.before_post(req, channel)
+        if refused is not None:
+            return refused
+        channel.record_write()
         msg = self.store_message(channel, body)
         self._keep_files(msg, req)
         return json_response(msg.payload())
@@ -1146,6 +1158,9 @@ class LoopbackDiscord:
             return error_response(404, 10008, "Unknown Message")
         if req.method == "GET":
             return json_response(msg.payload())
+        refused = self.thread_routes.before_change(req, channel)
+        if refused is not None:
+            return refused
         own = msg.author.get("id") == str(self.bot_identity.id)
         if req.method == "DELETE":
             if not own:
@@ -1171,7 +1186,9 @@ class LoopbackDiscord:
 
     async def _reaction(self, req: Request) -> web.StreamResponse:
         needs = ["read_message_history"] + (["add_reactions"] if req.method == "PUT" else [])
-        _, refused = self._open_channel(req, *needs)
+        channel, refused = self._open_channel(req, *needs)
+        if channel is not None:
+            refused = self.thread_routes.before_change(req, channel)
         return refused or web.Response(status=204)
 
     async def _get_guild(self, req: Request) -> web.StreamResponse:
@@ -1278,6 +1295,16 @@ class LoopbackDiscord:
             bad = self._limits(req, data)
             if bad:
                 return bad
+        # in a thread: a locked one refuses new messages, an archived one refuses edits
+        # (a new message unarchives it)
+        if rtype in (4, 5):
+            refused = self.thread_routes.before_post(req, state.channel)
+            if refused is not None:
+                return refused
+        elif rtype == 7:
+            refused = self.thread_routes.before_change(req, state.channel)
+            if refused is not None:
+                return refused
         flags = int(data.get("flags") or 0)
         ephemeral_for = state.user.id if flags & EPHEMERAL else None
         resource: dict[str, Any] = {"type": rtype}
@@ -1361,6 +1388,9 @@ class LoopbackDiscord:
         if bad:
             return bad
         flags = int(data.get("flags") or 0)
+        refused = self.thread_routes.before_post(req, state.channel)
+        if refused is not None:
+            return refused
         # the first followup after a thinking defer replaces the "thinking" message (a new
         # message, with its own flags, once the bot has deleted that one)
         if (state.ack_type == 5 and state.original is not None and state.original.loading
@@ -1395,6 +1425,9 @@ class LoopbackDiscord:
             return error_response(404, 10008, "Unknown Message")
         if req.method == "GET":
             return json_response(msg.payload())
+        refused = self.thread_routes.before_change(req, state.channel)
+        if refused is not None:
+            return refused
         if req.method == "DELETE":
             self.delete_message(msg)
             return web.Response(status=204)

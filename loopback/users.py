@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from .models import Channel, Guild, Identity, Message, Role
+from .threads import Thread
 
 if TYPE_CHECKING:
     from .server import InteractionState, LoopbackDiscord
@@ -135,12 +136,15 @@ class Member:
 
     def _check_can_act(self, what: str) -> None:
         """Discord shows nothing to act on in a deleted channel or one the member cannot
-        view."""
+        view. In a thread: a locked one needs MANAGE_THREADS, an archived one is reopened
+        by the member's activity (THREAD_UPDATE)."""
         assert not self.channel.deleted, f"{self.name} cannot {what}: {self.channel!r} was deleted"
         if self.channel.guild is not None:
             assert self.permissions.view_channel, (
                 f"{self.name} cannot {what}: no VIEW_CHANNEL in #{self.channel.name}"
             )
+        if isinstance(self.channel, Thread):
+            self.channel.before_member_acts(self.identity, what)
 
     def __repr__(self) -> str:
         return f"<Member {self.name} in #{self.channel.name}>"
@@ -238,6 +242,10 @@ class Member:
                 "permissions": str(self.guild.permissions_in(self.identity, value).value),
                 "flags": 0,
             }
+            if isinstance(value, Thread):
+                resolved["channels"][str(value.id)].update(
+                    parent_id=str(value.parent.id), thread_metadata=value.metadata()
+                )
             return str(value.id)
         if otype == OPTION_ROLE or (otype == OPTION_MENTIONABLE and isinstance(value, int)):
             role = self.guild.role(int(value))
