@@ -67,6 +67,8 @@ UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
 UNKNOWN_WEBHOOK = 10015
 INVALID_TOKEN = 50027
+THREAD_ARCHIVED = 50083
+"""An edit in a thread Discord archived for inactivity (a post reopens the thread)."""
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
 
@@ -370,6 +372,8 @@ class Outbox:
         except discord.HTTPException as exc:
             if route is not None and exc.code == INVALID_TOKEN:
                 raise _TokenGone from None
+            if edit and exc.code == THREAD_ARCHIVED:
+                return None  # can't be edited now: the table is posted anew, which reopens it
             raise
 
     async def _attempt(self, box: _Channel, route: Route,
