@@ -101,6 +101,8 @@ def check_teams(players: Sequence[str], teams: Sequence[Sequence[str]],
     players: partners sit across). A saved game (``restoring``) may have lost players."""
     if isinstance(teams, str) or len(teams) != 2:
         raise SettingsError("Partner play needs exactly two teams.")
+    if any(isinstance(t, str) for t in teams):
+        raise SettingsError("A team lists its players by name.")
     out = tuple(tuple(t) for t in teams)
     members = [p for t in out for p in t]
     if not all(isinstance(p, str) and p for p in members):

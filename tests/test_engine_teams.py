@@ -58,6 +58,7 @@ def lines_of(name: str) -> list[dict[str, Any]]:
     (FOUR, [["Ann"], ["Cy"], ["Ben", "Dee"]], "exactly two teams"),
     (FOUR, [["Ann", "Cy"], ["Ben", "Eve"]], "not on a team"),
     (FOUR, [["Ann", "Cy"], ["Ben", "Cy"]], "only one team"),
+    (FOUR, ["AnnCy", "BenDee"], "by name"),
     (["Ann", "Ben", "Cy"], [["Ann", "Cy"], ["Ben"]], "4 or 6 players"),
     (["a", "b", "c", "d", "e", "f", "g", "h"], [list("aceg"), list("bdfh")], "4 or 6"),
 ])
