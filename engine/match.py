@@ -20,7 +20,7 @@ Pure and deterministic like the rest of the engine: ``to_dict`` / ``from_dict`` 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
@@ -400,11 +400,6 @@ class Match:
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ParseError(f"This saved match is damaged ({exc!r}).") from None
         return match
-
-
-def play_order(hands: Iterable[Hand]) -> list[Hand]:
-    """Hands in the order a single table would play them (round, then table)."""
-    return sorted(hands, key=lambda h: (h.round, h.table))
 
 
 __all__ = ["HANDS_PER_PAIRING", "KINDS", "Hand", "HandResult", "HandScored", "Match",
