@@ -21,6 +21,7 @@ from engine.errors import (
 from engine.events import Event
 from engine.game import Game
 from engine.legal import LegalMoves, PlayNeeds
+from engine.match import Hand, HandResult, Match, Standing
 from engine.moves import (
     Accept,
     CallUno,
@@ -60,11 +61,14 @@ __all__ = [
     "Event",
     "Game",
     "GameOverError",
+    "Hand",
+    "HandResult",
     "HeuristicPlayer",
     "IllegalMoveError",
     "Keep",
     "Kind",
     "LegalMoves",
+    "Match",
     "Move",
     "NoMatchError",
     "NotAPlayerError",
@@ -77,6 +81,7 @@ __all__ = [
     "RandomPlayer",
     "Settings",
     "SettingsError",
+    "Standing",
     "Strategy",
     "Tower",
     "UnoCallError",

@@ -51,7 +51,10 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.kind}
         for f in dataclasses.fields(self):
-            out[f.metadata.get("key", f.name)] = _plain(getattr(self, f.name))
+            value = getattr(self, f.name)
+            if value is None and f.metadata.get("omit_none"):
+                continue
+            out[f.metadata.get("key", f.name)] = _plain(value)
         return out
 
     def public_dict(self) -> dict[str, Any]:
@@ -241,6 +244,9 @@ class RoundWon(Event):
     """Running totals after this round."""
     round: int = 0
     """Which round this was (1 for the first)."""
+    team: tuple[str, ...] | None = field(default=None, metadata={"omit_none": True})
+    """Partner play: the winning team (the player who went out and their partners, in the
+    order the teams were given); absent (not null) from ``to_dict`` in a game without teams."""
 
 
 @dataclass(frozen=True, slots=True)

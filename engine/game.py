@@ -35,6 +35,7 @@ from engine.errors import (
     NotAPlayerError,
     NotYourTurnError,
     ParseError,
+    SettingsError,
     UnoCallError,
 )
 from engine.events import (
@@ -82,9 +83,56 @@ from engine.state import Decision as Decision
 from engine.state import PlayerStats as PlayerStats
 from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 
-READABLE_VERSIONS = (1, STATE_VERSION)
+READABLE_VERSIONS = (1, 2, STATE_VERSION)
 """Saved games this engine reads: version 1 kept the random generator's state as a list of
-625 numbers, version 2 as one compact text."""
+625 numbers, version 2 as one compact text, version 3 added partner play (``teams``,
+``team_scores``) and the round limit (``max_rounds``); a game saved before version 3 has
+neither."""
+
+TEAM_SIZES = (4, 6)
+"""Partner play: how many players a table of two teams seats (sheet 004, RULINGS)."""
+
+
+def check_teams(players: Sequence[str], teams: Sequence[Sequence[str]],
+                *, restoring: bool = False) -> tuple[tuple[str, ...], ...]:
+    """The two teams of a partner game, as tuples, or a ``SettingsError`` saying what is
+    wrong: two teams of equal size, 4 or 6 players, every seated player on exactly one team,
+    and the seats alternating teams so that no two partners sit side by side (with four
+    players: partners sit across). A saved game (``restoring``) may have lost players."""
+    if isinstance(teams, str) or len(teams) != 2:
+        raise SettingsError("Partner play needs exactly two teams.")
+    if any(isinstance(t, str) for t in teams):
+        raise SettingsError("A team lists its players by name.")
+    out = tuple(tuple(t) for t in teams)
+    members = [p for t in out for p in t]
+    if not all(isinstance(p, str) and p for p in members):
+        raise SettingsError("A team lists its players by name.")
+    if len(set(members)) != len(members):
+        raise SettingsError("Each player can be on only one team.")
+    if restoring:
+        missing = [p for p in players if p not in members]
+        if missing:
+            raise SettingsError("{name} is not on a team.", name=missing[0])
+        return out
+    n = len(players)
+    if n not in TEAM_SIZES:
+        raise SettingsError("Partner play needs 4 or 6 players, not {n}.", n=n)
+    if len(out[0]) != len(out[1]):
+        raise SettingsError("The two teams must be the same size.")
+    for p in players:
+        if p not in members:
+            raise SettingsError("{name} is not on a team.", name=p)
+    for p in members:
+        if p not in players:
+            raise SettingsError("{name} is on a team but not seated.", name=p)
+    team_of = {p: i for i, t in enumerate(out) for p in t}
+    for i, p in enumerate(players):
+        q = players[(i + 1) % n]
+        if team_of[p] == team_of[q]:
+            raise SettingsError("Partners sit apart: {a} and {b} are on the same team, so "
+                                "they can't sit side by side; seat the teams alternately.",
+                                a=p, b=q)
+    return out
 
 
 def _rng_to_text(state: Any) -> str:
@@ -118,6 +166,8 @@ class Game:
         rng: random.Random | None = None,
         seed: int | None = None,
         names: Mapping[str, str] | None = None,
+        teams: Sequence[Sequence[str]] | None = None,
+        max_rounds: int | None = None,
         _restoring: bool = False,
     ) -> None:
         self.edition = edition if isinstance(edition, Edition) else get_edition(edition)
@@ -134,6 +184,17 @@ class Game:
         for p in players:
             if not isinstance(p, str) or not p:
                 raise IllegalMoveError("A player needs a non-empty name.")
+        self.teams: tuple[tuple[str, ...], ...] = (
+            check_teams(players, teams, restoring=_restoring) if teams is not None else ())
+        """Partner play: the two teams in the order given (empty: every player for
+        themselves). Players who leave stay listed."""
+        self._team_of: dict[str, int] = {p: i for i, t in enumerate(self.teams) for p in t}
+        if max_rounds is not None and (isinstance(max_rounds, bool)
+                                       or not isinstance(max_rounds, int) or max_rounds < 1):
+            raise SettingsError("The number of rounds must be a whole number of at least 1.")
+        self.max_rounds: int | None = max_rounds
+        """The game ends after this many rounds even if nobody reached the target (one:
+        a single hand, as a match plays them); None: play to the target."""
         self.players: list[str] = players
         self._seat: dict[str, int] = {p: i for i, p in enumerate(players)}
         self.names: dict[str, str] = {p: (names or {}).get(p, p) for p in players}
@@ -154,6 +215,7 @@ class Game:
             direction=1,
             dealer=players[-1],
             scores={p: 0 for p in players},
+            team_scores=[0 for _ in self.teams],
         )
 
     # ------------------------------------------------------------------ construction
@@ -165,15 +227,26 @@ class Game:
         settings: Settings | None = None,
         seed: int | None = None,
         names: Mapping[str, str] | None = None,
+        teams: Sequence[Sequence[str]] | None = None,
+        max_rounds: int | None = None,
     ) -> Game:
-        return cls(players, edition=edition, settings=settings, seed=seed, names=names)
+        return cls(players, edition=edition, settings=settings, seed=seed, names=names,
+                   teams=teams, max_rounds=max_rounds)
 
     def start(self) -> list[Event]:
         """Shuffle seats if asked, choose the dealer by draw, deal the first round."""
         if self.started:
             raise IllegalMoveError("The game has already started.")
         self.started = True
-        if self.settings.shuffle_seats:
+        if self.settings.shuffle_seats and self.teams:
+            # Partners keep sitting apart: shuffle within each team and which team sits first.
+            sides = [list(t) for t in self.teams]
+            for side in sides:
+                self.rng.shuffle(side)
+            self.rng.shuffle(sides)
+            self.players[:] = [p for pair in zip(*sides, strict=True) for p in pair]
+            self._seat = {p: i for i, p in enumerate(self.players)}
+        elif self.settings.shuffle_seats:
             self.rng.shuffle(self.players)
             self._seat = {p: i for i, p in enumerate(self.players)}
         events = choose_dealer(self)
@@ -197,16 +270,25 @@ class Game:
         direction: int = 1,
         dealer: str | None = None,
         scores: Mapping[str, int] | None = None,
+        teams: Sequence[Sequence[str]] | None = None,
     ) -> tuple[Game, list[Event]]:
         """A game set up as a scenario describes it (the replay tool's ``setup``).
 
         ``draw`` is given top first. Cards not placed anywhere are not in play. When
         ``discard`` is empty, the top of ``draw`` is turned up and the first-card rules apply.
+        With ``teams``, partners share one score: each team starts at the highest score
+        ``scores`` gives one of its players, and so do its players.
         """
-        game = cls(players, edition=edition, settings=settings, seed=seed)
+        game = cls(players, edition=edition, settings=settings, seed=seed, teams=teams)
         events = arrange(game, hands=hands, draw=draw, discard=discard, color=color,
                          towers=towers, turn=turn, direction=direction, dealer=dealer,
                          scores=scores)
+        for i, team in enumerate(game.teams):
+            # Partners share one total: the highest score the setup gives a member.
+            total = max(game.s.scores[q] for q in team)
+            game.s.team_scores[i] = total
+            for q in team:
+                game.s.scores[q] = total
         return game, events
 
     # ------------------------------------------------------------------ queries
@@ -282,6 +364,27 @@ class Game:
     def challenge_color(self) -> Color | None:
         """The colour in play before the pending Wild Draw Four."""
         return self.s.w4.color if self.s.w4 else None
+
+    @property
+    def team_scores(self) -> list[int]:
+        """Partner play: one running total per team, in the order of ``teams``."""
+        return list(self.s.team_scores)
+
+    def team_of(self, player: str) -> int | None:
+        """The index in ``teams`` of ``player``'s team (None without teams)."""
+        return self._team_of.get(player)
+
+    def partners(self, player: str) -> tuple[str, ...]:
+        """The seated partners of ``player`` (none without teams)."""
+        i = self._team_of.get(player)
+        if i is None:
+            return ()
+        return tuple(q for q in self.teams[i] if q != player and q in self._seat)
+
+    def are_partners(self, a: str, b: str) -> bool:
+        """True when ``a`` and ``b`` are two different players on the same team."""
+        i = self._team_of.get(a)
+        return a != b and i is not None and i == self._team_of.get(b)
 
     def name(self, player: str) -> str:
         return self.names.get(player, player)
@@ -812,6 +915,8 @@ class Game:
     # ------------------------------------------------------------------ round end
     def _end_round(self, winner: str) -> list[Event]:
         s = self.s
+        if self.teams:
+            return self._end_team_round(winner)
         pts = self.card_points
         gained = {p: 0 for p in self.players}
         if self.settings.scoring == "standard":
@@ -829,16 +934,63 @@ class Game:
         events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores),
                                          self.round_number)]
         target = self.settings.target
-        if any(v >= target for v in s.scores.values()):
+        if any(v >= target for v in s.scores.values()) or self._last_round():
             if self.settings.scoring == "standard":
                 top = max(s.scores.values())
             else:
                 top = min(s.scores.values())
             s.winners = [q for q in self.players if s.scores[q] == top]
-            s.pending = Decision.OVER
-            s.catchable = None
-            events.append(GameWon(tuple(s.winners), dict(s.scores)))
-            return events
+            return events + self._game_over()
+        s.dealer = self._next(s.dealer, 1)
+        return events + start_round(self)
+
+    def _last_round(self) -> bool:
+        return self.max_rounds is not None and self.round_number >= self.max_rounds
+
+    def _game_over(self) -> list[Event]:
+        s = self.s
+        s.pending = Decision.OVER
+        s.catchable = None
+        for q in s.winners:
+            if q in self._team_of:
+                self.stats[q].team_games_won += 1
+        return [GameWon(tuple(s.winners), dict(s.scores))]
+
+    def _end_team_round(self, winner: str) -> list[Event]:
+        """Partner play (R-TEAM-SCORE): standard scoring gives the winner's team the cards
+        in the opposing hands; alternative scoring gives every team the cards in its own
+        hands. Each seated player adds what their team gained, and the team totals race to
+        the target."""
+        s = self.s
+        pts = self.card_points
+        ours = self._team_of[winner]
+        gain = [0 for _ in self.teams]
+        for q in self.players:
+            held = sum(pts(c) for c in s.hands[q])
+            if self.settings.scoring == "standard":
+                if self._team_of[q] != ours:
+                    gain[ours] += held
+            else:
+                gain[self._team_of[q]] += held
+        won = gain[ours] if self.settings.scoring == "standard" else 0
+        gained = {q: gain[self._team_of[q]] for q in self.players}
+        for q, g in gained.items():
+            s.scores[q] += g
+        for i, g in enumerate(gain):
+            s.team_scores[i] += g
+        st = self.stats[winner]
+        st.rounds_won += 1
+        st.best_round = max(st.best_round, won)
+        for q in self.teams[ours]:
+            if q in self.stats:
+                self.stats[q].team_rounds_won += 1
+        events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores),
+                                         self.round_number, team=self.teams[ours])]
+        totals = s.team_scores
+        if any(v >= self.settings.target for v in totals) or self._last_round():
+            top = max(totals) if self.settings.scoring == "standard" else min(totals)
+            s.winners = [q for q in self.players if totals[self._team_of[q]] == top]
+            return events + self._game_over()
         s.dealer = self._next(s.dealer, 1)
         return events + start_round(self)
 
@@ -917,10 +1069,11 @@ class Game:
         self.players.remove(player)
         self._seat = {p: i for i, p in enumerate(self.players)}
         del s.scores[player]
-        if len(self.players) == 1:
+        if len(self.players) == 1 or (
+                self.teams and len({self._team_of[q] for q in self.players}) == 1):
+            # The last player, or the last team (R-TEAM-LEAVE), wins.
             s.winners = list(self.players)
-            s.pending = Decision.OVER
-            events.append(GameWon(tuple(s.winners), dict(s.scores)))
+            events += self._game_over()
             return events
         events.append(self._turn_event())
         return events
@@ -955,6 +1108,8 @@ class Game:
             "scores": dict(s.scores),
             "winners": list(s.winners),
             "target": self.settings.target,
+            **({"teams": [list(t) for t in self.teams], "team_scores": list(s.team_scores)}
+               if self.teams else {}),
         }
 
     def player_view(self, player: str) -> dict[str, Any]:
@@ -985,6 +1140,8 @@ class Game:
             "rng": cached[1],
             "round": self.round_number,
             "started": self.started,
+            "teams": [list(t) for t in self.teams] if self.teams else None,
+            "max_rounds": self.max_rounds,
             **state_to_dict(self.s),
             "stats": {p: stats_to_dict(st) for p, st in self.stats.items()},
             "counters": stats_to_dict(self.counters),
@@ -1001,6 +1158,8 @@ class Game:
                 edition=d["edition"],
                 settings=Settings.from_dict(d["settings"]),
                 names=d.get("names"),
+                teams=d.get("teams"),  # version 3; None before
+                max_rounds=d.get("max_rounds"),
                 _restoring=True,
             )
             # names may include players who have left (their events still name them)

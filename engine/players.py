@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import ClassVar, Protocol
 
-from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Kind, Tower
+from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Color, Kind, Tower
 from engine.game import Decision, Game, most_common_color
 from engine.legal import enumerate_moves
 from engine.moves import (
@@ -105,7 +105,14 @@ class BasicPlayer:
 
 class HeuristicPlayer:
     """A player who uses towers, holds blockers, challenges when the odds favour it,
-    calls UNO and catches others."""
+    calls UNO and catches others.
+
+    In partner play (``partner_aware``, the default) it does not attack its partners (no
+    draw card, Skip or Wild Draw Four at them, no catch, no challenge, no tower grab from
+    them unless it makes an instant UNO) and helps a partner who is low on cards go out:
+    it prefers the Skip and draw cards that hand the turn to that partner, and the colours
+    it has seen the partner play (and not the ones it has seen the partner draw on).
+    ``partner_aware=False`` plays as if every other player were an opponent."""
 
     name = "heuristic"
     weights: ClassVar[Mapping[str, float]] = {
@@ -114,15 +121,47 @@ class HeuristicPlayer:
     }
     """How much each consideration weighs when choosing a play."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, partner_aware: bool = True) -> None:
         self.rng = random.Random(seed)
+        self.partner_aware = partner_aware
+        self._seen: tuple[int, int, str, dict[str, int], Color | None] | None = None
+        """The table when this player last looked: game, round, turn, hand counts, colour."""
+        self._affinity: Counter[tuple[str, Color]] = Counter()
+        """Per partner and colour: +1 for each card of it seen played, -1 for each draw
+        on it (this round)."""
+
+    def _partners(self, game: Game, player: str) -> tuple[str, ...]:
+        return game.partners(player) if self.partner_aware else ()
+
+    def _watch(self, game: Game, player: str) -> None:
+        """Note what the partners' last turns showed about their colours."""
+        partners = self._partners(game, player)
+        if not partners:
+            return
+        counts = game.hand_counts()
+        now = (id(game), game.round_number, game.turn, counts, game.color)
+        seen = self._seen
+        self._seen = now
+        if seen is None or seen[:2] != now[:2]:
+            self._affinity.clear()
+            return
+        mover = seen[2]
+        if mover not in partners or mover == game.turn or mover not in counts:
+            return
+        before, after = seen[3].get(mover, 0), counts[mover]
+        if after < before and game.color is not None:
+            self._affinity[(mover, game.color)] += 1
+        elif after > before and seen[4] is not None:
+            self._affinity[(mover, seen[4])] -= 1
 
     # -------------------------------------------------------------- out of turn
     def react(self, game: Game, player: str) -> Move | None:
         if game.is_over:
             return None
+        self._watch(game, player)
         target = game.catchable
-        if target is not None and target != player:
+        if target is not None and target != player and target not in self._partners(
+                game, player):
             return Catch(player, target)
         if len(game.hand(player)) == 1 and not game.has_called(player):
             return CallUno(player)
@@ -137,6 +176,9 @@ class HeuristicPlayer:
         if pending is Decision.COLOR:
             return ChooseColor(player, most_common_color(hand))
         if pending is Decision.CHALLENGE:
+            against = game.challenge_against
+            if against is not None and against in self._partners(game, player):
+                return Accept(player)
             return Challenge(player) if self._challenge_pays(game, player) else Accept(player)
         if pending is Decision.KEEP:
             return Keep(player, self._card_to_keep(game, hand), uno=True)
@@ -225,12 +267,20 @@ class HeuristicPlayer:
         score += same_color_left * w["same_color"]
         kind = card.kind
         holder_next = game.towers
+        partners = self._partners(game, player)
         if kind in BLOCKED_BY:
             blocked = holder_next[BLOCKED_BY[kind]] == nxt
             if blocked:
                 score += w["blocked"]
+            elif nxt in partners:
+                score -= (DRAW_COUNT.get(kind, 0) * w["attack_per_card"] + w["attack"]) * 2
             else:
                 score += (DRAW_COUNT.get(kind, 0) * w["attack_per_card"] + w["attack"]) * urgency
+                after = game.next_player(nxt)
+                if after in partners and counts[after] <= 2:
+                    score += w["attack"]  # the partner, close to going out, plays next
+        if partners:
+            score += self._partner_colour_bonus(game, partners, counts, move)
         if kind is Kind.REVERSE and len(game.players) > 2:
             prev = _previous(game, player)
             score += 4 if counts[prev] > n_next else -2
@@ -253,6 +303,9 @@ class HeuristicPlayer:
                 h = holder_next[t]
                 if h == player:
                     continue
+                if h in partners:
+                    score -= w["tower"]
+                    continue
                 score += w["tower"]
                 if h is not None and counts[h] <= 3:
                     score += 4
@@ -262,6 +315,18 @@ class HeuristicPlayer:
                 score += 150 + 3 * len(rest)
         score += self.rng.random() * 0.5
         return score
+
+    def _partner_colour_bonus(self, game: Game, partners: tuple[str, ...],
+                              counts: Mapping[str, int], move: Play) -> float:
+        """Leave a partner with two cards or fewer a colour they seem to hold."""
+        color = move.color if move.card.is_wild else move.card.color
+        if color is None:
+            return 0.0
+        bonus = 0.0
+        for q in partners:
+            if counts.get(q, 99) <= 2:
+                bonus += 3.0 * max(-2, min(2, self._affinity[(q, color)]))
+        return bonus
 
 
 def _previous(game: Game, player: str) -> str:

@@ -17,11 +17,12 @@ from typing import Any
 
 from engine.cards import Card, Color, Tower
 from engine.errors import EngineError, ParseError
-from engine.game import Decision, Game
+from engine.game import Decision, Game, check_teams
 from engine.moves import Catch, Move, move_from_dict, move_to_dict
 from engine.settings import Settings
 
-TOP_KEYS = {"edition", "players", "names", "rules", "seed", "setup", "moves"}
+TOP_KEYS = {"edition", "players", "names", "rules", "seed", "setup", "moves", "teams",
+            "max_rounds"}
 SETUP_KEYS = {"hands", "draw", "discard", "color", "towers", "turn", "direction", "dealer",
               "scores"}
 
@@ -120,14 +121,27 @@ def build_game(data: Any) -> tuple[Game, list[dict[str, Any]]]:
         settings = Settings.from_dict(rules)
     except (EngineError, TypeError) as exc:
         raise ReplayFormatError(f"rules: {exc}") from None
+    teams = data.get("teams")
+    if teams is not None:
+        if not isinstance(teams, list) or not all(isinstance(t, list) for t in teams):
+            raise ReplayFormatError("teams: expected two lists of player names")
+        try:
+            check_teams(players, teams)
+        except EngineError as exc:
+            raise ReplayFormatError(f"teams: {exc}") from None
+    max_rounds = data.get("max_rounds")
+    if max_rounds is not None and (isinstance(max_rounds, bool) or not isinstance(
+            max_rounds, int) or max_rounds < 1):
+        raise ReplayFormatError("max_rounds: expected a whole number of at least 1")
     setup = data.get("setup")
     try:
         if setup is None:
             game = Game.new(players, edition=edition, settings=settings, seed=seed,
-                            names=names)
+                            names=names, teams=teams, max_rounds=max_rounds)
             events = game.start()
         else:
-            game, events = _from_setup(setup, players, edition, settings, seed)
+            game, events = _from_setup(setup, players, edition, settings, seed, teams)
+            game.max_rounds = max_rounds
             game.names.update(names or {})
     except EngineError as exc:
         raise ReplayFormatError(f"setup: {exc}") from None
@@ -135,7 +149,7 @@ def build_game(data: Any) -> tuple[Game, list[dict[str, Any]]]:
 
 
 def _from_setup(setup: Any, players: list[str], edition: str, settings: Settings,
-                seed: int) -> tuple[Game, list[Any]]:
+                seed: int, teams: list[list[str]] | None = None) -> tuple[Game, list[Any]]:
     if not isinstance(setup, dict):
         raise ReplayFormatError("setup: expected an object")
     unknown = sorted(set(setup) - SETUP_KEYS)
@@ -185,7 +199,7 @@ def _from_setup(setup: Any, players: list[str], edition: str, settings: Settings
     return Game.from_setup(
         players, edition=edition, settings=settings, seed=seed, hands=hands, draw=draw,
         discard=discard, color=color, towers=towers, turn=turn, direction=direction,
-        dealer=dealer, scores=scores,
+        dealer=dealer, scores=scores, teams=teams,
     )
 
 
@@ -211,6 +225,7 @@ def state_of(game: Game) -> dict[str, Any]:
         "over": game.is_over,
         "winners": game.winners,
         "round": game.round_number,
+        **({"team_scores": game.team_scores} if game.teams else {}),
     }
 
 
@@ -273,6 +288,10 @@ def replay_header(game: Game, seed: int, names: Mapping[str, str] | None = None
         "rules": game.settings.to_dict(),
         "seed": seed,
     }
+    if game.teams:
+        header["teams"] = [list(t) for t in game.teams]
+    if game.max_rounds is not None:
+        header["max_rounds"] = game.max_rounds
     shown = dict(names if names is not None else game.names)
     if any(shown.get(p, p) != p for p in game.players):
         header["names"] = {p: shown.get(p, p) for p in game.players}

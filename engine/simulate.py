@@ -2,6 +2,13 @@
 
     python -m engine.simulate --games 200 --players 4 --edition power-grab --seed 1
     python -m engine.simulate --games 100 --players 3 --strategies heuristic,random,random
+    python -m engine.simulate --games 300 --players 4 --teams --strategies heuristic,blind
+    python -m engine.simulate --games 20 --match tournament --hands-per-pairing 1
+
+Partner play (``--teams``, 4 or 6 players): the even seats are one team, the odd seats the
+other; strategies go to seats in turn, shifted by one seat every game so each strategy
+plays on both teams. ``--match rotating`` (4 players) or ``tournament`` (8 players) plays
+whole matches of one-round partner hands and prints the individual results.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 from engine.editions import EDITIONS
 from engine.game import Game
+from engine.match import Match
 from engine.moves import Challenge, Move
 from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
 from engine.settings import Settings
@@ -24,7 +32,9 @@ STRATEGIES: dict[str, Callable[[int], Strategy]] = {
     "heuristic": HeuristicPlayer,
     "random": RandomPlayer,
     "basic": BasicPlayer,
+    "blind": lambda seed: HeuristicPlayer(seed, partner_aware=False),
 }
+"""Computer players by name; ``blind`` is the heuristic player ignoring partnerships."""
 
 MAX_MOVES = 200_000
 
@@ -80,9 +90,17 @@ class Summary:
     seats_by_strategy: Counter[str] = field(default_factory=Counter)
     challenges_by_strategy: Counter[str] = field(default_factory=Counter)
     challenges_won_by_strategy: Counter[str] = field(default_factory=Counter)
+    team_games: Counter[str] = field(default_factory=Counter)
+    """Partner play: games played by each team make-up ("heuristic+heuristic")."""
+    team_wins: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         g = max(self.games, 1)
+        teams = {}
+        if self.team_games:
+            teams = {"team_win_rate": {
+                name: round(self.team_wins.get(name, 0.0) / n, 3)
+                for name, n in sorted(self.team_games.items())}}
         return {
             "games": self.games,
             "rounds": self.rounds,
@@ -110,16 +128,21 @@ class Summary:
                        self.challenges_by_strategy[name]]
                 for name in sorted(self.seats_by_strategy)
             },
+            **teams,
         }
 
 
 def simulate(games: int, players: int, edition: str, seed: int,
-             strategies: Sequence[str], settings: Settings | None = None) -> Summary:
+             strategies: Sequence[str], settings: Settings | None = None,
+             teams: bool = False) -> Summary:
     summary = Summary(seats=players)
     for g in range(games):
         names = [f"seat{i}" for i in range(players)]
-        game = Game.new(names, edition=edition, settings=settings, seed=seed * 1_000_003 + g)
-        kinds = {p: strategies[i % len(strategies)] for i, p in enumerate(names)}
+        sides = [names[0::2], names[1::2]] if teams else None
+        game = Game.new(names, edition=edition, settings=settings, seed=seed * 1_000_003 + g,
+                        teams=sides)
+        shift = g if teams else 0
+        kinds = {p: strategies[(i + shift) % len(strategies)] for i, p in enumerate(names)}
         bots = {p: STRATEGIES[kinds[p]](seed * 7919 + g * 31 + i)
                 for i, p in enumerate(names)}
         challenges_made: Counter[str] = Counter()
@@ -152,6 +175,82 @@ def simulate(games: int, players: int, edition: str, seed: int,
             seat = names.index(w)
             summary.wins_by_seat[seat] = summary.wins_by_seat.get(seat, 0.0) + share
             summary.wins_by_strategy[kinds[w]] = summary.wins_by_strategy.get(kinds[w], 0.0) + share
+        if sides is not None:
+            made_up = ["+".join(kinds[p] for p in side) for side in sides]
+            summary.team_games.update(made_up)
+            tied = [i for i, side in enumerate(sides) if side[0] in game.winners]
+            for i in tied:
+                summary.team_wins[made_up[i]] = (summary.team_wins.get(made_up[i], 0.0)
+                                                 + 1 / len(tied))
+    return summary
+
+
+@dataclass
+class MatchSummary:
+    """Whole matches (``--match``): who wins, and each strategy's individual totals."""
+
+    kind: str
+    matches: int = 0
+    hands: int = 0
+    players_by_strategy: Counter[str] = field(default_factory=Counter)
+    wins_by_strategy: dict[str, float] = field(default_factory=dict)
+    total_by_strategy: Counter[str] = field(default_factory=Counter)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "matches": self.matches,
+            "hands": self.hands,
+            "match_win_rate_by_strategy": {
+                k: round(self.wins_by_strategy.get(k, 0.0) / n, 3)
+                for k, n in sorted(self.players_by_strategy.items())},
+            "mean_total_by_strategy": {
+                k: round(self.total_by_strategy[k] / n, 1)
+                for k, n in sorted(self.players_by_strategy.items())},
+        }
+
+
+def play_match(match: Match, strategies: dict[str, str], edition: str, seed: int,
+               settings: Settings | None = None) -> None:
+    """Play every hand of ``match`` with computer players (``strategies``: player to
+    strategy name), in schedule order."""
+    n = 0
+    while not match.is_over:
+        for hand in match.next_hands():
+            game = match.new_game(hand, edition=edition, settings=settings,
+                                  seed=seed * 1_000_003 + n)
+            bots = {p: STRATEGIES[strategies[p]](seed * 7919 + n * 31 + i)
+                    for i, p in enumerate(hand.seats)}
+            n += 1
+            game.start()
+            run_game(game, bots)
+            match.record_game(hand, game)
+
+
+def simulate_matches(matches: int, kind: str, edition: str, seed: int,
+                     strategies: Sequence[str], hands_per_pairing: int | None = None,
+                     settings: Settings | None = None) -> MatchSummary:
+    """Play ``matches`` matches of ``kind`` ("rotating" or "tournament"); strategies go to
+    the players in turn, shifted by one every match."""
+    summary = MatchSummary(kind)
+    size = 4 if kind == "rotating" else 8
+    for m in range(matches):
+        names = [f"p{i}" for i in range(size)]
+        hpp = hands_per_pairing if hands_per_pairing is not None else (
+            1 if kind == "rotating" else 4)
+        match = (Match.rotating(names, hands_per_pairing=hpp) if kind == "rotating"
+                 else Match.tournament(names, hands_per_pairing=hpp))
+        kinds = {p: strategies[(i + m) % len(strategies)] for i, p in enumerate(names)}
+        play_match(match, kinds, edition, seed * 1009 + m, settings)
+        summary.matches += 1
+        summary.hands += match.hand_count
+        totals = match.totals()
+        for p in names:
+            summary.players_by_strategy[kinds[p]] += 1
+            summary.total_by_strategy[kinds[p]] += totals[p]
+        for w in match.winners:
+            summary.wins_by_strategy[kinds[w]] = (summary.wins_by_strategy.get(kinds[w], 0.0)
+                                                  + 1 / len(match.winners))
     return summary
 
 
@@ -167,12 +266,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=int, default=500)
     ap.add_argument("--scoring", choices=["standard", "alternative"], default="standard")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument("--teams", action="store_true",
+                    help="partner play: even seats against odd seats (4 or 6 players)")
+    ap.add_argument("--match", choices=["rotating", "tournament"],
+                    help="play whole partner matches (4 or 8 players) instead of games")
+    ap.add_argument("--hands-per-pairing", type=int, default=None,
+                    help="--match: how often each two players partner (1-4; default 1 "
+                         "for rotating, 4 for tournament)")
     args = ap.parse_args(argv)
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     bad = [s for s in strategies if s not in STRATEGIES]
     if bad or not strategies:
-        print(f"unknown strategy {bad[0] if bad else '(none)'}: use heuristic, basic or random",
-              file=sys.stderr)
+        print(f"unknown strategy {bad[0] if bad else '(none)'}: use heuristic, blind, basic "
+              "or random", file=sys.stderr)
+        return 2
+    if args.match:
+        return _main_match(args, strategies)
+    if args.teams and args.players not in (4, 6):
+        print("Partner play needs 4 or 6 players.", file=sys.stderr)
         return 2
     edition = EDITIONS[args.edition]
     if not edition.min_players <= args.players <= edition.max_players:
@@ -187,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    summary = simulate(args.games, args.players, args.edition, args.seed, strategies, settings)
+    summary = simulate(args.games, args.players, args.edition, args.seed, strategies, settings,
+                       teams=args.teams)
     data = summary.to_dict()
     if args.json:
         print(json.dumps(data, indent=2))
@@ -204,6 +316,36 @@ def main(argv: list[str] | None = None) -> int:
         f"{k}: {v:.1%}" for k, v in data["win_rate_by_strategy"].items()))
     print("  challenges won/made by strategy: " + ", ".join(
         f"{k}: {w}/{n}" for k, (w, n) in data["challenges_by_strategy"].items()))
+    if "team_win_rate" in data:
+        print("  team win rate:        " + ", ".join(
+            f"{k}: {v:.1%}" for k, v in data["team_win_rate"].items()))
+    return 0
+
+
+def _main_match(args: argparse.Namespace, strategies: list[str]) -> int:
+    hpp = args.hands_per_pairing
+    if hpp is not None and not 1 <= hpp <= 4:
+        print("--hands-per-pairing must be from 1 to 4.", file=sys.stderr)
+        return 2
+    if args.games < 1:
+        print("--games must be at least 1.", file=sys.stderr)
+        return 2
+    if args.scoring != "standard":
+        print("A partners match is scored the standard way.", file=sys.stderr)
+        return 2
+    summary = simulate_matches(args.games, args.match, args.edition, args.seed, strategies,
+                               hpp, Settings(target=args.target))
+    data = summary.to_dict()
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    title = EDITIONS[args.edition].title
+    print(f"{data['matches']} {args.match} matches of {title} ({data['hands']} hands), "
+          f"seed {args.seed}, strategies {','.join(strategies)}")
+    print("  match win rate by strategy: " + ", ".join(
+        f"{k}: {v:.1%}" for k, v in data["match_win_rate_by_strategy"].items()))
+    print("  mean individual total:      " + ", ".join(
+        f"{k}: {v}" for k, v in data["mean_total_by_strategy"].items()))
     return 0
 
 

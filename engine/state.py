@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.cards import Card, Color, Tower
 
-STATE_VERSION = 2
+STATE_VERSION = 3
 
 
 class Decision(enum.Enum):
@@ -49,6 +49,10 @@ class PlayerStats:
     """Wild Draw Fours of this player that were challenged (public: the table sees it)."""
     bluffs_caught: int = 0
     """... and of those, the ones found guilty (a bluff is seen only when challenged)."""
+    team_rounds_won: int = 0
+    """Partner play: rounds this player's team won (they or a partner went out)."""
+    team_games_won: int = 0
+    """Partner play: games this player's team won."""
 
 
 @dataclass(slots=True)
@@ -99,6 +103,9 @@ class State:
     called: set[str] = field(default_factory=set)
     catchable: str | None = None
     winners: list[str] = field(default_factory=list)
+    team_scores: list[int] = field(default_factory=list)
+    """Partner play: one running total per team, in the order the teams were given
+    (``Game.teams``); empty without teams."""
 
 
 def stats_to_dict(obj: PlayerStats | Counters) -> dict[str, int]:
@@ -130,6 +137,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "called": sorted(s.called),
         "catchable": s.catchable,
         "winners": list(s.winners),
+        "team_scores": list(s.team_scores),
     }
 
 
@@ -162,6 +170,8 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
     called = set(d["called"])
     catchable = d["catchable"]
     winners = list(d["winners"])
+    # saved-game version 3 added team_scores (partner play); versions 1 and 2 had no teams
+    team_scores = [int(v) for v in d.get("team_scores", [])]
     return State(
         hands=hands,
         draw=draw,
@@ -180,4 +190,5 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         called=called,
         catchable=catchable,
         winners=winners,
+        team_scores=team_scores,
     )
