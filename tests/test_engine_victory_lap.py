@@ -127,7 +127,7 @@ def test_players_two_to_ten() -> None:
 
 
 def test_victory_lap_scores_fifty() -> None:
-    """R-VL-POINTS (sheet 004, Scoring): a Victory Lap left in a hand scores 50, like the
+    """R-POINTS (sheet 004, Scoring): a Victory Lap left in a hand scores 50, like the
     other wilds; the round winner scores the other hands."""
     g = G({"Ann": "R1", "Ben": "WV B2", "Cat": "W G1"})
     assert g.card_points(WV) == 50
@@ -388,7 +388,7 @@ def test_lap_events_are_public() -> None:
 
 
 def test_save_and_restore_mid_lap() -> None:
-    """R-SAVE (engine): a lap under way survives to_dict/from_dict exactly and plays on
+    """R-VL-SAVE, R-SAVE (engine): a lap under way survives to_dict/from_dict exactly and plays on
     identically; games saved before the edition (no "lap" key) still load."""
     g = G(HANDS4, players=P4)
     g.apply(Play("Ann", WV))
@@ -558,7 +558,7 @@ def test_random_victory_lap_games_keep_every_invariant(seed: int, n: int, scorin
        data=st.randoms(use_true_random=False))
 def test_save_and_restore_mid_lap_plays_on_identically(seed: int, n: int, cut: int,
                                                        data: random.Random) -> None:
-    """R-SAVE (engine): play until a lap is under way (or the cut), save and restore: the
+    """R-VL-SAVE, R-SAVE (engine): play until a lap is under way (or the cut), save and restore: the
     saved form round-trips and both games give the same events for the same moves."""
     names = [f"p{i}" for i in range(n)]
     game = Game.new(names, edition="victory-lap", seed=seed, settings=Settings(target=100))
