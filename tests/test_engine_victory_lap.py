@@ -9,6 +9,8 @@ listed player, so Ann plays first and Ben is next (R-REPLAY-SETUP).
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -41,13 +43,14 @@ from engine import (
     Play,
     RandomPlayer,
     Settings,
+    Strategy,
     UnoCallError,
     move_from_dict,
     move_to_dict,
 )
 from engine.moves import Move
 from engine.players import BasicPlayer
-from engine.replay import move_to_json
+from engine.replay import move_to_json, play_replay, replay_header
 from engine.simulate import run_game
 
 P3 = ("Ann", "Ben", "Cat")
@@ -587,8 +590,30 @@ def test_many_victory_lap_games_end() -> None:
         game = Game.new([f"p{k}" for k in range(n)], edition="victory-lap", seed=i,
                         settings=Settings(target=100))
         game.start()
-        bots = {p: (HeuristicPlayer(i + k) if (i + k) % 2 else RandomPlayer(i + k))
+        bots: dict[str, Strategy] = {p: (HeuristicPlayer(i + k) if (i + k) % 2 else RandomPlayer(i + k))
                 for k, p in enumerate(game.players)}
         run_game(game, bots)
         assert game.is_over and game.winners
         assert game.all_cards() == Counter(game.edition.deck)
+
+
+def test_simulator_and_replay_take_the_edition() -> None:
+    """R-REPLAY-FORMAT (engine): the simulator plays the edition and counts its laps; a
+    replay file may name it, and a game logged move by move replays to the same state."""
+    out = subprocess.run(
+        [sys.executable, "-m", "engine.simulate", "--games", "5", "--players", "5",
+         "--edition", "victory-lap", "--target", "100", "--seed", "3"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert out.startswith("5 games of UNO Victory Lap, 5 players, seed 3")
+    assert "laps" in out and "lap_passes" in out
+    game = Game.new(list(P4), edition="victory-lap", seed=11, settings=Settings(target=100))
+    header = replay_header(game, 11)
+    game.start()
+    logged: list[dict[str, Any]] = []
+    bots: dict[str, Strategy] = {p: (HeuristicPlayer(k) if k % 2 else RandomPlayer(k))
+            for k, p in enumerate(game.players)}
+    run_game(game, bots, on_apply=lambda m: logged.append(move_to_json(m)))
+    assert any("lap" in m for m in logged)
+    replayed, _ = play_replay({**header, "moves": logged})
+    assert replayed.to_dict() == game.to_dict()
