@@ -590,8 +590,9 @@ def test_many_victory_lap_games_end() -> None:
         game = Game.new([f"p{k}" for k in range(n)], edition="victory-lap", seed=i,
                         settings=Settings(target=100))
         game.start()
-        bots: dict[str, Strategy] = {p: (HeuristicPlayer(i + k) if (i + k) % 2 else RandomPlayer(i + k))
-                for k, p in enumerate(game.players)}
+        bots: dict[str, Strategy] = {
+            p: (HeuristicPlayer(i + k) if (i + k) % 2 else RandomPlayer(i + k))
+            for k, p in enumerate(game.players)}
         run_game(game, bots)
         assert game.is_over and game.winners
         assert game.all_cards() == Counter(game.edition.deck)
