@@ -1,10 +1,10 @@
-"""UNO Power Grab and classic UNO rules: a pure, deterministic library.
+"""UNO Power Grab, classic UNO and UNO Victory Lap rules: a pure, deterministic library.
 
 No Discord, no I/O, no clock, no logging. See docs/engine-api.md and RULES.md.
 """
 
 from engine.cards import BLOCKED_BY, Card, Color, Kind, Tower
-from engine.editions import CLASSIC, EDITIONS, POWER_GRAB, Edition, get_edition
+from engine.editions import CLASSIC, EDITIONS, POWER_GRAB, VICTORY_LAP, Edition, get_edition
 from engine.errors import (
     CardNotInHandError,
     ChoiceError,
@@ -30,6 +30,7 @@ from engine.moves import (
     ChooseColor,
     Draw,
     Keep,
+    Lap,
     Move,
     Pass,
     Play,
@@ -45,6 +46,7 @@ __all__ = [
     "CLASSIC",
     "EDITIONS",
     "POWER_GRAB",
+    "VICTORY_LAP",
     "Accept",
     "CallUno",
     "Card",
@@ -67,6 +69,7 @@ __all__ = [
     "IllegalMoveError",
     "Keep",
     "Kind",
+    "Lap",
     "LegalMoves",
     "Match",
     "Move",

@@ -1,7 +1,7 @@
 """Editions are data: a deck, a player range, whether towers exist, and card points.
 
-A later edition (Victory Lap) adds its deck here and one card effect in the game's
-effect table, not a second engine.
+The Victory Lap edition is its deck here plus one card effect in the game's effect table
+(``Game._effect``, the lap), not a second engine.
 """
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ def classic_deck() -> tuple[Card, ...]:
     return tuple(cards)
 
 
+def victory_lap_deck() -> tuple[Card, ...]:
+    """The 112-card Victory Lap deck: the classic deck plus four Victory Lap cards."""
+    return classic_deck() + (Card.of(Kind.VICTORY_LAP),) * 4
+
+
 @dataclass(frozen=True, slots=True)
 class Edition:
     """What differs between editions."""
@@ -95,7 +100,18 @@ CLASSIC: Final = Edition(
     towers=False,
 )
 
-EDITIONS: Final[dict[str, Edition]] = {e.name: e for e in (POWER_GRAB, CLASSIC)}
+VICTORY_LAP: Final = Edition(
+    name="victory-lap",
+    title="UNO Victory Lap",
+    deck=victory_lap_deck(),
+    min_players=2,
+    max_players=10,
+    towers=False,
+)
+
+EDITIONS: Final[dict[str, Edition]] = {
+    e.name: e for e in (POWER_GRAB, CLASSIC, VICTORY_LAP)
+}
 
 
 def get_edition(name: str) -> Edition:

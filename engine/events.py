@@ -233,6 +233,29 @@ class Passed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class LapPassed(Event):
+    """Victory Lap: the card's player passed the hand in front of them on (every hand moves
+    one more seat). ``cards`` is how many cards that hand holds (public, as any hand's size);
+    ``step`` is how many seats the hands had moved when it was passed (1 for the first)."""
+
+    kind: ClassVar[str] = "lap_passed"
+    player: str
+    cards: int
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class LapKept(Event):
+    """Victory Lap: the card's player kept the hand in front of them; everyone takes the
+    hand in front of them. ``step`` is how many seats the hands moved (the number of
+    players when the player's own hand came back)."""
+
+    kind: ClassVar[str] = "lap_kept"
+    player: str
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
 class RoundWon(Event):
     kind: ClassVar[str] = "round_won"
     player: str

@@ -48,6 +48,8 @@ from engine.events import (
     Event,
     GameWon,
     InstantUno,
+    LapKept,
+    LapPassed,
     Left,
     Passed,
     Played,
@@ -70,6 +72,7 @@ from engine.moves import (
     ChooseColor,
     Draw,
     Keep,
+    Lap,
     Move,
     Pass,
     Play,
@@ -80,8 +83,8 @@ from engine.setup import arrange, choose_dealer, start_round
 from engine.state import STATE_VERSION as STATE_VERSION
 from engine.state import Counters as Counters
 from engine.state import Decision as Decision
+from engine.state import LapRecord, State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 from engine.state import PlayerStats as PlayerStats
-from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 
 READABLE_VERSIONS = (1, 2, STATE_VERSION)
 """Saved games this engine reads: version 1 kept the random generator's state as a list of
@@ -458,7 +461,9 @@ class Game:
             raise self._not_your_turn(player)
         self._check_card(player, card)
         need, free = self.tower_choices(player, card)
-        return PlayNeeds(color=card.is_wild, towers=need, free=tuple(free) if need else ())
+        later = card.kind is Kind.VICTORY_LAP and len(s.hands[player]) > 1
+        return PlayNeeds(color=card.is_wild, towers=need, free=tuple(free) if need else (),
+                         color_later=later)
 
     def tower_choices(self, player: str, card: Card) -> tuple[int, list[Tower]]:
         """How many towers ``card`` grabs by choice, and which ones ``player`` may pick."""
@@ -512,6 +517,9 @@ class Game:
             return NotYourTurnError("{name} must choose the card to keep first.", name=who)
         if s.pending is Decision.COLOR:
             return NotYourTurnError("{name} must name the starting colour first.", name=who)
+        if s.pending is Decision.LAP:
+            return NotYourTurnError("{name} must keep or pass a hand in the Victory Lap first.",
+                                    name=who)
         return NotYourTurnError("It's {name}'s turn.", name=who)
 
     def _no_match(self, card: Card) -> NoMatchError:
@@ -537,6 +545,8 @@ class Game:
             raise GameOverError("The game is over.")
         self._need_player(move.player)
         p = move.player
+        if s.pending is Decision.LAP:
+            return self._check_lap(move)
         if isinstance(move, CallUno):
             return self._check_call(p)
         if isinstance(move, Catch):
@@ -569,7 +579,34 @@ class Game:
             if s.pending is not Decision.COLOR:
                 raise IllegalMoveError("There is no colour to name now.")
             return move
+        if isinstance(move, Lap):
+            raise IllegalMoveError("There is no Victory Lap hand to keep or pass now.")
         raise ParseError("Unknown move.")  # pragma: no cover
+
+    def _check_lap(self, move: Move) -> Move:
+        """R-VL-ONLY: while the hands travel, only the card's player keeps or passes."""
+        s = self.s
+        lap = s.lap
+        assert lap is not None
+        if move.player != lap.player:
+            raise self._not_your_turn(move.player)
+        if not isinstance(move, Lap):
+            raise self._wrong_decision()
+        if move.keep:
+            if move.color is None:
+                if s.color is None:
+                    raise ChoiceError("Name the colour as you keep the hand: the Victory Lap "
+                                      "was played without one.")
+                return move
+            if s.color is None:
+                return move
+            if move.color is not s.color:
+                raise ChoiceError("You already named {color} with the Victory Lap.",
+                                  color=s.color)
+            return replace(move, color=None)
+        if lap.step >= len(self.players):
+            raise IllegalMoveError("Your own hand is back: you must keep it.")
+        return replace(move, color=None) if move.color is not None else move
 
     def _wrong_decision(self) -> IllegalMoveError:
         s = self.s
@@ -579,6 +616,8 @@ class Game:
             return IllegalMoveError("Choose the card to keep first.")
         if s.pending is Decision.COLOR:
             return IllegalMoveError("Name the starting colour first.")
+        if s.pending is Decision.LAP:
+            return IllegalMoveError("Keep or pass the hand in front of you first.")
         return IllegalMoveError("You can't do that now.")
 
     def _check_card(self, p: str, card: Card) -> None:
@@ -603,7 +642,10 @@ class Game:
         self._check_card(p, card)
         color = move.color
         if card.is_wild:
-            if color is None:
+            # R-VL-COLOR: a Victory Lap that is not the last card may leave its colour to
+            # the keep.
+            lap_follows = card.kind is Kind.VICTORY_LAP and len(self.s.hands[p]) > 1
+            if color is None and not lap_follows:
                 raise ChoiceError("Choose a colour for the {card}.", card=card)
         else:
             color = None
@@ -689,6 +731,8 @@ class Game:
             return self._do_challenge(p)
         if isinstance(move, Keep):
             return self._do_keep(move)
+        if isinstance(move, Lap):
+            return self._do_lap(move)
         assert isinstance(move, ChooseColor)
         self.s.color = move.color
         self.s.pending = Decision.PLAY
@@ -761,7 +805,8 @@ class Game:
         s.color_only = False
         events: list[Event] = [Played(p, card, s.color)]
         left = len(hand)
-        if left == 1:
+        # R-VL-UNO: a call made with a Victory Lap does not count (the hands move on).
+        if left == 1 and card.kind is not Kind.VICTORY_LAP:
             if move.uno or p in s.called:
                 if move.uno and p not in s.called:
                     events.append(UnoCalled(p))
@@ -823,7 +868,62 @@ class Game:
                 events += self._draw_cards(victim, DRAW_COUNT[kind], "card")
             events.append(Skipped(victim))
             return events + self._end_turn(victim)
+        if kind is Kind.VICTORY_LAP:
+            return events + self._start_lap(p)
         return events + self._end_turn(p)
+
+    # ------------------------------------------------------------------ Victory Lap
+    def _start_lap(self, p: str) -> list[Event]:
+        """R-VL-LAP: every hand moves one seat in the direction of play; ``p`` looks at the
+        hand in front of them. UNO calls belonged to the old hands (R-VL-UNO)."""
+        s = self.s
+        s.called.clear()
+        s.catchable = None
+        s.lap = LapRecord(p, 0)
+        return self._lap_step()
+
+    def _lap_step(self) -> list[Event]:
+        """Every hand moves one more seat in the direction of play."""
+        s = self.s
+        lap = s.lap
+        assert lap is not None
+        seats = self.players
+        n = len(seats)
+        moved = {seats[(i + s.direction) % n]: s.hands[q] for i, q in enumerate(seats)}
+        s.hands = {q: moved[q] for q in s.hands}
+        lap.step += 1
+        s.turn = lap.player
+        s.pending = Decision.LAP
+        return [self._turn_event()]
+
+    def _do_lap(self, move: Lap) -> list[Event]:
+        s = self.s
+        lap = s.lap
+        p = move.player
+        assert lap is not None and lap.player == p
+        if not move.keep:
+            passed = LapPassed(p, len(s.hands[p]), lap.step)
+            return [passed, *self._lap_step()]
+        events: list[Event] = [LapKept(p, lap.step)]
+        s.lap = None
+        if move.color is not None:
+            s.color = move.color
+            events.append(ColorChosen(p, move.color))
+        if len(s.hands[p]) == 1:
+            # R-VL-UNO: keeping one card needs a call after the keep; catchable until the
+            # next player's first move. Others given one card are not at risk.
+            s.catchable = p
+        return events + self._end_turn(p)
+
+    @property
+    def lap(self) -> dict[str, Any] | None:
+        """The Victory Lap under way (``player``, ``step``: seats the hands have moved,
+        ``steps_left``: passes left before the player's own hand is back), or None."""
+        lap = self.s.lap
+        if lap is None:
+            return None
+        return {"player": lap.player, "step": lap.step,
+                "steps_left": len(self.players) - lap.step}
 
     def _last_card_effect(self, p: str, card: Card) -> list[Event]:
         """A drawing card played as the last card still makes the next player draw."""
@@ -1011,6 +1111,9 @@ class Game:
             return [ChooseColor(p, most_common_color(hand))]
         if s.pending is Decision.KEEP:
             return [Keep(p, max(hand, key=self.card_points))]
+        if s.pending is Decision.LAP:
+            # R-VL-TIMEOUT: the hand in front of them is kept (a colour as for a wild).
+            return [Lap(p, True, most_common_color(hand) if s.color is None else None)]
         return []
 
     def apply_timeout(self) -> list[Event]:
@@ -1031,6 +1134,11 @@ class Game:
         if s.pending is Decision.OVER:
             raise GameOverError("The game is over.")
         events: list[Event] = []
+        if s.pending is Decision.LAP:
+            # R-LEAVE: a Victory Lap under way ends first, as on a timeout.
+            lap_keep = self.timeout_moves()[0]
+            assert isinstance(lap_keep, Lap)
+            events += self._do_lap(lap_keep)
         cards = s.hands.pop(player)
         s.draw[0:0] = cards
         events.append(Left(player, len(cards)))
@@ -1102,6 +1210,7 @@ class Game:
             "dealer": s.dealer,
             "turn": s.turn,
             "pending": s.pending.value,
+            "lap": self.lap,
             "draw_count": len(s.draw),
             "discard_count": len(s.discard),
             "towers": {t.value: h for t, h in s.towers.items()},
@@ -1117,7 +1226,13 @@ class Game:
         self._need_player(player)
         view = self.public_view()
         view["you"] = player
-        view["hand"] = [c.code for c in self.s.hands[player]]
+        lap = self.s.lap
+        if lap is not None and lap.player != player:
+            # R-VL-VIEWS: during a lap only the card's player looks at a hand.
+            view["hand"] = []
+            view["face_down"] = len(self.s.hands[player])
+        else:
+            view["hand"] = [c.code for c in self.s.hands[player]]
         view["playable"] = [c.code for c in self.playable_cards(player)]
         view["drawn"] = (
             self.s.drawn.code if self.s.drawn is not None and self.s.turn == player else None

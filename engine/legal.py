@@ -22,6 +22,7 @@ from engine.moves import (
     ChooseColor,
     Draw,
     Keep,
+    Lap,
     Move,
     Pass,
     Play,
@@ -47,6 +48,9 @@ class PlayNeeds:
     """How many different towers must be chosen (0, 1 or 2; fewer when fewer are free)."""
     free: tuple[Tower, ...] = ()
     """The towers that may be chosen (empty when ``towers`` is 0)."""
+    color_later: bool = False
+    """The colour may instead be named on the keep (a Victory Lap that is not the last
+    card: a lap follows)."""
 
 
 class LegalMoves:
@@ -60,7 +64,7 @@ class LegalMoves:
 
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, Play | Draw | Pass | CallUno | Catch | Challenge | Accept
-                          | Keep | ChooseColor):
+                          | Keep | ChooseColor | Lap):
             return False
         if move.player != self._player:
             return False
@@ -90,6 +94,9 @@ def enumerate_moves(game: Game, p: str) -> list[Move]:
     if s.pending is Decision.OVER or p not in game._seat:
         return []
     out: list[Move] = []
+    if s.pending is Decision.LAP:
+        # While the hands travel only the card's player keeps or passes (R-VL-LAP).
+        return lap_moves(game, p)
     if game._may_call(p):
         out.append(CallUno(p))
     if s.catchable is not None and s.catchable != p:
@@ -116,13 +123,31 @@ def enumerate_moves(game: Game, p: str) -> list[Move]:
     return out
 
 
+def lap_moves(game: Game, p: str) -> list[Move]:
+    """The Victory Lap moves of ``p``: keep (naming the colour if the card named none) and,
+    unless their own hand is back, pass."""
+    s = game.s
+    lap = s.lap
+    if lap is None or lap.player != p or s.turn != p:
+        return []
+    out: list[Move] = []
+    if s.color is None:
+        out += [Lap(p, True, c) for c in Color]
+    else:
+        out.append(Lap(p, True))
+    if lap.step < len(game.players):
+        out.append(Lap(p, False))
+    return out
+
+
 def play_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
     """The plays of ``card`` by ``p``: one per colour (wild) x set of towers (grab) x
     calling UNO with it or not (``uno_too``: when it leaves one card)."""
     grabs = game.edition.towers and (card.kind is Kind.GRAB_TWO
                                      or card.kind is Kind.WILD_GRAB)
-    if not grabs:
-        # Moves are values: the same card offers the same plays every time.
+    if not grabs and card.kind is not Kind.VICTORY_LAP:
+        # Moves are values: the same card offers the same plays every time (a Victory Lap
+        # also depends on whether it is the last card: not cached).
         key = (p, card, uno_too)
         cached = _PLAY_VARIANTS.get(key)
         if cached is None:
@@ -135,6 +160,8 @@ def play_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
 
 def _make_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
     colors: list[Color | None] = list(Color) if card.is_wild else [None]
+    if card.kind is Kind.VICTORY_LAP and len(game.s.hands[p]) > 1:
+        colors.append(None)  # a lap follows: the colour may be named on the keep instead
     need, free = game.tower_choices(p, card)
     tower_sets: list[tuple[Tower, ...]] = (
         [tuple(c) for c in combinations(free, need)] if need else [()]

@@ -83,7 +83,18 @@ class ChooseColor:
     color: Color
 
 
-Move = Play | Draw | Pass | CallUno | Catch | Challenge | Accept | Keep | ChooseColor
+@dataclass(frozen=True, slots=True)
+class Lap:
+    """Victory Lap: the card's player keeps the hand in front of them (``keep=True``) or
+    passes it on (``keep=False``). ``color`` names the colour on the keep when the Victory
+    Lap was played without one."""
+
+    player: str
+    keep: bool
+    color: Color | None = None
+
+
+Move = Play | Draw | Pass | CallUno | Catch | Challenge | Accept | Keep | ChooseColor | Lap
 
 
 def move_to_dict(move: Move) -> dict[str, Any]:
@@ -116,10 +127,14 @@ def move_to_dict(move: Move) -> dict[str, Any]:
                 d["uno"] = True
         case ChooseColor():
             d["color"] = move.color.label
+        case Lap():
+            d["lap"] = "keep" if move.keep else "pass"
+            if move.color is not None:
+                d["color"] = move.color.label
     return d
 
 
-_ACTION_KEYS = ("play", "draw", "pass", "catch", "challenge", "accept", "keep")
+_ACTION_KEYS = ("play", "draw", "pass", "catch", "challenge", "accept", "keep", "lap")
 
 
 def move_from_dict(d: dict[str, Any]) -> Move:
@@ -156,7 +171,7 @@ def move_from_dict(d: dict[str, Any]) -> Move:
         if uno:
             return CallUno(player)
         raise ParseError("A move needs an action: play, draw, pass, uno, catch, challenge, "
-                         "accept, keep or color.")
+                         "accept, keep, lap or color.")
     action = actions[0]
     if action == "play":
         towers_raw = d.get("towers", [])
@@ -167,6 +182,13 @@ def move_from_dict(d: dict[str, Any]) -> Move:
                     tuple(Tower.parse(t) for t in towers_raw), uno)
     if action == "keep":
         return Keep(player, card_of(d["keep"]), uno)
+    if action == "lap":
+        if d["lap"] not in ("keep", "pass"):
+            raise ParseError("\"lap\" must be \"keep\" or \"pass\".")
+        if uno:
+            raise ParseError("Call UNO after the keep, as a move of its own.")
+        color = color_of(d["color"]) if d.get("color") is not None else None
+        return Lap(player, d["lap"] == "keep", color)
     if action == "catch":
         if not isinstance(d["catch"], str):
             raise ParseError("\"catch\" must name a player.")

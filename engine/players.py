@@ -23,6 +23,7 @@ from engine.moves import (
     ChooseColor,
     Draw,
     Keep,
+    Lap,
     Move,
     Pass,
     Play,
@@ -62,7 +63,7 @@ class RandomPlayer:
         return self.rng.choice(moves) if moves else None
 
     def react(self, game: Game, player: str) -> Move | None:
-        if game.is_over:
+        if game.is_over or game.pending is Decision.LAP:
             return None
         target = game.catchable
         if target is not None and target != player and self.rng.random() < 0.5:
@@ -94,6 +95,8 @@ class BasicPlayer:
             return Accept(player)
         if pending is Decision.KEEP:
             return Keep(player, hand[0], uno=True)
+        if pending is Decision.LAP:  # keeps the first hand it is shown
+            return Lap(player, True, most_common_color(hand) if game.color is None else None)
         plays = [m for m in enumerate_moves(game, player) if isinstance(m, Play)
                  and (m.uno or len(hand) != 2)
                  and (not m.card.is_wild or m.color is most_common_color(hand))]
@@ -118,6 +121,7 @@ class HeuristicPlayer:
     weights: ClassVar[Mapping[str, float]] = {
         "points": 0.4, "same_color": 1.5, "blocked": -15.0, "attack": 8.0,
         "attack_per_card": 5.0, "wild_hold": -100.0, "wild_color": 5.0, "tower": 7.0,
+        "lap": 9.0,
     }
     """How much each consideration weighs when choosing a play."""
 
@@ -156,8 +160,8 @@ class HeuristicPlayer:
 
     # -------------------------------------------------------------- out of turn
     def react(self, game: Game, player: str) -> Move | None:
-        if game.is_over:
-            return None
+        if game.is_over or game.pending is Decision.LAP:
+            return None  # during a Victory Lap the hands are face down: nothing to do
         self._watch(game, player)
         target = game.catchable
         if target is not None and target != player and target not in self._partners(
@@ -182,6 +186,8 @@ class HeuristicPlayer:
             return Challenge(player) if self._challenge_pays(game, player) else Accept(player)
         if pending is Decision.KEEP:
             return Keep(player, self._card_to_keep(game, hand), uno=True)
+        if pending is Decision.LAP:
+            return self._lap_choice(game, player, hand)
         plays = [m for m in enumerate_moves(game, player) if isinstance(m, Play)]
         if len(hand) == 2:
             plays = [m for m in plays if m.uno]
@@ -244,6 +250,26 @@ class HeuristicPlayer:
         honest = 1.0 - could_bluff
         return bluffed / (bluffed + honest) if bluffed + honest > 0 else 0.0
 
+    def _lap_choice(self, game: Game, player: str, hand: tuple[Card, ...]) -> Lap:
+        """Victory Lap: keep the hand in front of us unless a hand still to come is smaller
+        (their sizes are public); on equal sizes, keep the one we can see. Our own hand,
+        the last to come, must be kept."""
+        color = most_common_color(hand) if game.color is None else None
+        lap = game.lap
+        assert lap is not None
+        steps_left = int(lap["steps_left"])
+        if steps_left <= 0:
+            return Lap(player, True, color)
+        counts = game.hand_counts()
+        seats = game.players
+        i = seats.index(player)
+        n = len(seats)
+        # the hand j seats behind us (against the direction of play) comes to us in j passes
+        to_come = [counts[seats[(i - j * game.direction) % n]] for j in range(1, steps_left + 1)]
+        if len(hand) <= min(to_come):
+            return Lap(player, True, color)
+        return Lap(player, False)
+
     def _card_to_keep(self, game: Game, hand: tuple[Card, ...]) -> Card:
         order = {Kind.WILD_DRAW_FOUR: 4, Kind.WILD_GRAB: 3, Kind.WILD: 3, Kind.VICTORY_LAP: 2}
         wilds = [c for c in hand if c.is_wild]
@@ -284,11 +310,16 @@ class HeuristicPlayer:
         if kind is Kind.REVERSE and len(game.players) > 2:
             prev = _previous(game, player)
             score += 4 if counts[prev] > n_next else -2
+        lap_gain = 0
+        if kind is Kind.VICTORY_LAP and rest:
+            # The lap can bring us the smallest hand at the table (ours included).
+            lap_gain = len(rest) - min(n for q, n in counts.items() if q != player)
+            score += w["lap"] * lap_gain
         if card.is_wild:
             others_playable = any(
                 c for c in rest if not c.is_wild and game.can_play_on_top(c)
             )
-            if others_playable and len(hand) > 3:
+            if others_playable and len(hand) > 3 and lap_gain < 2:
                 score += w["wild_hold"]
             if move.color is not None:
                 score += w["wild_color"] * sum(1 for c in rest if c.color is move.color)

@@ -96,8 +96,9 @@ def build_game(data: Any) -> tuple[Game, list[dict[str, Any]]]:
         if key not in data:
             raise ReplayFormatError(f"top level: missing {key!r}")
     edition = data["edition"]
-    if edition not in ("power-grab", "classic"):
-        raise ReplayFormatError("edition: must be \"power-grab\" or \"classic\"")
+    if edition not in ("power-grab", "classic", "victory-lap"):
+        raise ReplayFormatError(
+            "edition: must be \"power-grab\", \"classic\" or \"victory-lap\"")
     players = data["players"]
     if (not isinstance(players, list) or not all(isinstance(p, str) and p for p in players)
             or len(set(players)) != len(players)):
@@ -210,6 +211,10 @@ def state_of(game: Game) -> dict[str, Any]:
         pending = None
     elif game.pending is not Decision.PLAY:
         pending = {"decision": game.pending.value, "player": game.turn}
+        lap = game.lap
+        if lap is not None:  # how far the hands have moved, and how far they may go
+            pending["step"] = lap["step"]
+            pending["steps_left"] = lap["steps_left"]
     return {
         "event": "state",
         "hands": {p: [c.code for c in game.hand(p)] for p in game.players},

@@ -3,6 +3,7 @@
     python -m engine.simulate --games 200 --players 4 --edition power-grab --seed 1
     python -m engine.simulate --games 100 --players 3 --strategies heuristic,random,random
     python -m engine.simulate --games 300 --players 4 --teams --strategies heuristic,blind
+    python -m engine.simulate --games 100 --players 4 --edition victory-lap
     python -m engine.simulate --games 20 --match tournament --hands-per-pairing 1
 
 Partner play (``--teams``, 4 or 6 players): the even seats are one team, the odd seats the
@@ -24,7 +25,7 @@ from typing import Any
 from engine.editions import EDITIONS
 from engine.game import Game
 from engine.match import Match
-from engine.moves import Challenge, Move
+from engine.moves import Challenge, Lap, Move
 from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
 from engine.settings import Settings
 
@@ -84,6 +85,10 @@ class Summary:
     challenges: int = 0
     challenges_won: int = 0
     catches: int = 0
+    laps: int = 0
+    """Victory Laps played (each ends with one keep)."""
+    lap_passes: int = 0
+    """Hands passed on during them."""
     seats: int = 0
     wins_by_seat: dict[int, float] = field(default_factory=dict)
     wins_by_strategy: dict[str, float] = field(default_factory=dict)
@@ -115,6 +120,8 @@ class Summary:
             "challenges_won": self.challenges_won,
             "challenge_success": round(self.challenges_won / max(self.challenges, 1), 3),
             "catches": self.catches,
+            "laps": self.laps,
+            "lap_passes": self.lap_passes,
             "win_rate_by_seat": {
                 str(seat): round(self.wins_by_seat.get(seat, 0.0) / g, 3)
                 for seat in range(self.seats)
@@ -147,9 +154,15 @@ def simulate(games: int, players: int, edition: str, seed: int,
                 for i, p in enumerate(names)}
         challenges_made: Counter[str] = Counter()
 
-        def count(move: Move, made: Counter[str] = challenges_made) -> None:
+        def count(move: Move, made: Counter[str] = challenges_made,
+                  summary: Summary = summary) -> None:
             if isinstance(move, Challenge):
                 made[move.player] += 1
+            elif isinstance(move, Lap):
+                if move.keep:
+                    summary.laps += 1
+                else:
+                    summary.lap_passes += 1
 
         game.start()
         run_game(game, bots, on_apply=count)
@@ -308,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
           f"seed {args.seed}, strategies {','.join(strategies)}")
     for key in ("rounds", "rounds_per_game", "turns", "turns_per_round", "moves", "grabs",
                 "blocks", "instant_unos", "challenges", "challenges_won", "challenge_success",
-                "catches"):
+                "catches", "laps", "lap_passes"):
         print(f"  {key:<18} {data[key]}")
     print("  win rate by seat:     " + ", ".join(
         f"{k}: {v:.1%}" for k, v in data["win_rate_by_seat"].items()))

@@ -30,6 +30,8 @@ class Decision(enum.Enum):
     """The Wild Draw Four victim accepts or challenges."""
     KEEP = "keep"
     """Instant UNO: the player chooses the one card to keep."""
+    LAP = "lap"
+    """Victory Lap: the card's player keeps the hand in front of them or passes it on."""
     OVER = "over"
     """The game has ended."""
 
@@ -83,6 +85,17 @@ class W4Record:
 
 
 @dataclass(slots=True)
+class LapRecord:
+    """A Victory Lap under way: whose card it was and how far the hands have moved."""
+
+    player: str
+    """The player of the Victory Lap card (the only one who looks at a hand)."""
+    step: int
+    """How many seats every hand has moved, in the direction of play (1 for the first
+    move; the number of players when the player's own hand is back)."""
+
+
+@dataclass(slots=True)
 class State:
     """The table: hands, piles, towers, whose turn and what is pending."""
 
@@ -100,6 +113,7 @@ class State:
     color_only: bool = False
     w4: W4Record | None = None
     after_keep: str | None = None
+    lap: LapRecord | None = None
     called: set[str] = field(default_factory=set)
     catchable: str | None = None
     winners: list[str] = field(default_factory=list)
@@ -134,6 +148,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
             if s.w4 else None
         ),
         "after_keep": s.after_keep,
+        "lap": {"player": s.lap.player, "step": s.lap.step} if s.lap else None,
         "called": sorted(s.called),
         "catchable": s.catchable,
         "winners": list(s.winners),
@@ -167,6 +182,8 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         if w4 else None
     )
     after_keep = d["after_keep"]
+    lap = d.get("lap")  # absent from games saved before the Victory Lap edition
+    lap_record = LapRecord(str(lap["player"]), int(lap["step"])) if lap else None
     called = set(d["called"])
     catchable = d["catchable"]
     winners = list(d["winners"])
@@ -187,6 +204,7 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         color_only=color_only,
         w4=w4_record,
         after_keep=after_keep,
+        lap=lap_record,
         called=called,
         catchable=catchable,
         winners=winners,

@@ -168,7 +168,9 @@ def test_play_needs_agrees_with_legal_moves_over_random_games(edition: str) -> N
                         refused_alike(g, p, card)
                         continue
                     checked += 1
-                    colors = list(Color) if needs.color else [None]
+                    colors: list[Color | None] = list(Color) if needs.color else [None]
+                    if needs.color_later:  # R-VL-COLOR: or named on the keep
+                        colors.append(None)
                     sets = list(combinations(needs.free, needs.towers))
                     assert needs.towers <= len(needs.free)
                     described = {Play(p, card, col, ts) for col in colors for ts in sets}
@@ -176,7 +178,7 @@ def test_play_needs_agrees_with_legal_moves_over_random_games(edition: str) -> N
                     if needs.towers:
                         with pytest.raises(ChoiceError):
                             g.validate(Play(p, card, colors[0], ()))
-                    if needs.color:
+                    if needs.color and not needs.color_later:
                         with pytest.raises(ChoiceError):
                             g.validate(Play(p, card, None, sets[0]))
             move = bots[g.turn].choose(g, g.turn)

@@ -214,3 +214,61 @@ def test_replay_refused_moves_are_reported_not_fatal() -> None:
                       "move": 0}
     with pytest.raises(ReplayFormatError):
         list(replay({"edition": "power-grab", "players": ["a", "b"]}))
+
+
+def test_scenario_victory_lap_kept_at_step_one() -> None:
+    """R-VL-LAP, R-VL-ONLY, R-VL-COLOR (sheet 004, Victory Lap Card; RULINGS, Victory Lap
+    edition): ann keeps cat's hand at step 1, every hand having moved one seat; moves by
+    others and ann's own play during the lap are refused; the colour named with the play
+    stands."""
+    out = lines_of(HERE / "victory_lap_kept_first.json")
+    assert [e["reason"] for e in out if e["event"] == "rejected"][:3] == [
+        "ann must keep or pass a hand in the Victory Lap first.",
+        "ann must keep or pass a hand in the Victory Lap first.",
+        "Keep or pass the hand in front of you first.",
+    ]
+    assert {"event": "lap_kept", "player": "ann", "step": 1} in out
+    assert out[-1]["hands"] == {"ann": ["G1", "G2"], "ben": ["R1", "R3"],
+                                "cat": ["B1", "B2", "B3", "B4", "B5"]}
+
+
+def test_scenario_victory_lap_full_circle() -> None:
+    """R-VL-OWN-HAND, R-VL-COLOR (sheet 004, Victory Lap Card (note); RULINGS, Victory Lap
+    edition): ann passes twice, her own hand comes back and a third pass is refused; the
+    colour left out of the play is named on the keep."""
+    out = lines_of(HERE / "victory_lap_full_circle.json")
+    passes = [(e["cards"], e["step"]) for e in out if e["event"] == "lap_passed"]
+    assert passes == [(5, 1), (4, 2)]
+    assert {"event": "lap_kept", "player": "ann", "step": 3} in out
+    assert {"event": "color_chosen", "player": "ann", "color": "red"} in out
+    assert out[-1]["hands"]["ann"] == ["R1", "R2"]
+
+
+def test_scenario_victory_lap_one_card_uno() -> None:
+    """R-VL-UNO (RULINGS, Victory Lap edition): the call made with the play does not count;
+    ann keeps one card and is caught; cat, given one card, may call but can't be caught."""
+    out = lines_of(HERE / "victory_lap_one_card_uno.json")
+    assert next(e for e in out if e["event"] == "uno") == {"event": "uno", "player": "cat"}
+    assert {"event": "caught", "player": "ann", "by": "dan"} in out
+    assert out[4]["event"] == "rejected" and out[4]["player"] == "dan"
+
+
+def test_scenario_victory_lap_last_card_and_first_card() -> None:
+    """R-VL-LAST (RULINGS, Victory Lap edition): a Victory Lap as the last card ends the
+    round with no lap, and a Victory Lap left in a hand scores 50 (sheet 004, Scoring).
+    R-FIRST-WILD: a Victory Lap turned up first starts no lap; the first player names the
+    colour (RULINGS, Deal and round)."""
+    last = lines_of(HERE / "victory_lap_last_card.json")
+    assert [e["event"] for e in last[:3]] == ["rejected", "played", "round_won"]
+    assert last[2]["points"] == 50 + 2 + 1 + 20
+    first = lines_of(HERE / "victory_lap_first_card.json")
+    assert first[1] == {"event": "turn", "player": "ann", "decision": "color"}
+    assert not any(e["event"].startswith("lap") for e in first)
+
+
+def test_scenario_victory_lap_two_players_ends_mid_lap() -> None:
+    """R-VL-LAP with two players (sheet 004, Two-Handed Play: the usual rules otherwise):
+    one pass brings ann's own hand back; the closing state shows the pending lap."""
+    out = lines_of(HERE / "victory_lap_two_players.json")
+    assert out[-1]["pending"] == {"decision": "lap", "player": "ann", "step": 2,
+                                  "steps_left": 0}

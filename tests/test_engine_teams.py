@@ -1,6 +1,6 @@
 """Partner play, single-hand games and partner matches (sheet 004, "Playing with Partners"
 and "Multi-Table Tournaments"; RULINGS, "Victory Lap edition (sheet 004)"; RULES.md
-section 18)."""
+section 19)."""
 
 from __future__ import annotations
 
