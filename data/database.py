@@ -495,6 +495,26 @@ class Database:
             else:
                 _settle(item.future)
 
+    async def save_games(self, games: Sequence[SavedGame], log: Sequence[LogEntry] = ()
+                         ) -> None:
+        """Several games in progress of one guild (a tournament: its standings and its
+        tables) and ``log`` in one transaction: all written or none
+        (``DatabaseWriteError``)."""
+        if not games:
+            return
+        guild_id = games[0].guild_id
+        if any(g.guild_id != guild_id for g in games):
+            raise ValueError("save_games writes the games of one guild at a time.")
+        entries = tuple(log)
+        channels = {g.channel_id for g in games}
+        for entry in entries:
+            if not isinstance(entry, LogEntry) or entry.guild_id != guild_id \
+                    or entry.channel_id not in channels:
+                raise ValueError(f"Log entry {entry!r} belongs to no game being saved.")
+        async with self._write(f"save {len(games)} games of guild {guild_id}") as conn:
+            await conn.executemany(queries.UPSERT_GAME, [_game_params(g) for g in games])
+            await _insert_log(conn, entries)
+
     async def delete_game(self, channel_id: int) -> None:
         async with self._write(f"delete the saved game of channel {channel_id}") as conn:
             await conn.execute(queries.DELETE_GAME, (channel_id,))
@@ -524,12 +544,14 @@ class Database:
 
     # --- finished games and leaderboard ---------------------------------------------------
 
-    async def record_game(self, result: GameResult, log: Sequence[LogEntry] = ()) -> bool:
+    async def record_game(self, result: GameResult, log: Sequence[LogEntry] = (), *,
+                          also_delete: Sequence[int] = ()) -> bool:
         """Record a finished game in one transaction; False if ``game_id`` was already recorded.
 
         Inserts the result and its players, adds each player's numbers to the leaderboard of
         ``result.guild_id``, adds the ``log`` entries (already stored ones are skipped) and
-        deletes the saved game of ``result.channel_id`` if it has the same ``game_id``. When
+        deletes the saved game of ``result.channel_id`` if it has the same ``game_id``, and
+        the saved games of the guild's channels ``also_delete`` (a tournament's tables). When
         the game was already recorded nothing at all is written (log entries included). On
         any error nothing is changed and ``DatabaseWriteError`` propagates. Every log entry
         must belong to the game, else ``ValueError`` before anything is written.
@@ -589,6 +611,8 @@ class Database:
                 queries.DELETE_FINISHED_GAME,
                 (result.guild_id, result.channel_id, result.game_id),
             )
+            for channel_id in also_delete:
+                await conn.execute(queries.DELETE_GUILD_GAME, (result.guild_id, channel_id))
         logger.info(
             "Recorded game %s in guild %d with %d players",
             result.game_id,

@@ -105,6 +105,11 @@ DELETE FROM saved_games
 WHERE guild_id = ? AND channel_id = ? AND game_id = ?
 """
 
+DELETE_GUILD_GAME: Final = """
+DELETE FROM saved_games
+WHERE guild_id = ? AND channel_id = ?
+"""
+
 # --- leaderboard ------------------------------------------------------------------------
 
 _STATS_COLUMNS: Final = (

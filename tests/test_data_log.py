@@ -397,3 +397,28 @@ async def test_end_game_adds_the_log_and_deletes_that_game_in_one_transaction(
         await db.save_game(other)
         await db.end_game(game)
         assert await db.load_game(7) is not None, "a newer game in the channel stays"
+
+
+async def test_save_games_writes_a_tournament_in_one_transaction(
+    db: Database, db_path: str
+) -> None:
+    """A tournament's standings and its two tables are saved together, or not at all, and
+    recording its result deletes all three."""
+    games = [saved(game_id=f"t{c}", channel_id=c) for c in (CHANNEL, CHANNEL + 1, CHANNEL + 2)]
+    log = [entry(0, game_id="t" + str(CHANNEL + 1), channel_id=CHANNEL + 1)]
+    await db.save_games(games, log)
+    assert [g.game_id for g in await db.load_games()] == [g.game_id for g in games]
+    with pytest.raises(ValueError, match="belongs to no game"):
+        await db.save_games(games[:1], [entry(1, channel_id=CHANNEL + 5)])
+    with pytest.raises(ValueError, match="one guild"):
+        await db.save_games([games[0], saved(guild_id=GUILD_B, channel_id=9)])
+    await db.set_read_only_for_tests(True)
+    changed = [saved(game_id="new", channel_id=c, state='{"x": 1}') for c in (CHANNEL, 77)]
+    with pytest.raises(DatabaseWriteError):
+        await db.save_games(changed)
+    await db.set_read_only_for_tests(False)
+    assert await db.load_game(77) is None, "nothing of a failed save is written"
+    assert await db.load_game(CHANNEL) == games[0]
+    assert await db.record_game(result(game_id=f"t{CHANNEL}"),
+                                also_delete=[CHANNEL + 1, CHANNEL + 2])
+    assert await db.load_games() == []

@@ -128,7 +128,8 @@ class Autoplay:
             lines = [_("⏰ {name} ran out of time.", name=session.name(player))]
             lines += event_lines(session, events)
             entries = [move_to_json(m) for m in moves]
-            if count >= MAX_TIMEOUTS and not game.is_over and player in game.players:
+            if (count >= MAX_TIMEOUTS and not game.is_over and player in game.players
+                    and session.tournament_of is None):  # nobody leaves a tournament
                 lines.append(_("{name} timed out {n} times in a row and leaves the game.",
                                name=session.name(player), n=count))
                 more, dropped = await service._take_out(session, player)

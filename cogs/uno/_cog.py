@@ -363,6 +363,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                             item: LobbyButton) -> None:
         actor = actor_of(interaction)
         locale = actor.locale
+        if item.action == "start" and self.service.session(
+                interaction.channel_id, locale).options.mode == "tournament":
+            await self._start_tournament(reply, interaction, actor, item.gid)
+            return
         if item.action == "start":
             session = await self.service.start(interaction.channel_id, actor, item.gid)
             await reply.send(self._started_text(session, locale), view=None, public=True,
@@ -432,23 +436,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                             "thread:False here.", locale))
         if self.service.closing:
             raise Refusal(_("The bot is restarting: try again in a moment.", locale))
-        missing = missing_permissions(interaction.app_permissions, OPEN_THREAD_PERMISSIONS)
-        if missing:
-            raise Refusal(_("I can't open a game thread here (missing: {perms}): ask a server "
-                            "admin for these permissions, or use /uno new thread:False.",
-                            locale, perms=permission_names(missing)))
-        name = _("UNO: {name}'s game", name=actor.name)[:100]
-        try:
-            room = await channel.create_thread(
-                name=name, type=discord.ChannelType.public_thread, auto_archive_duration=1440,
-                reason=f"UNO game opened by {actor.id}")
-        except discord.Forbidden:
-            raise Refusal(_("Discord didn't let me create a thread here: check my Create Public "
-                            "Threads permission, or use /uno new thread:False.", locale)) from None
-        except discord.HTTPException as exc:
-            log.warning("Creating a game thread in channel %s failed: %s", channel.id, exc)
-            raise Refusal(_("Creating the thread failed: try again in a moment.",
-                            locale)) from None
+        self._need_thread_permissions(interaction, actor)
+        room = await self._create_thread(channel, _("UNO: {name}'s game", name=actor.name),
+                                         actor)
         try:
             session = await self.service.open_lobby(room.id, interaction.guild_id, actor,
                                                     parent_id=channel.id)
@@ -456,8 +446,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             with contextlib.suppress(discord.HTTPException):
                 await room.delete(reason="UNO game could not be opened")
             raise
+        view = lobby_view(session)
+        assert view is not None
         try:
-            message = await room.send(embed=lobby_embed(session), view=lobby_view(session))
+            message = await room.send(embed=lobby_embed(session), view=view)
         except discord.HTTPException as exc:
             log.warning("Posting the lobby in thread %s failed: %s", room.id, exc)
             await reply.send(_("🧵 {name} opened a game in {thread}, but I couldn't post its "
@@ -467,6 +459,78 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await self.service.set_message(session, lobby=message.id)
         await reply.send(_("🧵 {name} opened a game in {thread}: join it there.", locale,
                            name=actor.name, thread=room.mention))
+
+    @staticmethod
+    def _need_thread_permissions(interaction: discord.Interaction[Any], actor: Actor) -> None:
+        missing = missing_permissions(interaction.app_permissions, OPEN_THREAD_PERMISSIONS)
+        if missing:
+            raise Refusal(_("I can't open a game thread here (missing: {perms}): ask a server "
+                            "admin for these permissions, or use /uno new thread:False.",
+                            actor.locale, perms=permission_names(missing)))
+
+    @staticmethod
+    async def _create_thread(channel: discord.TextChannel, name: str, actor: Actor
+                             ) -> discord.Thread:
+        """A new public thread of ``channel`` for a game, or a Refusal saying why not."""
+        try:
+            return await channel.create_thread(
+                name=name[:100], type=discord.ChannelType.public_thread,
+                auto_archive_duration=1440, reason=f"UNO game opened by {actor.id}")
+        except discord.Forbidden:
+            raise Refusal(_("Discord didn't let me create a thread here: check my Create Public "
+                            "Threads permission, or use /uno new thread:False.",
+                            actor.locale)) from None
+        except discord.HTTPException as exc:
+            log.warning("Creating a game thread in channel %s failed: %s", channel.id, exc)
+            raise Refusal(_("Creating the thread failed: try again in a moment.",
+                            actor.locale)) from None
+
+    @app_commands.command(name="tournament",
+                          description="Open the sign-up for an 8-player tournament at two "
+                                      "tables, each in its own thread")
+    @app_commands.describe(hands_per_pairing="How many hands each two players partner: 4 is "
+                                             "the full 28 hands, 1 a quick 7")
+    @app_commands.guild_only()
+    async def tournament(self, interaction: discord.Interaction[Any],
+                         hands_per_pairing: app_commands.Range[int, 1, 4] = 4) -> None:
+        async def work(reply: Reply) -> None:
+            assert interaction.guild_id is not None and interaction.channel_id is not None
+            actor = actor_of(interaction)
+            if not isinstance(interaction.channel, discord.TextChannel):
+                raise Refusal(_("A tournament opens its tables as threads: start it in a text "
+                                "channel.", actor.locale))
+            self._need_thread_permissions(interaction, actor)
+            session = await self.service.open_lobby(
+                interaction.channel_id, interaction.guild_id, actor,
+                choices={"mode": "tournament", "hands_per_pairing": hands_per_pairing,
+                         "scoring": "standard", "shuffle_seats": False})
+            message_id = await reply.send(embed=lobby_embed(session, actor.locale),
+                                          view=lobby_view(session))
+            await self.service.set_message(session, lobby=message_id)
+        await answer(interaction, work, public=True)
+
+    async def _start_tournament(self, reply: Reply, interaction: discord.Interaction[Any],
+                                actor: Actor, gid: str) -> None:
+        """The sign-up's Start: two threads, then the tournament in them (the threads go
+        again if it can't start)."""
+        channel = interaction.channel
+        assert isinstance(channel, discord.TextChannel) and interaction.channel_id is not None
+        self.service.tournaments.check_start(interaction.channel_id, actor, gid)
+        self._need_thread_permissions(interaction, actor)
+        rooms: list[discord.Thread] = []
+        try:
+            for n in (1, 2):
+                rooms.append(await self._create_thread(
+                    channel, _("UNO tournament: table {n}", n=n), actor))
+            session = await self.service.tournaments.start(
+                interaction.channel_id, actor, gid, [r.id for r in rooms])
+        except Refusal:
+            for room in rooms:
+                with contextlib.suppress(discord.HTTPException):
+                    await room.delete(reason="UNO tournament could not start")
+            raise
+        await reply.send(embed=lobby_embed(session, actor.locale), view=None, public=True,
+                         edit=True)
 
     @app_commands.command(name="join", description="Join the lobby in this channel")
     @app_commands.guild_only()

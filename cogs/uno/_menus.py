@@ -80,7 +80,9 @@ def table_view(session: Session) -> discord.ui.View:
     return view_of(*items)
 
 
-def lobby_view(session: Session) -> discord.ui.View:
+def lobby_view(session: Session) -> discord.ui.View | None:
+    if session.tables:
+        return None  # a tournament's standings: nothing to click
     gid = session.game_id
     items: list[discord.ui.Item[Any]] = [
         LobbyButton("join", gid, _("Join"), style=discord.ButtonStyle.success),

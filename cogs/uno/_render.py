@@ -212,7 +212,8 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
                            name=n(e.player), n=e.round, points=e.points))
             lines.append(score_table(session, e.scores, e.gained, locale))
-        elif isinstance(e, GameWon) and session.match is not None:
+        elif isinstance(e, GameWon) and (session.match is not None
+                                         or session.tournament_of is not None):
             continue  # a hand of a match: the match's lines say what it means
         elif isinstance(e, GameWon) and session.game is not None and session.game.teams:
             lines.append(_("🎉 **{names}** won the game!", locale,
@@ -335,8 +336,10 @@ def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
                         value=(hand_banner(session, locale) + "\n"
                                + standings_table(session, locale))[:1024], inline=False)
     elif game.teams:
-        embed.add_field(name=_("Teams (partners sit across)", locale),
-                        value=team_table(session, locale)[:1024], inline=False)
+        name = (_("Tournament hand: partners sit across", locale)
+                if session.tournament_of is not None else
+                _("Teams (partners sit across)", locale))
+        embed.add_field(name=name, value=team_table(session, locale)[:1024], inline=False)
     if game.edition.towers:
         tower_bits = []
         for t, holder in game.towers.items():
@@ -350,9 +353,35 @@ def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
     return embed
 
 
+def standings_embed(session: Session, locale: Locale = None) -> discord.Embed:
+    """A tournament's standings (the sign-up message, edited after every hand)."""
+    match = session.match
+    assert match is not None
+    played = len(match.results) // max(1, len(match.schedule[0]))
+    title = (_("UNO tournament: final standings", locale) if match.is_over else
+             _("UNO tournament: standings after round {n} of {total}", locale, n=played,
+               total=len(match.schedule)))
+    lines = [f"{st.place}. **{session.name(st.player)}**: {st.total} "
+             + _("points · {won} of {played} hands won", locale, won=st.hands_won,
+                 played=st.hands_played)
+             for st in match.standings()]
+    embed = discord.Embed(title=title, description="\n".join(lines)[:4000], colour=0xF1C40F)
+    embed.add_field(name=_("Tables", locale),
+                    value=" · ".join(_("table {n}: <#{t}>", locale, n=i + 1, t=t)
+                                     for i, t in enumerate(session.tables)), inline=False)
+    embed.set_footer(text=_("Each player partners every other {n} times; the highest total "
+                            "wins. Tournament {gid}", locale, n=match.hands_per_pairing,
+                            gid=session.game_id))
+    return embed
+
+
 def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
+    if session.tables:
+        return standings_embed(session, locale)
     o = session.options
     edition = get_edition(o.edition).title
+    if o.mode == "tournament":
+        edition = _("{edition} tournament (8 players, two tables)", locale, edition=edition)
     embed = discord.Embed(title=_("{edition}: new game", locale, edition=edition),
                           colour=0x5865F2)
     host = _(" (host)", locale)
@@ -376,7 +405,9 @@ def settings_text(session: Session, locale: Locale = None) -> str:
     g2 = _(" · Grab-2-Towers {g2} pts", locale, g2=o.grab2_points) \
         if get_edition(o.edition).towers else ""
     mode = {"partners": _(" · partners (4 or 6 players, partners across)", locale),
-            "rotating": _(" · rotating partners match (4 players, 3 hands)", locale)
+            "rotating": _(" · rotating partners match (4 players, 3 hands)", locale),
+            "tournament": _(" · {hands} hands each, partners rotating", locale,
+                            hands=7 * o.hands_per_pairing),
             }.get(o.mode, "")
     return _("Target {target} · scoring {scoring}{g2} · turn timer {timer}s"
              " · seats {seats} · turn mentions {mention}{mode}", locale,

@@ -40,11 +40,13 @@ from cogs.uno._session import (
     MAX_PLAYERS_PARTNERS,
     MODES,
     TEAM_SIZE,
+    TOURNAMENT_PLAYERS,
     Options,
     SavedFormatError,
     Seat,
     Session,
 )
+from cogs.uno._tournament import Tournaments
 from data import (
     DatabaseVanishedError,
     GameResult,
@@ -75,6 +77,7 @@ class TableService:
         self.cpu_delay = cpu_delay
         self.sessions: dict[int, Session] = {}
         self.autoplay = Autoplay(self)
+        self.tournaments = Tournaments(self)
         self.closing = False
 
     # ================================================================ lookups and checks
@@ -92,8 +95,14 @@ class TableService:
         if gid is not None and session.game_id != gid:
             raise Refusal(_("That game has ended: use the newest message.", actor.locale))
         game = session.game
+        if session.tables:
+            raise Refusal(_("The tournament plays in its threads: {threads}.", actor.locale,
+                            threads=", ".join(f"<#{t}>" for t in session.tables)))
         if game is None:
             raise Refusal(_("The game hasn't started yet.", actor.locale))
+        if game.is_over and session.tournament_of is not None:
+            raise Refusal(_("This hand is over: the next one starts when the other table "
+                            "finishes its hand.", actor.locale))
         if game.is_over:
             raise Refusal(_("The game is over.", actor.locale))
         self.need_player(session, actor)
@@ -184,6 +193,9 @@ class TableService:
         entries += self._entries(session, moves)
         game = session.game
         try:
+            if game is not None and game.is_over and session.tournament_of is not None:
+                await self.tournaments.hand_over(session, game, entries)
+                return
             if game is not None and game.is_over and session.match is not None:
                 entries += self._next_hand(session, game)
                 game = session.game
@@ -381,9 +393,17 @@ class TableService:
                 shown.append(code)
         return shown
 
+    @staticmethod
+    def _no_leaving(session: Session, actor: Actor) -> None:
+        if session.tables or session.tournament_of is not None:
+            raise Refusal(_("Nobody leaves a tournament once it has started: the host (or a "
+                            "member with Manage Server) can end it with /uno end in its "
+                            "channel.", actor.locale))
+
     async def leave(self, channel_id: int | None, actor: Actor) -> bool:
         """The actor leaves the lobby or the game. True if it was a lobby."""
         session = self.session(channel_id, actor.locale)
+        self._no_leaving(session, actor)
         async with self._changing(session):
             if not self.is_live(session):
                 raise Refusal(_("That game has ended.", actor.locale))
@@ -398,6 +418,7 @@ class TableService:
 
     async def kick(self, channel_id: int | None, actor: Actor, target: str, name: str) -> str:
         session = self.session(channel_id, actor.locale)
+        self._no_leaving(session, actor)
         async with self._changing(session):
             self.need_host(session, actor)
             if not self.is_live(session):
@@ -459,7 +480,8 @@ class TableService:
 
     # ================================================================ lobby
     async def open_lobby(self, channel_id: int, guild_id: int, actor: Actor, *,
-                         parent_id: int | None = None) -> Session:
+                         parent_id: int | None = None,
+                         choices: dict[str, Any] | None = None) -> Session:
         """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
         anyone is told it exists."""
         if self.closing:
@@ -474,8 +496,11 @@ class TableService:
         if channel_id in self.sessions:
             raise Refusal(_("A game is already open in this channel: join it, or ask the "
                             "host to end it.", actor.locale))
+        options = options_from(defaults)
+        if choices:
+            options = Options.from_dict({**options.to_dict(), **choices})
         session = Session(channel_id=channel_id, guild_id=guild_id, host_id=actor.id,
-                          options=options_from(defaults), parent_id=parent_id)
+                          options=options, parent_id=parent_id)
         session.seats.append(Seat(actor.id, actor.name))
         session.last_human = time.time()
         self.sessions[channel_id] = session
@@ -544,9 +569,15 @@ class TableService:
     def _join(self, session: Session, actor: Actor) -> None:
         if session.seat(actor.id) is not None:
             raise Refusal(_("You're already in this game.", actor.locale))
-        if len(session.seats) >= get_edition(session.options.edition).max_players:
+        if len(session.seats) >= self._capacity(session):
             raise Refusal(_("The table is full.", actor.locale))
         session.seats.append(Seat(actor.id, actor.name))
+
+    @staticmethod
+    def _capacity(session: Session) -> int:
+        if session.options.mode == "tournament":
+            return TOURNAMENT_PLAYERS
+        return get_edition(session.options.edition).max_players
 
     def _choose_team(self, session: Session, actor: Actor, team: int) -> None:
         """Partners: the actor takes a place on ``team`` (joining the lobby if needed)."""
@@ -569,11 +600,12 @@ class TableService:
         locale = actor.locale
         if session.seat(actor.id) is None and not actor.admin:
             raise Refusal(_("Join the game first to add computer players.", locale))
-        if len(session.seats) >= get_edition(session.options.edition).max_players:
+        if len(session.seats) >= self._capacity(session):
             raise Refusal(_("The table is full.", locale))
-        if sum(1 for s in session.seats if s.cpu) >= MAX_CPUS_WITH_ONE_HUMAN:
-            raise Refusal(_("A game can have at most {n} computer players.", locale,
-                            n=MAX_CPUS_WITH_ONE_HUMAN))
+        most = (TOURNAMENT_PLAYERS - 1 if session.options.mode == "tournament"
+                else MAX_CPUS_WITH_ONE_HUMAN)
+        if sum(1 for s in session.seats if s.cpu) >= most:
+            raise Refusal(_("A game can have at most {n} computer players.", locale, n=most))
         return session.add_cpu()
 
     async def _leave_lobby(self, session: Session, player: str, actor: Actor) -> None:
@@ -599,6 +631,9 @@ class TableService:
             self._still_a_lobby(session, actor)
             self.need_host(session, actor)
             self.need_permissions(actor)
+            if session.options.mode == "tournament":
+                raise Refusal(_("This is a tournament sign-up: its Start button opens the "
+                                "tables.", locale))
             edition = get_edition(session.options.edition)
             if len(session.seats) < edition.min_players:
                 raise Refusal(_("At least {n} players are needed: invite someone or add a "
@@ -643,12 +678,20 @@ class TableService:
     async def end(self, channel_id: int | None, actor: Actor) -> Session:
         """End the game or lobby early (host or Manage Server); it does not count."""
         session = self.session(channel_id, actor.locale)
+        if session.tournament_of is not None:
+            raise Refusal(_("A tournament ends from its channel: /uno end in <#{channel}>.",
+                            actor.locale, channel=session.tournament_of))
+        if session.tables:
+            self.need_host(session, actor)
+            await self.tournaments.end(session, actor)
         async with self._changing(session):
             self.need_host(session, actor)
             if not self.is_live(session):
                 raise Refusal(_("That game has ended.", actor.locale))
             await self._drop(session)
-        if session.started:
+        if session.tables:
+            self.outbox.refresh_lobby(session)
+        elif session.started:
             self.outbox.announce(session, [], table=False)
         else:
             self.outbox.close_message(session, session.lobby_message_id)
@@ -666,7 +709,10 @@ class TableService:
             if session.started or not self.is_live(session):
                 raise Refusal(_("Settings can't change once the game has started.", locale))
             new = Options.from_dict({**session.options.to_dict(), **changes})
-            if new.mode not in MODES:
+            if (session.options.mode == "tournament") != (new.mode == "tournament"):
+                raise Refusal(_("A tournament sign-up stays a tournament: cancel it and open "
+                                "a lobby with /uno new instead.", locale))
+            if new.mode not in (*MODES, "tournament"):
                 raise Refusal(_("The mode must be solo, partners or rotating.", locale))
             if new.mode == "rotating" and (new.scoring != "standard" or new.shuffle_seats):
                 raise Refusal(_("A rotating partners match uses standard scoring and seats "
@@ -795,7 +841,7 @@ class TableService:
             self.sessions[session.channel_id] = session
             restored += 1
             game = session.game
-            if game is not None and game.is_over:
+            if game is not None and game.is_over and session.tournament_of is None:
                 await self._finish_restored(session)
                 continue
             if game is not None and not game.is_over and session.paused is None:
@@ -807,6 +853,13 @@ class TableService:
                     # One damaged game must not stop the others.
                     log.exception("Resuming the game in channel %s failed",
                                   session.channel_id)
+        for orphan in self.tournaments.restored():
+            log.warning("The table in channel %s lost its tournament: it ends",
+                        orphan.channel_id)
+            try:
+                await self._drop(orphan)
+            except SaveFailed:
+                self._forget(orphan)
         log.info("Restored %d saved games", restored)
         return restored
 
@@ -839,7 +892,9 @@ class TableService:
         """End games (and lobbies) with no human action for 30 minutes."""
         now = time.time()
         for session in list(self.sessions.values()):
-            if now - session.last_human < IDLE_LIMIT * self.scale:
+            if now - session.last_human < IDLE_LIMIT * self.scale or session.tables \
+                    or session.tournament_of is not None:
+                # a tournament's hands go on by the turn timer; its host ends it
                 continue
             try:
                 async with self._changing(session):
@@ -866,6 +921,7 @@ class TableService:
                 except SaveFailed:
                     log.warning("Could not save the time left in channel %s",
                                 session.channel_id)
+        await self.tournaments.close()
         await self.scheduler.close()
 
 

@@ -30,7 +30,9 @@ CPU_PREFIX = "cpu"
 SESSION_VERSION = 4
 MODES = ("solo", "partners", "rotating")
 """How a table plays (sheet 004, "Playing with Partners"): everyone for themselves; fixed
-partners sitting across (4 or 6 players); or four players rotating partners hand by hand."""
+partners sitting across (4 or 6 players); or four players rotating partners hand by hand.
+(A tournament's sign-up has mode "tournament": /uno tournament opens it.)"""
+TOURNAMENT_PLAYERS = 8
 TEAM_SIZE = 2
 MAX_PLAYERS_PARTNERS = 6
 
@@ -61,7 +63,9 @@ class Options:
     mention_turn: bool = _DEFAULTS.mention_turn
     shuffle_seats: bool = _DEFAULTS.shuffle_seats
     mode: str = "solo"
-    """One of MODES (a game's choice, not a server default)."""
+    """One of MODES, or "tournament" (a game's choice, not a server default)."""
+    hands_per_pairing: int = 4
+    """A tournament: how many hands each two players partner (1 to 4: 7 to 28 hands)."""
 
     def engine_settings(self) -> Settings:
         return Settings(target=self.target, scoring=self.scoring,
@@ -120,6 +124,14 @@ class Session:
     """For a game in a thread: the channel the thread belongs to (None: not a thread)."""
     match: Match | None = None
     """A rotating-partners match: its schedule and totals; ``game`` is its current hand."""
+    tables: list[int] = field(default_factory=list)
+    """A tournament's standings session (in the channel): its tables' threads."""
+    tournament_of: int | None = None
+    """A tournament's table (in a thread): the channel of its standings session."""
+    table: int = 0
+    """A tournament's table: its number (0, 1)."""
+    hand_round: int = 0
+    """A tournament's table: the round of the hand it plays (or last played)."""
     tally: dict[str, list[int]] = field(default_factory=dict)
     """A match's figures per player over the finished hands: [towers grabbed, best hand]."""
     news: list[str] = field(default_factory=list)
@@ -135,7 +147,7 @@ class Session:
     # ------------------------------------------------------------------ seats
     @property
     def started(self) -> bool:
-        return self.game is not None
+        return self.game is not None or bool(self.tables)
 
     def seat(self, player: str) -> Seat | None:
         return next((s for s in self.seats if s.id == player), None)
@@ -253,6 +265,10 @@ class Session:
             "parent_id": self.parent_id,
             "match": self.match.to_dict() if self.match is not None else None,
             "tally": self.tally,
+            "tables": self.tables,
+            "tournament_of": self.tournament_of,
+            "table": self.table,
+            "hand_round": self.hand_round,
         }
 
     def to_json(self, now: float | None = None) -> str:
@@ -301,6 +317,10 @@ class Session:
             parent_id=None if d["parent_id"] is None else int(d["parent_id"]),
             match=Match.from_dict(d["match"]) if d["match"] is not None else None,
             tally={str(k): [int(v[0]), int(v[1])] for k, v in d["tally"].items()},
+            tables=[int(t) for t in d["tables"]],
+            tournament_of=None if d["tournament_of"] is None else int(d["tournament_of"]),
+            table=int(d["table"]),
+            hand_round=int(d["hand_round"]),
         )
         return session
 
@@ -357,6 +377,7 @@ def _v3_to_v4(d: dict[str, Any]) -> dict[str, Any]:
     d["parent_id"] = None
     d["match"] = None
     d["tally"] = {}
+    d["tables"], d["tournament_of"], d["table"], d["hand_round"] = [], None, 0, 0
     d["seats"] = [[*seat[:3], None] for seat in d["seats"]]
     d["version"] = 4
     return d
