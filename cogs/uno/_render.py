@@ -25,6 +25,8 @@ from engine.events import (
     Event,
     GameWon,
     InstantUno,
+    LapKept,
+    LapPassed,
     Left,
     Opened,
     Passed,
@@ -135,7 +137,18 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("A Wild Draw Four can't start the pile: it goes back into the deck.",
                            locale))
         elif isinstance(e, Played):
-            if e.card.is_wild:
+            if e.card.kind is Kind.VICTORY_LAP:
+                lines.append(_("{name} plays {card} and picks {color}.", locale, name=n(e.player),
+                               card=card_label(e.card, locale),
+                               color=color_name(e.color, locale))
+                             if e.color is not None else
+                             _("{name} plays {card}.", locale, name=n(e.player),
+                               card=card_label(e.card, locale)))
+                if not any(isinstance(x, RoundWon) for x in events):
+                    lines.append(_("🏁 Victory Lap! Every hand moves one seat, face down; "
+                                   "{name} looks at the hand in front of them.", locale,
+                                   name=n(e.player)))
+            elif e.card.is_wild:
                 lines.append(_("{name} plays {card} and picks {color}.", locale, name=n(e.player),
                                card=card_label(e.card, locale),
                                color=color_name(e.color, locale)))
@@ -201,6 +214,8 @@ def event_lines(session: Session, events: Sequence[Event],
                            name=n(e.player), color=color_name(e.color, locale)))
         elif isinstance(e, Passed):
             lines.append(_("{name} keeps the drawn card.", locale, name=n(e.player)))
+        elif isinstance(e, LapPassed | LapKept):
+            lines.append(lap_line(session, e, locale))
         elif isinstance(e, RoundWon):
             lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
                            name=n(e.player), n=e.round, points=e.points))
@@ -214,6 +229,24 @@ def event_lines(session: Session, events: Sequence[Event],
     if dealer_draws:
         lines.append(_("Cards drawn for the deal: {draws}.", locale, draws=", ".join(dealer_draws)))
     return lines
+
+
+def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) -> str:
+    """A step of a Victory Lap for the channel: who, and how far the hands went (never a
+    card: the hands travel face down)."""
+    name = session.name(e.player)
+    if isinstance(e, LapPassed):
+        return _("🏁 {name} passes the hands on: step {step}.", locale, name=name,
+                 step=e.step + 1)
+    game = session.game
+    if game is not None and e.step % max(1, len(game.players)) == 0:
+        return _("🏁 {name} keeps their own hand at step {step}: every hand went all the "
+                 "way round.", locale, name=name, step=e.step)
+    if e.step == 1:
+        return _("🏁 {name} keeps the hand at step 1: every hand moved one seat.", locale,
+                 name=name)
+    return _("🏁 {name} keeps the hand at step {step}: every hand moved {step} seats.",
+             locale, name=name, step=e.step)
 
 
 def score_table(session: Session, scores: dict[str, int], gained: dict[str, int],
@@ -237,6 +270,9 @@ def pending_text(session: Session, game: Game, locale: Locale = None) -> str:
         return _("{name} names the starting colour.", locale, name=who)
     if game.pending is Decision.DRAWN:
         return _("{name} drew a playable card: play it or keep it.", locale, name=who)
+    if game.pending is Decision.LAP and (lap := game.lap) is not None:
+        return _("🏁 {name} is choosing a hand in the Victory Lap: step {step}.", locale,
+                 name=who, step=lap["step"])
     return _("{name}'s turn.", locale, name=who)
 
 
@@ -282,7 +318,7 @@ def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
 
 def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
     o = session.options
-    edition = "UNO Power Grab" if o.edition == "power-grab" else "Classic UNO"
+    edition = get_edition(o.edition).title
     embed = discord.Embed(title=_("{edition}: new game", locale, edition=edition),
                           colour=0x5865F2)
     host = _(" (host)", locale)

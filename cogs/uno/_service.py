@@ -50,8 +50,8 @@ from data import (
     PlayerResult,
     SavedGame,
 )
-from engine import CallUno, Catch, EngineError, Game, Move, get_edition
-from engine.events import Drew, Event, RoundStarted
+from engine import CallUno, Catch, EngineError, Game, Kind, Move, get_edition
+from engine.events import Drew, Event, LapKept, Played, RoundStarted
 from engine.replay import leave_to_json, move_to_json, replay_header
 
 log = logging.getLogger(__name__)
@@ -308,6 +308,16 @@ class TableService:
         for e in events:
             if isinstance(e, RoundStarted):
                 session.unseen.clear()  # new hands: what was drawn before is gone
+                session.lap_changed.clear()
+            elif isinstance(e, Played) and e.card.kind is Kind.VICTORY_LAP:
+                # The hands travel: cards drawn unseen now lie in someone else's hand.
+                session.unseen.clear()
+            elif isinstance(e, LapKept) and session.game is not None:
+                session.unseen.clear()
+                seated = session.game.players
+                for p in seated:
+                    if p != e.player and e.step % len(seated):
+                        session.lap_changed[p] = e.step
             elif isinstance(e, Drew) and e.count and e.player != mover:
                 session.unseen.setdefault(e.player, []).extend(c.code for c in e.cards)
 
@@ -325,6 +335,15 @@ class TableService:
                 held[code] -= 1
                 shown.append(code)
         return shown
+
+    @staticmethod
+    def take_lap_change(session: Session, player: str) -> int | None:
+        """How far a Victory Lap moved ``player``'s hand since they last looked (told once;
+        saved with the next change, like :meth:`take_unseen`), or None."""
+        game = session.game
+        if game is not None and game.lap is not None:
+            return None  # a new lap is under way: told once it is kept
+        return session.lap_changed.pop(player, None)
 
     async def leave(self, channel_id: int | None, actor: Actor) -> bool:
         """The actor leaves the lobby or the game. True if it was a lobby."""
