@@ -13,10 +13,12 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+import test_table_service as ts
 from e2e_driver import shown_codes, stray_card_labels
 from e2e_tables import abc, hand, pid, refused, registry, said, state, table_message
 
@@ -361,3 +363,33 @@ async def test_kill_mid_lap_resumes_exactly(loopback: LoopbackTest,
     assert s["lap"] is None and s["turn"] == pid(bob)
     assert sorted(hand(s, alice)) == ["G6", "G7", "Y1", "Y2"]
     no_public_card(ch)
+
+
+async def test_leaving_mid_lap_keeps_it_and_the_note_is_saved(tmp_path: Path) -> None:
+    """A player who leaves during a lap ends it as a timeout would (R-LEAVE): the players
+    whose hand changed are owed the note, saved with the session; a record saved before the
+    note existed loads with nobody owed one."""
+    async with opened(tmp_path / "bot.db") as db:
+        service, _outbox = ts.make_service(db)
+        session = ts.scenario(
+            1, [ts.ALICE, ts.BOB, ts.CAROL],
+            hands={"111": "WV R3 B4", "222": "G6 G7 Y1", "333": "B1 B2"}, discard="R9",
+            draw="Y3 Y4 Y5 Y6", turn="111", options=OPTS)
+        await ts.install(db, session)
+        await service.restore()
+        live = service.sessions[1]
+        await service.move(1, ts.ALICE, lambda s, g, p: Play(p, Card.parse("WV"), Color.RED))
+        assert live.game is not None and live.game.lap == {
+            "player": "111", "step": 1, "steps_left": 2}
+        await service.leave(1, ts.CAROL)
+        assert live.game.lap is None and live.lap_changed == {"222": 1}
+        saved = await ts.saved(db, 1)
+        assert saved is not None and saved["lap_changed"] == {"222": 1}
+        assert sorted(c.code for c in live.game.hand("222")) == ["B4", "R3"]
+        assert service.take_lap_change(live, "222") == 1
+        assert service.take_lap_change(live, "222") is None
+        assert service.take_lap_change(live, "111") is None
+        await service.close()
+    old = json.loads(live.to_json())
+    del old["lap_changed"]
+    assert Session.from_json(json.dumps(old)).lap_changed == {}

@@ -313,11 +313,7 @@ class TableService:
                 # The hands travel: cards drawn unseen now lie in someone else's hand.
                 session.unseen.clear()
             elif isinstance(e, LapKept) and session.game is not None:
-                session.unseen.clear()
-                seated = session.game.players
-                for p in seated:
-                    if p != e.player and e.step % len(seated):
-                        session.lap_changed[p] = e.step
+                TableService._note_lap_kept(session, e, len(session.game.players))
             elif isinstance(e, Drew) and e.count and e.player != mover:
                 session.unseen.setdefault(e.player, []).extend(c.code for c in e.cards)
 
@@ -335,6 +331,18 @@ class TableService:
                 held[code] -= 1
                 shown.append(code)
         return shown
+
+    @staticmethod
+    def _note_lap_kept(session: Session, e: LapKept, seated: int) -> None:
+        """A Victory Lap was kept among ``seated`` players: every other player still seated
+        is told once that their hand changed (unless the hands went all the way round)."""
+        session.unseen.clear()
+        game = session.game
+        if game is None or not e.step % max(1, seated):
+            return
+        for p in game.players:
+            if p != e.player:
+                session.lap_changed[p] = e.step
 
     @staticmethod
     def take_lap_change(session: Session, player: str) -> int | None:
@@ -391,7 +399,12 @@ class TableService:
         announce, and whether the game was dropped because no human is left."""
         game = session.game
         assert game is not None
-        lines = event_lines(session, game.remove_player(player))
+        seated = len(game.players)
+        gone = game.remove_player(player)  # a lap under way is kept first (R-LEAVE)
+        for e in gone:
+            if isinstance(e, LapKept):
+                self._note_lap_kept(session, e, seated)
+        lines = event_lines(session, gone)
         session.unseen.pop(player, None)
         if game.is_over:
             # Won because everyone else left: a walkover is not a win on the leaderboard
