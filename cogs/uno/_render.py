@@ -137,24 +137,17 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("A Wild Draw Four can't start the pile: it goes back into the deck.",
                            locale))
         elif isinstance(e, Played):
-            if e.card.kind is Kind.VICTORY_LAP:
-                lines.append(_("{name} plays {card} and picks {color}.", locale, name=n(e.player),
-                               card=card_label(e.card, locale),
-                               color=color_name(e.color, locale))
-                             if e.color is not None else
-                             _("{name} plays {card}.", locale, name=n(e.player),
-                               card=card_label(e.card, locale)))
-                if not any(isinstance(x, RoundWon) for x in events):
-                    lines.append(_("🏁 Victory Lap! Every hand moves one seat, face down; "
-                                   "{name} looks at the hand in front of them.", locale,
-                                   name=n(e.player)))
-            elif e.card.is_wild:
+            if e.card.is_wild and e.color is not None:
                 lines.append(_("{name} plays {card} and picks {color}.", locale, name=n(e.player),
                                card=card_label(e.card, locale),
                                color=color_name(e.color, locale)))
-            else:
+            else:  # a Victory Lap may leave its colour for the keep (R-VL-COLOR)
                 lines.append(_("{name} plays {card}.", locale, name=n(e.player),
                                card=card_label(e.card, locale)))
+            if e.card.kind is Kind.VICTORY_LAP and not any(isinstance(x, RoundWon)
+                                                           for x in events):
+                lines.append(_("🏁 Victory Lap! Every hand moves one seat, face down; {name} "
+                               "looks at the hand in front of them.", locale, name=n(e.player)))
         elif isinstance(e, Drew):
             if quiet_draw:
                 quiet_draw = False

@@ -341,7 +341,7 @@ class TableService:
         if game is None or not e.step % max(1, seated):
             return
         for p in game.players:
-            if p != e.player:
+            if p != e.player and not session.is_cpu(p):
                 session.lap_changed[p] = e.step
 
     @staticmethod
