@@ -302,6 +302,33 @@ async def test_a_computer_players_lap_completes_on_its_own(
     no_public_card(ch)
 
 
+# ------------------------------------------------------------------ choosing the edition
+async def test_edition_as_server_default_and_in_the_lobby(loopback: LoopbackTest,
+                                                          tables: dict[str, Channel]) -> None:
+    """/uno settings offers the edition; as the server's default a new lobby is a Victory Lap
+    game, named so; /uno rules has a page on it."""
+    ch = loopback.channel
+    admin = loopback.member("root", manage_guild=True)
+    r = await admin.slash("uno settings", edition="victory-lap", server_default=True)
+    assert r.ephemeral and "This server's defaults" in r.text, r.text
+    await admin.slash("uno new")
+    lobby = next(m for m in reversed(ch.messages) if "Join" in m.button_labels())
+    assert "UNO Victory Lap: new game" in lobby.text(), lobby.text()
+    await admin.slash("uno settings", edition="classic")
+    edited = await ch.wait_for(lambda m: m.id == lobby.id and "Classic UNO" in m.text())
+    assert "Victory Lap" not in edited.text()
+    await admin.slash("uno end")
+    await admin.slash("uno settings", edition="power-grab", server_default=True)
+    r = await admin.slash("uno rules")
+    text = r.text
+    for _page in range(10):
+        if "Victory Lap" in text or r.message is None or "Next ▶" not in \
+                r.message.button_labels():
+            break
+        text = (await admin.click("Next ▶", message=r.message)).text
+    assert "**Keep** it, or **Pass** it on" in text, text
+
+
 # ------------------------------------------------------------------ pure pieces
 def test_timeout_and_log_lines_of_a_lap() -> None:
     """A lap whose time runs out keeps the hand in front (R-VL-TIMEOUT), naming a colour
