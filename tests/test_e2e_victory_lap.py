@@ -277,6 +277,37 @@ async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
     no_public_card(ch)
 
 
+@scenario
+def lap_others_uno(ch: Channel) -> Session:
+    a, b, c = abc(ch)
+    # play goes right: each hand moves to the seat before it, and carol plays next
+    return scenario_session(ch, [a, b, c],
+                            hands={a: "WV R3 B4", b: "G6 G7 G8", c: "Y1"}, discard="R9",
+                            draw="Y3 Y4 Y5 Y6 Y7 Y8", turn=a, direction=-1, options=OPTS)
+
+
+async def test_a_player_handed_one_card_may_call_but_is_not_caught(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    ch = tables["lap_others_uno"]
+    alice, bob, carol = abc(ch)
+    menu = await play_wv(alice, "Yellow")
+    assert "**Hand in front of you** (3 cards): 🟩 6 `G6`, 🟩 7 `G7`, 🟩 8 `G8`" in menu.text()
+    await alice.click("Keep", message=menu)
+    s = await state(ch)
+    assert hand(s, bob) == ["Y1"] and s["turn"] == pid(carol) and s["catchable"] is None
+    r = await bob.click("My hand", message=table_message(ch))
+    assert "every hand moved one seat" in r.text and "**Your hand** (1 card): 🟨 1 `Y1`" \
+        in r.text, r.text
+    assert r.message is not None and "UNO!" in r.message.button_labels()
+    before = await state(ch)
+    r2 = await carol.slash("uno catch", player=bob)
+    assert r2.ephemeral and await state(ch) == before, r2.text
+    mark = ch.mark()
+    await bob.click("UNO!", message=r.message)
+    await said(ch, "📣 bob calls UNO!", mark)
+    no_public_card(ch)
+
+
 # ------------------------------------------------------------------ a computer's lap
 @scenario
 def lap_cpu(ch: Channel) -> Session:
