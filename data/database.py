@@ -419,7 +419,8 @@ class Database:
         One transaction: the snapshot and the log entries are written together or not at all
         (``DatabaseWriteError``). A log entry whose ``(game_id, seq)`` is already stored is
         skipped, so saving the same thing twice is harmless. Every entry must belong to
-        ``game`` (same game, guild and channel), else ``ValueError`` before anything is written.
+        ``game``'s guild and channel (a game of it: a match's finished hand is logged with
+        the next hand's start), else ``ValueError`` before anything is written.
 
         Returns once the save is committed. Saves called while the connection is busy share
         a transaction (see the class); if that shared transaction fails, each of its saves is
@@ -428,7 +429,8 @@ class Database:
         the save is written (or fails) whether or not its caller still waits.
         """
         entries = tuple(log)
-        _check_log(entries, game.game_id, game.guild_id, game.channel_id)
+        # A match's finished hand is logged with the next hand's start: another game id.
+        _check_log(entries, None, game.guild_id, game.channel_id)
         if not self._group_commit or self._turns.free:
             async with self._write(_save_what(game)) as conn:
                 await _save(conn, game, entries)
@@ -811,11 +813,14 @@ async def _save(conn: aiosqlite.Connection, game: SavedGame, log: Sequence[LogEn
     await _insert_log(conn, log)
 
 
-def _check_log(log: Sequence[LogEntry], game_id: str, guild_id: int, channel_id: int) -> None:
+def _check_log(log: Sequence[LogEntry], game_id: str | None, guild_id: int,
+               channel_id: int) -> None:
+    """Every entry belongs to the game (``game_id`` None: to any game of the channel)."""
     for entry in log:
         if not isinstance(entry, LogEntry):
             raise ValueError(f"log must hold LogEntry items, got {entry!r}.")
-        if (entry.game_id, entry.guild_id, entry.channel_id) != (game_id, guild_id, channel_id):
+        if ((game_id or entry.game_id, entry.guild_id, entry.channel_id)
+                != (entry.game_id, guild_id, channel_id)):
             raise ValueError(
                 f"Log entry {entry.seq} belongs to game {entry.game_id} (guild "
                 f"{entry.guild_id}, channel {entry.channel_id}), not to game {game_id} (guild "

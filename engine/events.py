@@ -268,8 +268,8 @@ class RoundWon(Event):
     round: int = 0
     """Which round this was (1 for the first)."""
     team: tuple[str, ...] | None = field(default=None, metadata={"omit_none": True})
-    """Partner play: the winning team (the player who went out and their partners, in the
-    order the teams were given); absent (not null) from ``to_dict`` in a game without teams."""
+    """Partner play: the winning team (the player who went out and their partner, in the
+    order the team was given); absent (not null) from ``to_dict`` in a game without teams."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,18 +93,22 @@ READABLE_VERSIONS = (1, 2, STATE_VERSION)
 neither."""
 
 TEAM_SIZES = (4, 6)
-"""Partner play: how many players a table of two teams seats (sheet 004, RULINGS)."""
+"""Partner play: how many players a partner table seats, in teams of two (sheet 004,
+Playing with Partners; RULINGS): two teams with four players, three with six."""
 
 
 def check_teams(players: Sequence[str], teams: Sequence[Sequence[str]],
                 *, restoring: bool = False) -> tuple[tuple[str, ...], ...]:
-    """The two teams of a partner game, as tuples, or a ``SettingsError`` saying what is
-    wrong: two teams of equal size, 4 or 6 players, every seated player on exactly one team,
-    and the seats alternating teams so that no two partners sit side by side (with four
-    players: partners sit across). A saved game (``restoring``) may have lost players."""
-    if isinstance(teams, str) or len(teams) != 2:
-        raise SettingsError("Partner play needs exactly two teams.")
-    if any(isinstance(t, str) for t in teams):
+    """The teams of a partner game, as tuples in the order given, or a ``SettingsError``
+    saying in one sentence what is wrong. Every team is two partners, every seated player is
+    on exactly one team, the table seats 4 or 6 players (so 2 or 3 teams), and partners sit
+    across the table: the player in seat ``i`` (counting from 0) partners the player in
+    seat ``i + n/2`` (the refusal counts seats from 1, as players do). A saved game
+    (``restoring``) may have lost players, so only the pairs and that every seated player
+    is on a team are checked."""
+    if not restoring and len(players) not in TEAM_SIZES:
+        raise SettingsError("Partner play needs 4 or 6 players, not {n}.", n=len(players))
+    if isinstance(teams, str) or any(isinstance(t, str) for t in teams):
         raise SettingsError("A team lists its players by name.")
     out = tuple(tuple(t) for t in teams)
     members = [p for t in out for p in t]
@@ -112,29 +116,28 @@ def check_teams(players: Sequence[str], teams: Sequence[Sequence[str]],
         raise SettingsError("A team lists its players by name.")
     if len(set(members)) != len(members):
         raise SettingsError("Each player can be on only one team.")
-    if restoring:
-        missing = [p for p in players if p not in members]
-        if missing:
-            raise SettingsError("{name} is not on a team.", name=missing[0])
-        return out
-    n = len(players)
-    if n not in TEAM_SIZES:
-        raise SettingsError("Partner play needs 4 or 6 players, not {n}.", n=n)
-    if len(out[0]) != len(out[1]):
-        raise SettingsError("The two teams must be the same size.")
+    for t in out:
+        if len(t) != 2:
+            raise SettingsError("Partners play in pairs: every team is two players, "
+                                "not {size}.", size=len(t))
     for p in players:
         if p not in members:
             raise SettingsError("{name} is not on a team.", name=p)
+    if restoring:
+        return out
+    n = len(players)
     for p in members:
         if p not in players:
             raise SettingsError("{name} is on a team but not seated.", name=p)
-    team_of = {p: i for i, t in enumerate(out) for p in t}
-    for i, p in enumerate(players):
-        q = players[(i + 1) % n]
-        if team_of[p] == team_of[q]:
-            raise SettingsError("Partners sit apart: {a} and {b} are on the same team, so "
-                                "they can't sit side by side; seat the teams alternately.",
-                                a=p, b=q)
+    seat = {p: i for i, p in enumerate(players)}
+    half = n // 2
+    for a, b in out:
+        if seat[b] != (seat[a] + half) % n:
+            first = a if seat[a] < seat[b] else b
+            raise SettingsError("Partners sit across the table: {name} sits in seat {seat}, "
+                                "so their partner must sit in seat {across}.",
+                                name=first, seat=seat[first] + 1,
+                                across=(seat[first] + half) % n + 1)
     return out
 
 
@@ -189,8 +192,8 @@ class Game:
                 raise IllegalMoveError("A player needs a non-empty name.")
         self.teams: tuple[tuple[str, ...], ...] = (
             check_teams(players, teams, restoring=_restoring) if teams is not None else ())
-        """Partner play: the two teams in the order given (empty: every player for
-        themselves). Players who leave stay listed."""
+        """Partner play: the teams of two (two with four players, three with six) in the
+        order given (empty: every player for themselves). Players who leave stay listed."""
         self._team_of: dict[str, int] = {p: i for i, t in enumerate(self.teams) for p in t}
         if max_rounds is not None and (isinstance(max_rounds, bool)
                                        or not isinstance(max_rounds, int) or max_rounds < 1):
@@ -242,12 +245,14 @@ class Game:
             raise IllegalMoveError("The game has already started.")
         self.started = True
         if self.settings.shuffle_seats and self.teams:
-            # Partners keep sitting apart: shuffle within each team and which team sits first.
-            sides = [list(t) for t in self.teams]
-            for side in sides:
-                self.rng.shuffle(side)
-            self.rng.shuffle(sides)
-            self.players[:] = [p for pair in zip(*sides, strict=True) for p in pair]
+            # Partners keep sitting across (R-TEAM-SEATS): shuffle within each pair and
+            # which pair takes which seats; the first partners fill the first half of the
+            # table in that order, their partners the second half.
+            pairs = [list(t) for t in self.teams]
+            for pair in pairs:
+                self.rng.shuffle(pair)
+            self.rng.shuffle(pairs)
+            self.players[:] = [pair[0] for pair in pairs] + [pair[1] for pair in pairs]
             self._seat = {p: i for i, p in enumerate(self.players)}
         elif self.settings.shuffle_seats:
             self.rng.shuffle(self.players)
@@ -1058,9 +1063,11 @@ class Game:
 
     def _end_team_round(self, winner: str) -> list[Event]:
         """Partner play (R-TEAM-SCORE): standard scoring gives the winner's team the cards
-        in the opposing hands; alternative scoring gives every team the cards in its own
-        hands. Each seated player adds what their team gained, and the team totals race to
-        the target."""
+        in every opposing hand (all the other teams'; not the partner's); alternative
+        scoring (R-TEAM-ALT) gives every team the cards in its own hands. Each seated
+        player adds what their team gained, and the team totals race to the target: when
+        one reaches it (or the last round is played) the highest total wins (alternative:
+        the lowest), and every team on that total shares the win."""
         s = self.s
         pts = self.card_points
         ours = self._team_of[winner]

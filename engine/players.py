@@ -115,7 +115,9 @@ class HeuristicPlayer:
     them unless it makes an instant UNO) and helps a partner who is low on cards go out:
     it prefers the Skip and draw cards that hand the turn to that partner, and the colours
     it has seen the partner play (and not the ones it has seen the partner draw on).
-    ``partner_aware=False`` plays as if every other player were an opponent."""
+    Each player has one partner, sitting across (``Game.partners``); with six players the
+    two other teams are both opponents. ``partner_aware=False`` plays as if every other
+    player were an opponent."""
 
     name = "heuristic"
     weights: ClassVar[Mapping[str, float]] = {

@@ -125,7 +125,7 @@ def build_game(data: Any) -> tuple[Game, list[dict[str, Any]]]:
     teams = data.get("teams")
     if teams is not None:
         if not isinstance(teams, list) or not all(isinstance(t, list) for t in teams):
-            raise ReplayFormatError("teams: expected two lists of player names")
+            raise ReplayFormatError("teams: expected a list of teams, each a list of two names")
         try:
             check_teams(players, teams)
         except EngineError as exc:

@@ -6,10 +6,12 @@
     python -m engine.simulate --games 100 --players 4 --edition victory-lap
     python -m engine.simulate --games 20 --match tournament --hands-per-pairing 1
 
-Partner play (``--teams``, 4 or 6 players): the even seats are one team, the odd seats the
-other; strategies go to seats in turn, shifted by one seat every game so each strategy
-plays on both teams. ``--match rotating`` (4 players) or ``tournament`` (8 players) plays
-whole matches of one-round partner hands and prints the individual results.
+Partner play (``--teams``, 4 or 6 players): teams of two partners sitting across the table
+(seat i with seat i + n/2: two teams with four players, three with six); strategies go to
+teams in turn (both partners play the same one), shifted by one team every game so each
+strategy plays every team's seats. ``--match rotating`` (4 players) or ``tournament``
+(8 players) plays whole matches of one-round partner hands and prints the individual
+results.
 """
 
 from __future__ import annotations
@@ -145,11 +147,15 @@ def simulate(games: int, players: int, edition: str, seed: int,
     summary = Summary(seats=players)
     for g in range(games):
         names = [f"seat{i}" for i in range(players)]
-        sides = [names[0::2], names[1::2]] if teams else None
+        half = players // 2
+        sides = [[names[i], names[i + half]] for i in range(half)] if teams else None
         game = Game.new(names, edition=edition, settings=settings, seed=seed * 1_000_003 + g,
                         teams=sides)
-        shift = g if teams else 0
-        kinds = {p: strategies[(i + shift) % len(strategies)] for i, p in enumerate(names)}
+        if sides is not None:  # both partners play their team's strategy
+            kinds = {p: strategies[(t + g) % len(strategies)]
+                     for t, side in enumerate(sides) for p in side}
+        else:
+            kinds = {p: strategies[i % len(strategies)] for i, p in enumerate(names)}
         bots = {p: STRATEGIES[kinds[p]](seed * 7919 + g * 31 + i)
                 for i, p in enumerate(names)}
         challenges_made: Counter[str] = Counter()
@@ -280,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scoring", choices=["standard", "alternative"], default="standard")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     ap.add_argument("--teams", action="store_true",
-                    help="partner play: even seats against odd seats (4 or 6 players)")
+                    help="partner play: teams of two sitting across, seat i with seat i + n/2 "
+                         "(4 or 6 players: two or three teams)")
     ap.add_argument("--match", choices=["rotating", "tournament"],
                     help="play whole partner matches (4 or 8 players) instead of games")
     ap.add_argument("--hands-per-pairing", type=int, default=None,

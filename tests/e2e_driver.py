@@ -355,20 +355,21 @@ class Human:
 
 async def play_until_won(channel: Channel, humans: Iterable[Human], rng: random.Random, *,
                          max_tables: int = 3000, wait: float = 15.0,
-                         unfinished_ok: bool = False) -> Message | None:
-    """Follow the table (posted anew or edited in place) until someone wins the game;
-    return the winning announcement (None after ``max_tables`` versions of the table when
-    ``unfinished_ok``)."""
+                         unfinished_ok: bool = False, won: str = "won the game"
+                         ) -> Message | None:
+    """Follow the table (posted anew or edited in place) until someone wins the game (a
+    message says ``won``); return the winning announcement (None after ``max_tables``
+    versions of the table when ``unfinished_ok``)."""
     by_id = {h.m.id: h for h in humans}
     by_name = {h.name: h for h in by_id.values()}
     last = 0
 
     def fresh(m: Message) -> bool:
-        return (m.change_seq > last and is_table(m)) or "won the game" in m.text()
+        return (m.change_seq > last and is_table(m)) or won in m.text()
 
     for _ in range(max_tables):
         msg = await channel.wait_for(fresh, timeout=wait)
-        if "won the game" in msg.text():
+        if won in msg.text():
             return msg
         last = msg.change_seq
         forgot = [by_name[n] for n in uno_forgotten(msg) if n in by_name]

@@ -114,7 +114,6 @@ async def test_log_entries_of_another_game_are_refused_before_writing(
     db: Database, db_path: str
 ) -> None:
     for stranger in (
-        entry(1, game_id="g2"),
         entry(1, guild_id=GUILD_B),
         entry(1, channel_id=CHANNEL + 1),
     ):
@@ -122,9 +121,23 @@ async def test_log_entries_of_another_game_are_refused_before_writing(
             await db.save_game(saved(), [entry(0), stranger])
         with pytest.raises(ValueError, match="belongs to game"):
             await db.record_game(result(), [stranger])
+    with pytest.raises(ValueError, match="belongs to game"):
+        await db.record_game(result(), [entry(1, game_id="g2")])
     assert await db.load_game(CHANNEL) is None
     assert count_rows(db_path, "game_log") == 0
     assert count_rows(db_path, "game_results") == 0
+
+
+async def test_a_match_hand_is_logged_with_the_next_hands_start(db: Database) -> None:
+    """A rotating-partners match deals each hand as a new game of the channel: the last
+    moves of the hand that ended and the next hand's header go in one save."""
+    await db.save_game(saved(), [entry(0), entry(1)])
+    nxt = entry(0, game_id="g2")
+    await db.save_game(saved(game_id="g2"), [entry(2), nxt])
+    assert [e.seq for e in await db.game_log(GUILD_A, "g1")] == [0, 1, 2]
+    assert await db.game_log(GUILD_A, "g2") == [nxt]
+    loaded = await db.load_game(CHANNEL)
+    assert loaded is not None and loaded.game_id == "g2"
 
 
 def test_log_entry_validation() -> None:

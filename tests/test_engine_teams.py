@@ -52,41 +52,79 @@ def lines_of(name: str) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------- seating
+SIX = ["Ann", "Ben", "Cy", "Dee", "Eve", "Fay"]
+THREE = [["Ann", "Dee"], ["Ben", "Eve"], ["Cy", "Fay"]]
+
+
 @pytest.mark.parametrize(("players", "teams", "words"), [
-    (FOUR, [["Ann", "Ben"], ["Cy", "Dee"]], "side by side"),
-    (FOUR, [["Ann", "Cy", "Ben"], ["Dee"]], "same size"),
-    (FOUR, [["Ann"], ["Cy"], ["Ben", "Dee"]], "exactly two teams"),
-    (FOUR, [["Ann", "Cy"], ["Ben", "Eve"]], "not on a team"),
+    (FOUR, [["Ann", "Ben"], ["Cy", "Dee"]],
+     "Partners sit across the table: Ann sits in seat 1, so their partner must sit in seat 3"),
+    (FOUR, [["Ann", "Cy", "Ben"], ["Dee"]], "every team is two players, not 3"),
+    (FOUR, [["Ann"], ["Cy"], ["Ben", "Dee"]], "every team is two players, not 1"),
+    (FOUR, [["Ann", "Cy"], ["Ben", "Eve"]], "Dee is not on a team"),
+    (FOUR, [["Ann", "Cy"], ["Ben", "Dee"], ["Eve", "Fay"]], "Eve is on a team but not seated"),
     (FOUR, [["Ann", "Cy"], ["Ben", "Cy"]], "only one team"),
     (FOUR, ["AnnCy", "BenDee"], "by name"),
     (["Ann", "Ben", "Cy"], [["Ann", "Cy"], ["Ben"]], "4 or 6 players"),
-    (["a", "b", "c", "d", "e", "f", "g", "h"], [list("aceg"), list("bdfh")], "4 or 6"),
+    (list("abcdefgh"), [list("ae"), list("bf"), list("cg"), list("dh")], "4 or 6 players"),
+    # six players: the old two alternating teams of three, and pairs not across
+    (SIX, [["Ann", "Cy", "Eve"], ["Ben", "Dee", "Fay"]], "every team is two players, not 3"),
+    (SIX, [["Ann", "Cy"], ["Ben", "Eve"], ["Dee", "Fay"]],
+     "Ann sits in seat 1, so their partner must sit in seat 4"),
+    (SIX, [["Ann", "Dee"], ["Ben", "Fay"], ["Cy", "Eve"]],
+     "Ben sits in seat 2, so their partner must sit in seat 5"),
+    (SIX, [["Ann", "Dee"], ["Ben", "Eve"]], "Cy is not on a team"),
 ])
-def test_teams_are_refused_unless_partners_sit_apart(players: list[str],
-                                                     teams: list[list[str]],
-                                                     words: str) -> None:
-    """R-TEAM-SEATS (sheet 004, Playing with Partners: partners sit across): two teams of
-    equal size, 4 or 6 players, seats alternating teams; anything else is one sentence."""
-    with pytest.raises(SettingsError, match=words):
+def test_teams_are_refused_unless_partners_sit_across(players: list[str],
+                                                      teams: list[list[str]],
+                                                      words: str) -> None:
+    """R-TEAM-SEATS (sheet 004, Playing with Partners: partners sit across; RULINGS): teams
+    of exactly two, 4 or 6 players, every seated player on one team, partners in seats i
+    and i + n/2; anything else is refused with one sentence."""
+    with pytest.raises(SettingsError, match=words) as info:
         Game.new(players, edition="classic", teams=teams)
+    assert str(info.value).count(". ") == 0 and str(info.value).endswith(".")
 
 
-def test_six_players_sit_in_alternating_teams_of_three() -> None:
-    """R-TEAM-SEATS: six players are two teams of three, every other seat."""
-    g = Game.new(list("abcdef"), teams=[list("ace"), list("bdf")], seed=1)
-    assert g.partners("a") == ("c", "e") and g.are_partners("b", "f")
-    assert not g.are_partners("a", "b") and not g.are_partners("a", "a")
-    assert g.team_of("d") == 1 and g.team_scores == [0, 0]
+def test_six_players_are_three_teams_of_two_sitting_across() -> None:
+    """R-TEAM-SEATS: six players are three teams of two, seat i partnering seat i + 3; the
+    teams keep the order given."""
+    g = Game.new(SIX, teams=THREE, seed=1)
+    assert g.teams == (("Ann", "Dee"), ("Ben", "Eve"), ("Cy", "Fay"))
+    assert g.partners("Ann") == ("Dee",) and g.partners("Fay") == ("Cy",)
+    assert g.are_partners("Ben", "Eve") and g.are_partners("Eve", "Ben")
+    assert not g.are_partners("Ann", "Ben") and not g.are_partners("Ann", "Cy")
+    assert not g.are_partners("Ann", "Ann")
+    assert [g.team_of(p) for p in SIX] == [0, 1, 2, 0, 1, 2]
+    assert g.team_scores == [0, 0, 0]
+    # the order of the teams and within a team is the caller's
+    h = Game.new(SIX, teams=[["Fay", "Cy"], ["Ann", "Dee"], ["Eve", "Ben"]], seed=1)
+    assert h.team_of("Cy") == 0 and h.team_of("Ann") == 1 and h.team_of("Ben") == 2
+    assert h.partners("Cy") == ("Fay",)
 
 
-def test_seat_shuffle_keeps_partners_apart() -> None:
-    """R-TEAM-SEATS with the seat-shuffle setting: teams still alternate."""
-    for seed in range(20):
-        g = Game.new(list("abcdef"), teams=[list("ace"), list("bdf")], seed=seed,
-                     settings=Settings(shuffle_seats=True))
+def test_four_players_are_two_teams_across() -> None:
+    """R-TEAM-SEATS: four players are two teams of two, seats 0-2 and 1-3."""
+    g = Game.new(FOUR, teams=[["Ben", "Dee"], ["Cy", "Ann"]], seed=1)
+    assert g.partners("Ann") == ("Cy",) and g.team_of("Ann") == 1 and g.team_scores == [0, 0]
+
+
+@pytest.mark.parametrize("players", [FOUR, SIX])
+def test_seat_shuffle_keeps_partners_across(players: list[str]) -> None:
+    """R-TEAM-SEATS with the seat-shuffle setting: which pair sits where and the order
+    within each pair are shuffled, partners still across."""
+    n = len(players)
+    teams = [[players[i], players[i + n // 2]] for i in range(n // 2)]
+    seen = set()
+    for seed in range(40):
+        g = Game.new(players, teams=teams, seed=seed, settings=Settings(shuffle_seats=True))
         g.start()
-        sides = [g.team_of(p) for p in g.players]
-        assert all(sides[i] != sides[(i + 1) % 6] for i in range(6)), g.players
+        assert sorted(g.players) == sorted(players)
+        for i, p in enumerate(g.players):
+            assert g.partners(p) == (g.players[(i + n // 2) % n],), g.players
+        assert [list(t) for t in g.teams] == teams  # the team order stays as given
+        seen.add(tuple(g.players))
+    assert len(seen) > 5  # the seats really move
 
 
 # ---------------------------------------------------------------------- scoring
@@ -113,6 +151,69 @@ def test_partner_going_out_scores_only_the_opposing_hands() -> None:
     assert won.to_dict()["team"] == ["Ann", "Cy"]
     assert g.public_view()["team_scores"] == [93, 0]
     assert g.public_view()["teams"] == TEAMS
+
+
+def six_setup(**kw: Any) -> Game:
+    """Three teams: Ann-Dee, Ben-Eve, Cy-Fay. Eve is about to go out with B7."""
+    game, _ = Game.from_setup(
+        SIX, teams=THREE,
+        hands={"Ann": cards("R5 G9"), "Ben": cards("R3"), "Cy": cards("BS Y1"),
+               "Dee": cards("W+4"), "Eve": cards("B7"), "Fay": cards("G+2 Y8")},
+        draw=cards("G1 G2 G3 G4"), discard=cards("B6"), turn="Eve", dealer="Dee", **kw)
+    return game
+
+
+def test_six_player_partner_scores_both_opposing_teams_hands() -> None:
+    """R-TEAM-SCORE (sheet 004, Playing with Partners): with three teams, the team of the
+    player who goes out scores the cards in all four opposing hands (two teams), not the
+    partner's own hand; both partners add it, the other teams add nothing."""
+    g = six_setup()
+    events = g.apply(Play("Eve", Card.parse("B7")))
+    won = next(e for e in events if isinstance(e, RoundWon))
+    assert won.player == "Eve" and won.team == ("Ben", "Eve")
+    # Ann R5 G9 (14) + Dee W+4 (50) + Cy BS Y1 (21) + Fay G+2 Y8 (28); Ben's R3 is his own
+    assert won.points == 14 + 50 + 21 + 28 == 113
+    assert won.gained == {"Ann": 0, "Ben": 113, "Cy": 0, "Dee": 0, "Eve": 113, "Fay": 0}
+    assert g.team_scores == [0, 113, 0]
+    assert g.scores == won.gained
+    assert g.stats["Eve"].rounds_won == 1 and g.stats["Ben"].rounds_won == 0
+    assert g.stats["Ben"].team_rounds_won == g.stats["Eve"].team_rounds_won == 1
+    assert g.stats["Ann"].team_rounds_won == g.stats["Fay"].team_rounds_won == 0
+    assert won.to_dict()["team"] == ["Ben", "Eve"]
+    assert g.public_view()["teams"] == THREE
+    assert g.public_view()["team_scores"] == [0, 113, 0]
+    assert g.player_view("Cy")["team_scores"] == [0, 113, 0]
+
+
+def test_six_player_team_reaching_the_target_wins_together() -> None:
+    """R-TEAM-SCORE: the three team totals race to the target; the two partners who reach
+    it are the winners, whatever their seats."""
+    g = six_setup(settings=Settings(target=150),
+                  scores={"Ann": 100, "Ben": 40, "Eve": 30, "Cy": 120})
+    assert g.team_scores == [100, 40, 120]  # a team starts at its best member's score
+    g.apply(Play("Eve", Card.parse("B7")))
+    assert g.is_over and g.winners == ["Ben", "Eve"] and g.team_scores == [100, 153, 120]
+    assert g.stats["Ben"].team_games_won == g.stats["Eve"].team_games_won == 1
+    assert g.stats["Cy"].team_games_won == 0
+
+
+def test_six_player_alternative_scoring_adds_each_teams_own_hands() -> None:
+    """R-TEAM-ALT (engine): under alternative scoring each of the three teams adds the cards
+    left in its own two hands; when one reaches the target the lowest total wins."""
+    g = six_setup(settings=Settings(target=100, scoring="alternative"), scores={"Cy": 60})
+    g.apply(Play("Eve", Card.parse("B7")))
+    assert g.team_scores == [64, 3, 109]  # Ann+Dee 14+50, Ben+Eve 3+0, Cy+Fay 60+21+28
+    assert g.is_over and g.winners == ["Ben", "Eve"]
+
+
+def test_tied_teams_share_the_win() -> None:
+    """R-TEAM-SCORE: teams level on the winning total share the win (every player of
+    every such team is a winner)."""
+    g = six_setup(settings=Settings(target=200), scores={"Ann": 113, "Cy": 20})
+    g.max_rounds = 1  # the last round: the highest total wins though none reached 200
+    g.apply(Play("Eve", Card.parse("B7")))
+    assert g.team_scores == [113, 113, 20]
+    assert g.is_over and g.winners == ["Ann", "Ben", "Dee", "Eve"]
 
 
 def test_round_won_has_no_team_key_without_teams() -> None:
@@ -184,6 +285,19 @@ def test_partner_goes_out_scenario() -> None:
     assert out[-1]["team_scores"] == [240, 40]
 
 
+def test_six_player_three_team_scenario() -> None:
+    """R-TEAM-SCORE with six players (sheet 004, Playing with Partners; RULINGS): Dee, in
+    seat 4 across from her partner Ann, goes out with a Draw Two; Eve draws two first, and
+    the team scores the four opposing hands (Ben BS, Cy Y4, Eve B7 WG G1 G2, Fay G+2 Y8),
+    not Ann's G9; the team total reaches the target."""
+    out = lines_of("partner_six_three_teams")
+    won = next(e for e in out if e["event"] == "round_won")
+    assert won["player"] == "Dee" and won["team"] == ["Ann", "Dee"]
+    assert won["points"] == 20 + 4 + (7 + 50 + 1 + 2) + (20 + 8) == 112
+    assert out[-1]["team_scores"] == [212, 150, 90]
+    assert out[-1]["winners"] == ["Ann", "Dee"]
+
+
 def test_last_team_standing_wins_when_the_others_leave() -> None:
     """R-TEAM-LEAVE (engine): when only one team has players left, it wins."""
     g = Game.new(FOUR, teams=TEAMS, seed=3)
@@ -192,6 +306,20 @@ def test_last_team_standing_wins_when_the_others_leave() -> None:
     assert not g.is_over
     g.remove_player("Dee")
     assert g.is_over and g.winners == ["Ann", "Cy"]
+
+
+def test_with_three_teams_the_game_goes_on_until_one_team_is_left() -> None:
+    """R-TEAM-LEAVE: with three teams, a whole team leaving leaves two teams playing; when
+    only one team has players left, it wins (a lone partner included)."""
+    g = Game.new(SIX, teams=THREE, seed=3)
+    g.start()
+    g.remove_player("Ben")
+    g.remove_player("Eve")
+    assert not g.is_over and g.team_scores == [0, 0, 0]
+    g.remove_player("Cy")
+    assert not g.is_over and g.partners("Fay") == ()
+    g.remove_player("Fay")
+    assert g.is_over and sorted(g.winners) == ["Ann", "Dee"]
 
 
 # ---------------------------------------------------------------------- saved format
@@ -214,6 +342,27 @@ def test_teams_survive_a_save_and_older_saves_still_read() -> None:
     assert again.teams == () and again.team_scores == [] and again.max_rounds is None
 
 
+def test_six_player_teams_survive_a_save_mid_game() -> None:
+    """R-SAVE: a three-team game round-trips through to_dict/from_dict, after a scored round
+    and after a player left, and plays on exactly as the original."""
+    g = six_setup(settings=Settings(target=300))
+    g.apply(Play("Eve", Card.parse("B7")))
+    assert not g.is_over and g.team_scores == [0, 113, 0]
+    g.remove_player("Cy")
+    saved = json.loads(json.dumps(g.to_dict()))
+    assert saved["teams"] == THREE and saved["team_scores"] == [0, 113, 0]
+    back = Game.from_dict(saved)
+    assert back.teams == tuple(tuple(t) for t in THREE) and back.to_dict() == saved
+    assert back.partners("Fay") == () and back.partners("Ann") == ("Dee",)
+    bots = {p: HeuristicPlayer(i) for i, p in enumerate(SIX)}
+    twins = {p: HeuristicPlayer(i) for i, p in enumerate(SIX)}
+    run_game(g, bots)
+    run_game(back, twins)
+    assert back.to_dict() == g.to_dict() and g.is_over
+    with pytest.raises(SettingsError, match="two players"):  # not a pair: refused
+        Game.from_dict({**saved, "teams": [["Ann", "Dee", "Ben"], ["Eve"], ["Fay"]]})
+
+
 # ---------------------------------------------------------------------- properties
 def random_move(game: Game, rng: random.Random) -> Move:
     options: list[Move] = []
@@ -222,32 +371,64 @@ def random_move(game: Game, rng: random.Random) -> Move:
     return rng.choice(options)
 
 
+class HandWatcher(Game):
+    """A game that notes the points left in every hand each time a round ends."""
+
+    ended: list[dict[str, int]]
+
+    def _end_round(self, winner: str) -> list[Any]:
+        if not hasattr(self, "ended"):
+            self.ended = []
+        self.ended.append({p: sum(self.card_points(c) for c in self.hand(p))
+                           for p in self.players})
+        return super()._end_round(winner)
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), six=st.booleans(),
-       edition=st.sampled_from(["power-grab", "classic"]),
+       edition=st.sampled_from(["power-grab", "classic", "victory-lap"]),
        scoring=st.sampled_from(["standard", "alternative"]),
-       data=st.randoms(use_true_random=False))
+       shuffle=st.booleans(), data=st.randoms(use_true_random=False))
 def test_random_partner_games_keep_every_invariant(seed: int, six: bool, edition: str,
-                                                   scoring: str, data: random.Random) -> None:
-    """R-TEAM-SCORE, R-TOWERS: in random partner games cards are conserved, the four towers
-    are always somewhere, scores never decrease, partners always share their team's total
-    and each team total equals the sum of what its rounds gave it."""
+                                                   scoring: str, shuffle: bool,
+                                                   data: random.Random) -> None:
+    """R-TEAM-SEATS, R-TEAM-SCORE, R-TEAM-ALT, R-TOWERS: in random partner games (four
+    players in two teams, six in three) partners stay across, cards are conserved, the
+    four towers are always somewhere, scores never decrease, partners always share their
+    team's total, each team total equals the sum of the hands scored for it (standard:
+    every opposing hand when one of the team went out; alternative: its own two hands),
+    and the winners are every player of the best team total."""
     players = list("abcdef") if six else list("abcd")
-    teams = [players[0::2], players[1::2]]
-    g = Game.new(players, edition=edition, seed=seed, teams=teams,
-                 settings=Settings(target=100, scoring=scoring))
+    n = len(players)
+    teams = [[players[i], players[i + n // 2]] for i in range(n // 2)]
+    g = HandWatcher.new(players, edition=edition, seed=seed, teams=teams,
+                        settings=Settings(target=100, scoring=scoring, shuffle_seats=shuffle))
     g.start()
+    for i, p in enumerate(g.players):
+        assert g.partners(p) == (g.players[(i + n // 2) % n],)
     deck = Counter(g.edition.deck)
-    gains = [0, 0]
+    gains = [0 for _ in teams]
+    rounds = 0
     scores = g.scores
     for _ in range(400):
         if g.is_over:
             break
         for e in g.apply(random_move(g, data)):
-            if isinstance(e, RoundWon):
-                for i, team in enumerate(teams):
-                    gains[i] += e.gained[team[0]]
-                    assert all(e.gained[q] == e.gained[team[0]] for q in team)
+            if not isinstance(e, RoundWon):
+                continue
+            held = g.ended[rounds]
+            rounds += 1
+            ours = g.team_of(e.player)
+            assert ours is not None and e.team == tuple(teams[ours])
+            for i, team in enumerate(teams):
+                if scoring == "standard":
+                    want = sum(held[q] for q in players if g.team_of(q) != ours) * (i == ours)
+                else:
+                    want = held[team[0]] + held[team[1]]
+                assert e.gained[team[0]] == e.gained[team[1]] == want
+                gains[i] += want
+            if scoring == "standard":
+                assert e.points == e.gained[e.player]
         assert g.all_cards() == deck
         assert set(g.towers) == set(Tower)
         assert all(h is None or h in players for h in g.towers.values())
@@ -256,7 +437,8 @@ def test_random_partner_games_keep_every_invariant(seed: int, six: bool, edition
         scores = now
         assert g.team_scores == gains
         for i, team in enumerate(teams):
-            assert all(now[q] == g.team_scores[i] for q in team)
+            assert now[team[0]] == now[team[1]] == g.team_scores[i]
+    assert rounds == len(getattr(g, "ended", []))
     if g.is_over:
         best = (max if scoring == "standard" else min)(g.team_scores)
         assert set(g.winners) == {p for p in players
@@ -439,21 +621,47 @@ def test_partner_aware_players_beat_partner_blind_ones() -> None:
     assert rates["heuristic+heuristic"] > rates["blind+blind"], rates
 
 
-def test_run_game_with_teams_finishes() -> None:
-    g = Game.new(list("abcdef"), teams=[list("ace"), list("bdf")], seed=9,
-                 settings=Settings(target=150))
+def test_run_game_with_three_teams_finishes() -> None:
+    """R-TEAM-PLAYERS: computer players play a three-team game to its end; one team (or
+    tied teams) wins."""
+    g = Game.new(SIX, teams=THREE, seed=9, settings=Settings(target=150))
     g.start()
     run_game(g, {p: HeuristicPlayer(i) for i, p in enumerate(g.players)})
-    assert g.is_over and len(g.winners) == 3
+    assert g.is_over and len(g.winners) % 2 == 0 and g.winners
+    assert all(g.partners(w)[0] in g.winners for w in g.winners)
+
+
+def test_partner_aware_player_has_one_partner_among_three_teams() -> None:
+    """R-TEAM-PLAYERS: with six players each computer player has exactly one partner, the
+    player across; the four others (two teams) are opponents it attacks and catches."""
+    g, _ = Game.from_setup(
+        SIX, teams=THREE,
+        hands={"Ann": cards("R5 G9"), "Ben": cards("R3 BS"), "Cy": cards("R7 B1"),
+               "Dee": cards("Y+2 WG"), "Eve": cards("G5 G6"), "Fay": cards("B2 B3")},
+        discard=cards("R6"), turn="Ann", dealer="Fay")
+    bot = HeuristicPlayer(1)
+    assert {p: bot._partners(g, p) for p in SIX} == {
+        "Ann": ("Dee",), "Ben": ("Eve",), "Cy": ("Fay",), "Dee": ("Ann",),
+        "Eve": ("Ben",), "Fay": ("Cy",)}
+    g.apply(Play("Ann", Card.parse("R5")))  # no UNO call
+    assert g.catchable == "Ann"
+    assert HeuristicPlayer(1).react(g, "Dee") is None  # her partner does not catch her
+    assert HeuristicPlayer(1).react(g, "Ben") == Catch("Ben", "Ann")
+    assert HeuristicPlayer(1).react(g, "Cy") == Catch("Cy", "Ann")
 
 
 # ---------------------------------------------------------------------- tools
 def test_replay_refuses_bad_teams() -> None:
     """README, Replay files: a bad ``teams`` key is a format error naming it."""
     from engine.replay import ReplayFormatError, build_game
-    with pytest.raises(ReplayFormatError, match="teams: Partners sit apart"):
+    with pytest.raises(ReplayFormatError, match="teams: Partners sit across the table"):
         build_game({"edition": "classic", "players": FOUR, "moves": [],
                     "teams": [["Ann", "Ben"], ["Cy", "Dee"]]})
+    with pytest.raises(ReplayFormatError, match="teams: Partners play in pairs"):
+        build_game({"edition": "classic", "players": SIX, "moves": [],
+                    "teams": [["Ann", "Cy", "Eve"], ["Ben", "Dee", "Fay"]]})
+    with pytest.raises(ReplayFormatError, match="teams: expected a list of teams"):
+        build_game({"edition": "classic", "players": SIX, "moves": [], "teams": "AnnDee"})
     with pytest.raises(ReplayFormatError, match="max_rounds"):
         build_game({"edition": "classic", "players": FOUR, "moves": [], "max_rounds": 0})
 
@@ -478,6 +686,12 @@ def test_simulator_cli_teams_and_match() -> None:
                           "--players", "4", "--teams", "--strategies", "heuristic,blind"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "team win rate" in out
+    out = subprocess.run([sys.executable, "-m", "engine.simulate", "--games", "2",
+                          "--players", "6", "--teams", "--strategies", "heuristic,blind,basic",
+                          "--target", "100", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    rates = json.loads(out)["team_win_rate"]
+    assert set(rates) == {"heuristic+heuristic", "blind+blind", "basic+basic"}
     out = subprocess.run([sys.executable, "-m", "engine.simulate", "--games", "1",
                           "--match", "tournament", "--hands-per-pairing", "1",
                           "--strategies", "heuristic,blind"],

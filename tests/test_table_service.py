@@ -437,3 +437,43 @@ async def test_a_turn_mentions_only_a_player_who_has_been_away(db: Database) -> 
     session.last_acted["111"] -= PING_AWAY  # as if Alice's move was PING_AWAY seconds ago
     await service.move(1, BOB, lambda s, g, p: Play(p, Card.parse("R6")))
     assert outbox.announced[-1][3] == "111", "Alice has been away: she is mentioned"
+
+
+async def test_six_partners_sit_across_and_a_match_survives_a_restart(db: Database) -> None:
+    """Sheet 004, "Playing with Partners": six players are three teams of two, partners
+    across the table (seat i with seat i + 3); chosen teams are kept, the others dealt. A
+    rotating partners match is saved whole (its schedule, results and current hand)."""
+    service, _outbox = make_service(db)
+    people = [Actor(str(100 + i), f"P{i}") for i in range(6)]
+    await service.open_lobby(60, GUILD, people[0])
+    await service.configure(60, people[0], {"mode": "partners"})
+    await service.lobby_action(60, people[0], "team2")
+    await service.lobby_action(60, people[1], "team2")
+    for p in people[2:]:
+        await service.lobby_action(60, p, "join")
+    before = await saved(db, 60)
+    with pytest.raises(Refusal, match="Team 3 is full"):
+        await service.lobby_action(60, people[2], "team2")
+    assert await saved(db, 60) == before
+    session = await service.start(60, people[0])
+    game = session.game
+    assert game is not None and len(game.teams) == 3
+    assert {people[0].id, people[1].id} in [set(t) for t in game.teams]
+    for team in game.teams:
+        a, b = (game.players.index(p) for p in team)
+        assert abs(a - b) == 3, (game.players, team)
+    restored = Session.from_json(session.to_json())
+    assert restored.game is not None and restored.game.teams == game.teams
+
+    await service.open_lobby(61, GUILD, people[0])
+    await service.configure(61, people[0], {"mode": "rotating"})
+    for p in people[1:4]:
+        await service.lobby_action(61, p, "join")
+    match_session = await service.start(61, people[0])
+    assert match_session.match is not None and match_session.game is not None
+    copy = Session.from_json(match_session.to_json())
+    assert copy.match is not None
+    assert copy.match.to_dict() == match_session.match.to_dict()
+    assert copy.game is not None and copy.game.to_dict() == match_session.game.to_dict()
+    assert copy.game.max_rounds == 1 and copy.game.teams == match_session.game.teams
+    await service.close()

@@ -34,7 +34,7 @@ from cogs.uno._scheduler import Scheduler
 from cogs.uno._service import TableService
 from cogs.uno._session import Options
 from data import Database, LogEntry, SavedGame
-from engine import Card, Draw, Game, Pass, Play
+from engine import Card, ChooseColor, Color, Draw, Game, Pass, Play
 from engine.replay import play_replay
 
 
@@ -189,6 +189,9 @@ async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) ->
     assert leaver.id in session.game.players, "undone in memory"
     assert await saved(db, 43) == before, "and in the database"
     mover = ALICE if session.game.turn == ALICE.id else BOB
+    if session.game.pending.name == "COLOR":  # a wild turned up first (random deal)
+        await service.move(43, mover, lambda s, g, p: ChooseColor(p, Color.RED))
+        mover = ALICE if session.game.turn == ALICE.id else BOB
     await service.move(43, mover, lambda s, g, p: Draw(p))
     if session.game.pending.name == "DRAWN":
         await service.move(43, mover, lambda s, g, p: Pass(p))

@@ -192,7 +192,9 @@ class Autoplay:
             service._note_forced_draws(session, events, None)
             lines = event_lines(session, events)
             await service._commit(session, [move_to_json(m) for m in moves])
-            more = not game.is_over and session.is_cpu(game.turn)
+            # the session's game now: a match's next hand may have replaced this one
+            now = session.game
+            more = now is not None and not now.is_over and session.is_cpu(now.turn)
         if more:
             # Announce now; the timer of the next human is armed when the chain ends.
             service.outbox.announce(session, lines)

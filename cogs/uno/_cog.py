@@ -59,7 +59,13 @@ from cogs.uno._menus import (
     uno_button,
 )
 from cogs.uno._outbox import Outbox
-from cogs.uno._render import error_text, lobby_embed, settings_text
+from cogs.uno._render import (
+    error_text,
+    hand_banner,
+    lobby_embed,
+    settings_text,
+    team_name,
+)
 from cogs.uno._reply import Reply, answer
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._service import TableService, options_from
@@ -411,6 +417,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     def _started_text(session: Session, locale: Any) -> str:
         game = session.game
         assert game is not None
+        if session.match is not None:
+            return _("The rotating partners match has started! {hand}", locale,
+                     hand=hand_banner(session, locale))
+        if game.teams:
+            return _("The game has started! Teams: {teams}.", locale,
+                     teams="; ".join(team_name(session, t, locale) for t in game.teams))
         return _("The game has started! Seats: {seats}.", locale,
                  seats=", ".join(session.name(p) for p in game.players))
 
@@ -578,6 +590,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         mention_turn="Mention the player whose turn it is",
         shuffle_seats="Shuffle the seats at the start",
         threads="Server default: /uno new opens each game in a new thread (Manage Server)",
+        mode="solo; partners (4 or 6, partners across); rotating partners match (4, 3 hands)",
         server_default="Also save these as this server's defaults (Manage Server)")
     @app_commands.choices(
         scoring=[app_commands.Choice(name="standard", value="standard"),
@@ -587,6 +600,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                  app_commands.Choice(name="UNO Victory Lap", value="victory-lap")])
     @app_commands.choices(grab2_points=[app_commands.Choice(name=str(v), value=v)
                                         for v in GRAB2_POINTS])
+    @app_commands.choices(mode=[app_commands.Choice(name="everyone for themselves",
+                                                   value="solo"),
+                               app_commands.Choice(name="partners", value="partners"),
+                               app_commands.Choice(name="rotating partners match",
+                                                   value="rotating")])
     @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any],
                        target: app_commands.Range[int, TARGET_MIN, TARGET_MAX] | None = None,
@@ -595,11 +613,13 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                        turn_timer: app_commands.Range[int, TURN_TIMER_MIN, TURN_TIMER_MAX]
                        | None = None,
                        mention_turn: bool | None = None, shuffle_seats: bool | None = None,
-                       threads: bool | None = None, server_default: bool = False) -> None:
+                       threads: bool | None = None, mode: str | None = None,
+                       server_default: bool = False) -> None:
         changes = {k: v for k, v in {
             "target": target, "scoring": scoring, "edition": edition,
             "grab2_points": grab2_points, "turn_timer": turn_timer,
-            "mention_turn": mention_turn, "shuffle_seats": shuffle_seats}.items()
+            "mention_turn": mention_turn, "shuffle_seats": shuffle_seats,
+            "mode": mode}.items()
             if v is not None}
         server_only = {} if threads is None else {"threads": threads}
         await answer(interaction,
@@ -620,7 +640,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                             locale))
         if session is not None and changes and not (server_default and session.started):
             session = await self.service.configure(interaction.channel_id, actor, changes)
+        if session is None and "mode" in changes:
+            raise Refusal(_("Partner play is chosen per game: open a lobby with /uno new, "
+                            "then set its mode.", locale))
         if server_default or (session is None and changes):
+            changes = {k: v for k, v in changes.items() if k != "mode"}  # a game's choice
             if not actor.admin:
                 raise Refusal(_("Only members with Manage Server can change the server's "
                                 "defaults.", locale))

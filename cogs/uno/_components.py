@@ -6,7 +6,9 @@ the cog's business (``UnoCog.on_<family>``).
 =====================  ==========================================================
 family                 custom_id
 =====================  ==========================================================
-LobbyButton            ``uno:l:<action>:<gid>``   join, leave, cpu, nocpu, start, cancel
+LobbyButton            ``uno:l:<action>:<gid>``   join, leave, cpu, nocpu, start, cancel,
+                       team0, team1, team2 (join that team), shuffle (teams dealt at
+                       the start)
 TableButton            ``uno:t:<action>:<gid>[:<serial>]``   hand, draw, uno, catch,
                        accept, challenge (the serial ties a click to the table it was on)
 PlaySelect             ``uno:p:<gid>:<serial>:<page>``   values ``R7`` or ``R7|u``
@@ -128,7 +130,8 @@ def _button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str |
                              emoji=emoji, row=row, disabled=disabled)
 
 
-class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|start|cancel):"
+class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|start|cancel"
+                                     rf"|team[012]|shuffle):"
                                      rf"{GID}"):
     family = "lobby"
 

@@ -122,6 +122,9 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
             (_("Rounds won", locale), row.rounds_won), (_("Points", locale), row.points),
             (_("Towers grabbed", locale), row.towers_grabbed),
             (_("Best round", locale), row.best_round),
+            (_("Partner games (won)", locale), f"{row.team_games} ({row.team_wins})"),
+            (_("Tournaments (won)", locale),
+             f"{row.tournaments_played} ({row.tournament_wins})"),
         ):
             embed.add_field(name=label, value=str(value))
         await reply.send(None, embed=embed)

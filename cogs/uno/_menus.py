@@ -85,14 +85,21 @@ def table_view(session: Session) -> discord.ui.View:
 
 def lobby_view(session: Session) -> discord.ui.View:
     gid = session.game_id
-    return view_of(
+    items: list[discord.ui.Item[Any]] = [
         LobbyButton("join", gid, _("Join"), style=discord.ButtonStyle.success),
         LobbyButton("leave", gid, _("Leave")),
         LobbyButton("cpu", gid, _("Add computer player"), emoji="🤖"),
         LobbyButton("start", gid, _("Start"), style=discord.ButtonStyle.primary),
         LobbyButton("cancel", gid, _("Cancel"), style=discord.ButtonStyle.danger),
         LobbyButton("nocpu", gid, _("Remove computer player"), row=1),
-    )
+    ]
+    if session.options.mode == "partners":
+        # a third team only once a sixth player is in sight
+        teams = 3 if len(session.seats) > 4 else 2
+        items += [LobbyButton(f"team{t}", gid, _("Team {n}", n=t + 1), emoji="🤝", row=2)
+                  for t in range(teams)]
+        items.append(LobbyButton("shuffle", gid, _("Shuffle teams"), emoji="🔀", row=2))
+    return view_of(*items)
 
 
 def option_label(card: Card, locale: Locale) -> str:

@@ -41,6 +41,7 @@ from engine.events import (
     TowersReturned,
     UnoCalled,
 )
+from engine.match import HandScored, MatchWon
 
 COLOR_EMOJI = {Color.RED: "🟥", Color.BLUE: "🟦", Color.GREEN: "🟩", Color.YELLOW: "🟨"}
 WILD_EMOJI = "🌈"
@@ -209,10 +210,21 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("{name} keeps the drawn card.", locale, name=n(e.player)))
         elif isinstance(e, LapPassed | LapKept):
             lines.append(lap_line(session, e, locale))
+        elif isinstance(e, RoundWon) and e.team is not None:
+            lines.append(_("🏆 {name} goes out: {team} win round {n} and score {points} "
+                           "points!", locale, name=n(e.player), n=e.round, points=e.points,
+                           team=team_name(session, e.team, locale)))
+            if session.match is None:
+                lines.append(team_table(session, locale))
         elif isinstance(e, RoundWon):
             lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
                            name=n(e.player), n=e.round, points=e.points))
             lines.append(score_table(session, e.scores, e.gained, locale))
+        elif isinstance(e, GameWon) and session.match is not None:
+            continue  # a hand of a match: the match's lines say what it means
+        elif isinstance(e, GameWon) and session.game is not None and session.game.teams:
+            lines.append(_("🎉 **{names}** won the game!", locale,
+                           names=team_name(session, e.players, locale)))
         elif isinstance(e, GameWon):
             names = ", ".join(n(p) for p in e.players)
             lines.append(_("🎉 **{names}** won the game!", locale, names=names))
@@ -240,6 +252,57 @@ def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) ->
                  name=name)
     return _("🏁 {name} keeps the hand at step {step}: every hand moved {step} seats.",
              locale, name=name, step=e.step)
+
+
+def team_name(session: Session, team: Sequence[str], locale: Locale = None) -> str:
+    return _(" & ", locale).join(session.name(p) for p in team)
+
+
+def team_table(session: Session, locale: Locale = None) -> str:
+    """Partner play: each team's running total (sheet 004: the team scores together)."""
+    game = session.game
+    assert game is not None
+    rows = sorted(zip(game.teams, game.team_scores, strict=True), key=lambda ts: -ts[1])
+    body = "\n".join(f"{team_name(session, t, locale)[:30]:<30} {v:>5}" for t, v in rows)
+    return _("```\n{body}\n```", locale, body=body)
+
+
+def match_lines(session: Session, events: Sequence[Event], locale: Locale = None
+                ) -> list[str]:
+    """A rotating-partners match: a hand's result, the totals, and who won the match."""
+    match = session.match
+    assert match is not None
+    lines: list[str] = []
+    for e in events:
+        if isinstance(e, HandScored):
+            gained = ", ".join(f"{team_name(session, t, locale)} +{p}"
+                               for t, p in zip(e.teams, e.points, strict=True))
+            lines.append(_("**Hand {n} of {total}** is over: {gained}.", locale,
+                           n=e.round + 1, total=len(match.schedule), gained=gained))
+            lines.append(standings_table(session, locale))
+        elif isinstance(e, MatchWon):
+            lines.append(_("🎉 **{names}** won the rotating partners match!", locale,
+                           names=", ".join(session.name(p) for p in e.players)))
+    return lines
+
+
+def standings_table(session: Session, locale: Locale = None) -> str:
+    match = session.match
+    assert match is not None
+    body = "\n".join(f"{s.place}. {session.name(s.player)[:20]:<20} {s.total:>5}"
+                     for s in match.standings())
+    return _("```\n{body}\n```", locale, body=body)
+
+
+def hand_banner(session: Session, locale: Locale = None) -> str:
+    """The match's current hand and its partnerships."""
+    match, game = session.match, session.game
+    assert match is not None and game is not None
+    hand = match.next_hands()[0] if not match.is_over else None
+    number = hand.round + 1 if hand is not None else len(match.schedule)
+    return _("**Hand {n} of {total}**: {a} against {b}.", locale, n=number,
+             total=len(match.schedule), a=team_name(session, game.teams[0], locale),
+             b=team_name(session, game.teams[1], locale))
 
 
 def score_table(session: Session, scores: dict[str, int], gained: dict[str, int],
@@ -296,6 +359,13 @@ def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
                       cards=card_count(p["cards"], locale),
                       score=p["score"], towers=(" · " + towers) if towers else "", uno=uno))
     embed.add_field(name=_("Players", locale), value="\n".join(rows)[:1024], inline=False)
+    if session.match is not None:
+        embed.add_field(name=_("Rotating partners match", locale),
+                        value=(hand_banner(session, locale) + "\n"
+                               + standings_table(session, locale))[:1024], inline=False)
+    elif game.teams:
+        embed.add_field(name=_("Teams (partners sit across)", locale),
+                        value=team_table(session, locale)[:1024], inline=False)
     if game.edition.towers:
         tower_bits = []
         for t, holder in game.towers.items():
@@ -317,6 +387,8 @@ def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
     host = _(" (host)", locale)
     seats = "\n".join(
         f"{i + 1}. {s.name}{' 🤖' if s.cpu else ''}{host if s.id == session.host_id else ''}"
+        + (_(" · Team {n}", locale, n=s.team + 1)
+           if o.mode == "partners" and s.team is not None else "")
         for i, s in enumerate(session.seats)
     ) or _("(nobody yet)", locale)
     embed.add_field(name=_("Seats", locale), value=seats, inline=False)
@@ -332,11 +404,14 @@ def settings_text(session: Session, locale: Locale = None) -> str:
     # Grab-2-Towers is a Power Grab card: other editions don't list its points.
     g2 = _(" · Grab-2-Towers {g2} pts", locale, g2=o.grab2_points) \
         if get_edition(o.edition).towers else ""
+    mode = {"partners": _(" · partners (4 or 6 players, partners across)", locale),
+            "rotating": _(" · rotating partners match (4 players, 3 hands)", locale)
+            }.get(o.mode, "")
     return _("Target {target} · scoring {scoring}{g2} · turn timer {timer}s"
-             " · seats {seats} · turn mentions {mention}", locale,
+             " · seats {seats} · turn mentions {mention}{mode}", locale,
              target=o.target, scoring=o.scoring, g2=g2, timer=o.turn_timer,
              seats=_("shuffled", locale) if o.shuffle_seats else _("in joining order", locale),
-             mention=_("on", locale) if o.mention_turn else _("off", locale))
+             mention=_("on", locale) if o.mention_turn else _("off", locale), mode=mode)
 
 
 def error_text(exc: EngineError, locale: Locale = None) -> str:

@@ -33,10 +33,13 @@ from cogs.uno._contracts import (
     permission_names,
     stale_text,
 )
-from cogs.uno._render import error_text, event_lines
+from cogs.uno._render import error_text, event_lines, hand_banner, match_lines
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._session import (
     MAX_CPUS_WITH_ONE_HUMAN,
+    MAX_PLAYERS_PARTNERS,
+    MODES,
+    TEAM_SIZE,
     Options,
     SavedFormatError,
     Seat,
@@ -181,6 +184,9 @@ class TableService:
         entries += self._entries(session, moves)
         game = session.game
         try:
+            if game is not None and game.is_over and session.match is not None:
+                entries += self._next_hand(session, game)
+                game = session.game
             if game is not None and game.is_over:
                 await self._record(session, game, entries)
                 self._forget(session)
@@ -199,6 +205,35 @@ class TableService:
                                "a moment.")) from exc
         session.saved = text
 
+    def _next_hand(self, session: Session, game: Game) -> list[LogEntry]:
+        """A match's hand just ended (the caller holds the lock and saves): it is scored,
+        and unless the match is over the next hand is dealt, as a new game with its own
+        move log. Returns the new log's header entry."""
+        match = session.match
+        assert match is not None
+        events = match.record_game(match.next_hands()[0], game)
+        for p in game.players:
+            towers, best = session.tally.get(p, [0, 0])
+            session.tally[p] = [towers + game.stats[p].towers_grabbed,
+                                max(best, game.stats[p].best_round)]
+        session.news += match_lines(session, events)
+        if match.is_over:
+            return []
+        seed = session.hand_seed()
+        new = session.next_hand()
+        header = {**replay_header(new, seed, {s.id: s.name for s in session.seats}),
+                  "game_id": session.game_id}
+        start = new.start()
+        session.serial += 1
+        session.unseen.clear()
+        session.timeouts = {}
+        session.log_seq = 0
+        session.news += [hand_banner(session), *event_lines(session, start)]
+        return [LogEntry(game_id=session.game_id, guild_id=session.guild_id,
+                         channel_id=session.channel_id, seq=0,
+                         entry=json.dumps(header, separators=(",", ":")),
+                         created_at=int(time.time()))]
+
     async def _record(self, session: Session, game: Game, entries: list[LogEntry]) -> None:
         """The finished game's result on the leaderboard, its saved game deleted, in one
         transaction (or just deleted when it does not count)."""
@@ -211,16 +246,31 @@ class TableService:
         # Points on the leaderboard are points scored; under alternative scoring a total is
         # a penalty (lowest wins), so it adds nothing there.
         standard = game.settings.scoring == "standard"
-        result = GameResult(
-            game_id=session.game_id, guild_id=session.guild_id, channel_id=session.channel_id,
-            edition=game.edition.name, finished_at=int(time.time()), rounds=game.round_number,
-            players=tuple(
+        match = session.match
+        if match is not None:
+            # A match counts as one game: each player's total, the hands their partnership
+            # won, the towers and best hand over all its hands.
+            totals, hands_won = match.totals(), match.hands_won()
+            players = tuple(
+                PlayerResult(user_id=int(p), score=totals[p], won=p in match.winners,
+                             rounds_won=hands_won[p],
+                             towers_grabbed=session.tally.get(p, [0, 0])[0],
+                             best_round=session.tally.get(p, [0, 0])[1])
+                for p in humans)
+            rounds, kind = len(match.results), "rotating"
+        else:
+            players = tuple(
                 PlayerResult(
                     user_id=int(p), score=game.scores.get(p, 0) if standard else 0,
                     won=p in game.winners, rounds_won=game.stats[p].rounds_won,
                     towers_grabbed=game.stats[p].towers_grabbed,
-                    best_round=game.stats[p].best_round)
-                for p in humans))
+                    best_round=game.stats[p].best_round, team=game.team_of(p))
+                for p in humans)
+            rounds, kind = game.round_number, "partners" if game.teams else "solo"
+        result = GameResult(
+            game_id=session.game_id, guild_id=session.guild_id, channel_id=session.channel_id,
+            edition=game.edition.name, finished_at=int(time.time()), rounds=rounds,
+            players=players, kind=kind)
         recorded = await self.store.record_game(result, entries)
         log.info("Game %s in channel %s recorded: %s", session.game_id, session.channel_id,
                  recorded)
@@ -251,7 +301,8 @@ class TableService:
         """After a saved change: arm what comes next and announce it."""
         game = session.game
         if game is None or not self.is_live(session):
-            self.outbox.announce(session, lines, table=False)
+            self.outbox.announce(session, [*lines, *session.news], table=False)
+            session.news.clear()
             return
         self.autoplay.schedule(session)
         mention = None
@@ -266,9 +317,13 @@ class TableService:
             # someone playing along sees the table change; a mention is for who stepped away.
             mention = game.turn
             session.notified_serial = session.serial
-        # A new round gets a new table, so the last round's result stays in the channel.
-        fresh = session.announced_round not in (None, game.round_number)
-        session.announced_round = game.round_number
+        # A new round (or hand) gets a new table, so the last one's result stays in the
+        # channel.
+        shown = (session.game_id, game.round_number)
+        fresh = session.announced_round not in (None, shown)
+        session.announced_round = shown
+        lines = [*lines, *session.news]
+        session.news.clear()
         self.outbox.announce(session, lines, mention=mention, fresh=fresh, lasting=fresh)
 
     # ================================================================ moves
@@ -406,6 +461,13 @@ class TableService:
                 self._note_lap_kept(session, e, seated)
         lines = event_lines(session, gone)
         session.unseen.pop(player, None)
+        if session.match is not None:
+            # A match's partnerships are fixed for all its hands: it can't go on without
+            # every player.
+            lines.append(_("A rotating partners match needs all four players: it ends here "
+                           "and does not count on the leaderboard."))
+            await self._drop(session)
+            return lines, True
         if game.is_over:
             # Won because everyone else left: a walkover is not a win on the leaderboard
             # (and a host can't earn one by kicking).
@@ -482,6 +544,12 @@ class TableService:
                 self.need_host(session, actor)
                 await self._drop(session)
                 return session
+            elif action.startswith("team") and action[4:].isdigit():
+                self._choose_team(session, actor, int(action[4:]))
+            elif action == "shuffle":
+                self.need_host(session, actor)
+                for seat in session.seats:
+                    seat.team = None
             else:
                 raise Refusal(_("This button is no longer in use.", locale))
             session.last_human = time.time()
@@ -511,6 +579,23 @@ class TableService:
         if len(session.seats) >= get_edition(session.options.edition).max_players:
             raise Refusal(_("The table is full.", actor.locale))
         session.seats.append(Seat(actor.id, actor.name))
+
+    def _choose_team(self, session: Session, actor: Actor, team: int) -> None:
+        """Partners: the actor takes a place on ``team`` (joining the lobby if needed)."""
+        locale = actor.locale
+        if session.options.mode != "partners":
+            raise Refusal(_("This game has no teams: the host can choose partner play with "
+                            "/uno settings mode:partners.", locale))
+        if team >= MAX_PLAYERS_PARTNERS // TEAM_SIZE:
+            raise Refusal(_("This button is no longer in use.", locale))
+        others = [s for s in session.seats if s.team == team and s.id != actor.id]
+        if len(others) >= TEAM_SIZE:
+            raise Refusal(_("Team {n} is full: choose another team.", locale, n=team + 1))
+        if session.seat(actor.id) is None:
+            self._join(session, actor)
+        seat = session.seat(actor.id)
+        assert seat is not None
+        seat.team = team
 
     def _add_cpu(self, session: Session, actor: Actor) -> Seat:
         locale = actor.locale
@@ -553,8 +638,13 @@ class TableService:
             if len(session.seats) > edition.max_players:
                 raise Refusal(_("{edition} takes at most {n} players.", locale,
                                 edition=edition.title, n=edition.max_players))
+            self._check_mode(session, locale)
             session.paused = None
-            game = session.start_game()
+            try:
+                game = session.start_game()
+            except EngineError as exc:
+                session.match = None
+                raise Refusal(error_text(exc, locale)) from None
             # The replay file's start: the seats before start() may shuffle them.
             header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
                       "game_id": session.game_id}
@@ -565,6 +655,22 @@ class TableService:
         self.outbox.close_message(session, session.lobby_message_id)
         self._after(session, event_lines(session, events), mover=None)
         return session
+
+    @staticmethod
+    def _check_mode(session: Session, locale: Locale) -> None:
+        """What partner play and the rotating match need from the lobby (sheet 004)."""
+        n = len(session.seats)
+        mode = session.options.mode
+        if mode == "partners" and n not in (4, 6):
+            raise Refusal(_("Partner play needs 4 or 6 players (partners sit across the "
+                            "table), not {n}.", locale, n=n))
+        if mode == "partners" and any(s.team is not None and s.team >= n // TEAM_SIZE
+                                      for s in session.seats):
+            raise Refusal(_("Team 3 is for six players: its players choose Team 1 or 2, or "
+                            "two more players join.", locale))
+        if mode == "rotating" and n != 4:
+            raise Refusal(_("A rotating partners match needs exactly 4 players, not {n}.",
+                            locale, n=n))
 
     async def end(self, channel_id: int | None, actor: Actor) -> Session:
         """End the game or lobby early (host or Manage Server); it does not count."""
@@ -592,6 +698,12 @@ class TableService:
             if session.started or not self.is_live(session):
                 raise Refusal(_("Settings can't change once the game has started.", locale))
             new = Options.from_dict({**session.options.to_dict(), **changes})
+            if new.mode not in MODES:
+                raise Refusal(_("The mode must be solo, partners or rotating.", locale))
+            if new.mode == "rotating" and (new.scoring != "standard" or new.shuffle_seats):
+                raise Refusal(_("A rotating partners match uses standard scoring and seats "
+                                "its players itself: set scoring:standard and "
+                                "shuffle_seats:False.", locale))
             try:
                 new.engine_settings()
             except EngineError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import secrets
 import time
 import uuid
@@ -20,13 +21,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from data import GuildSettings
-from engine import Game, Settings
+from engine import Game, Match, Settings
 
 _DEFAULTS = GuildSettings(0)
 """A server's defaults before it sets any (data.models holds every setting's default)."""
 MAX_CPUS_WITH_ONE_HUMAN = 5
 CPU_PREFIX = "cpu"
 SESSION_VERSION = 4
+MODES = ("solo", "partners", "rotating")
+"""How a table plays (sheet 004, "Playing with Partners"): everyone for themselves; fixed
+partners sitting across (4 or 6 players); or four players rotating partners hand by hand."""
+TEAM_SIZE = 2
+MAX_PLAYERS_PARTNERS = 6
 
 
 class SavedFormatError(ValueError):
@@ -39,6 +45,8 @@ class Seat:
     """Discord user id as a string, or ``cpuN`` for a computer player."""
     name: str
     cpu: bool = False
+    team: int | None = None
+    """The team chosen in the lobby (partners: 0, 1, 2), or None (dealt at the start)."""
 
 
 @dataclass(slots=True)
@@ -52,6 +60,8 @@ class Options:
     turn_timer: int = _DEFAULTS.turn_timer
     mention_turn: bool = _DEFAULTS.mention_turn
     shuffle_seats: bool = _DEFAULTS.shuffle_seats
+    mode: str = "solo"
+    """One of MODES (a game's choice, not a server default)."""
 
     def engine_settings(self) -> Settings:
         return Settings(target=self.target, scoring=self.scoring,
@@ -111,8 +121,16 @@ class Session:
     recently is watching and is not mentioned."""
     parent_id: int | None = None
     """For a game in a thread: the channel the thread belongs to (None: not a thread)."""
-    announced_round: int | None = None
-    """The round the last table showed (not saved): a new round gets a new table."""
+    match: Match | None = None
+    """A rotating-partners match: its schedule and totals; ``game`` is its current hand."""
+    tally: dict[str, list[int]] = field(default_factory=dict)
+    """A match's figures per player over the finished hands: [towers grabbed, best hand]."""
+    news: list[str] = field(default_factory=list)
+    """Lines a saved change produced besides its move's (a match's hand result, the next
+    hand's deal), for its announcement (not saved)."""
+    announced_round: tuple[str, int] | None = None
+    """The game and round the last table showed (not saved): a new round (or a match's new
+    hand) gets a new table."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     saved: str | None = None
     """The JSON last written to the database: what a failed write rolls back to."""
@@ -149,15 +167,60 @@ class Session:
         return seat
 
     def start_game(self) -> Game:
-        game = Game.new(
-            [s.id for s in self.seats],
-            edition=self.options.edition,
-            settings=self.options.engine_settings(),
-            seed=self.seed,
-            names={s.id: s.name for s in self.seats},
-        )
+        """The game the lobby asked for (raises the engine's error if its line-up can't
+        play): seats in joining order; partners seated across; or a match's first hand."""
+        names = {s.id: s.name for s in self.seats}
+        settings = self.options.engine_settings()
+        if self.options.mode == "rotating":
+            self.match = Match.rotating([s.id for s in self.seats],
+                                        rng=random.Random(self.seed))
+            return self.next_hand()
+        teams = self.deal_teams() if self.options.mode == "partners" else None
+        players = ([p for column in zip(*teams, strict=True) for p in column]
+                   if teams is not None else [s.id for s in self.seats])
+        game = Game.new(players, edition=self.options.edition, settings=settings,
+                        seed=self.seed, names=names, teams=teams)
         self.game = game
         return game
+
+    def next_hand(self) -> Game:
+        """The match's next hand as the session's game (a new game id: its own table,
+        buttons and replay file); its seed follows from the session's and the hand's."""
+        assert self.match is not None
+        hand = self.match.next_hands()[0]
+        settings = Settings(target=self.options.target, grab2_points=self.options.grab2_points)
+        self.game = self.match.new_game(
+            hand, edition=self.options.edition, settings=settings,
+            seed=self.hand_seed(), names={s.id: s.name for s in self.seats})
+        if hand.round > 0:
+            self.game_id = uuid.uuid4().hex[:12]
+        return self.game
+
+    def hand_seed(self) -> int:
+        """The seed of the match's current hand (the session's seed for a single game)."""
+        if self.match is None or self.match.current_round is None:
+            return self.seed
+        return self.seed + 1_000_003 * self.match.current_round
+
+    def team_count(self) -> int:
+        return max(1, len(self.seats) // TEAM_SIZE)
+
+    def deal_teams(self) -> list[list[str]]:
+        """Partners: the teams chosen in the lobby, completed at random (the session's
+        seed) with everyone who chose none; team i's first member sits in seat i."""
+        count = self.team_count()
+        teams: list[list[str]] = [[] for _ in range(count)]
+        free: list[str] = []
+        for seat in self.seats:
+            if seat.team is not None and seat.team < count and len(teams[seat.team]) < TEAM_SIZE:
+                teams[seat.team].append(seat.id)
+            else:
+                free.append(seat.id)
+        random.Random(self.seed).shuffle(free)
+        for team in teams:
+            while len(team) < TEAM_SIZE and free:
+                team.append(free.pop())
+        return teams
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
@@ -174,7 +237,7 @@ class Session:
             "host_id": self.host_id,
             "game_id": self.game_id,
             "seed": self.seed,
-            "seats": [[s.id, s.name, s.cpu] for s in self.seats],
+            "seats": [[s.id, s.name, s.cpu, s.team] for s in self.seats],
             "options": self.options.to_dict(),
             "game": self.game.to_dict() if self.game is not None else None,
             "serial": self.serial,
@@ -192,6 +255,8 @@ class Session:
             "log_seq": self.log_seq,
             "notified_serial": self.notified_serial,
             "parent_id": self.parent_id,
+            "match": self.match.to_dict() if self.match is not None else None,
+            "tally": self.tally,
         }
 
     def to_json(self, now: float | None = None) -> str:
@@ -220,7 +285,8 @@ class Session:
             host_id=str(d["host_id"]),
             game_id=str(d["game_id"]),
             seed=int(d["seed"]),
-            seats=[Seat(str(i), str(n), bool(c)) for i, n, c in d["seats"]],
+            seats=[Seat(str(i), str(n), bool(c), None if t is None else int(t))
+                   for i, n, c, t in d["seats"]],
             options=Options.from_dict(d["options"]),
             game=Game.from_dict(d["game"]) if d["game"] is not None else None,
             serial=int(d["serial"]),
@@ -240,6 +306,8 @@ class Session:
             log_seq=int(d["log_seq"]),
             notified_serial=int(d["notified_serial"]),
             parent_id=None if d["parent_id"] is None else int(d["parent_id"]),
+            match=Match.from_dict(d["match"]) if d["match"] is not None else None,
+            tally={str(k): [int(v[0]), int(v[1])] for k, v in d["tally"].items()},
         )
         return session
 
@@ -258,7 +326,7 @@ _KEPT_ON_LOAD = frozenset({
     # The timer and the messages belong to the scheduler and the outbox, which set them
     # outside any change: a change that is undone never touched them.
     "deadline", "deadline_serial", "remaining", "notified_serial", "table_message_id",
-    "lobby_message_id", "last_human", "last_acted", "announced_round"})
+    "lobby_message_id", "last_human", "last_acted", "announced_round", "news"})
 
 
 def _v1_to_v2(d: dict[str, Any]) -> dict[str, Any]:
@@ -289,10 +357,14 @@ def _v2_to_v3(d: dict[str, Any]) -> dict[str, Any]:
 
 
 def _v3_to_v4(d: dict[str, Any]) -> dict[str, Any]:
-    """Version 4 knows whether the game lives in a thread (and of which channel); every
-    earlier game lives in its channel."""
+    """Version 4 knows whether the game lives in a thread (and of which channel), the team
+    each seat chose and a rotating-partners match; every earlier game lives in its channel,
+    everyone for themselves."""
     d = dict(d)
     d["parent_id"] = None
+    d["match"] = None
+    d["tally"] = {}
+    d["seats"] = [[*seat[:3], None] for seat in d["seats"]]
     d["version"] = 4
     return d
 
