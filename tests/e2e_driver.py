@@ -25,7 +25,8 @@ TICKED = re.compile(rf"`({CARD})`")
 LABELLED = re.compile(rf"\(({CARD})\)")
 COLOUR_BUTTONS = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}
 TURN_PING = re.compile(
-    r"<@(\d+)>(?:, it's your turn\.|: accept or challenge|: choose the card|: name the starting)")
+    r"<@(\d+)>(?:, it's your turn\.|: accept or challenge|: choose the card|: name the starting"
+    r"|: keep or pass the hand)")
 PLAYER_ROW = re.compile(r"\*\*(?P<name>[^*]+)\*\*(?P<cpu> 🤖)?: (?P<n>\d+) cards?")
 
 
@@ -209,7 +210,7 @@ def uno_forgotten(table: Message) -> list[str]:
 def is_answer(text: str) -> bool:
     """A move's private answer (as opposed to a one-sentence refusal)."""
     return ("**Your hand**" in text or text.startswith(("You drew", "You kept", "Caught!"))
-            or "'s hand when" in text)
+            or "'s hand when" in text or "**Hand in front of you**" in text)
 
 
 def is_table(m: Message) -> bool:
@@ -301,6 +302,10 @@ class Human:
                 self.stats.add("draw instead")
                 return await self._do(self.m.click, "Draw", message=menu)
             plain = [v for v in options if not v.startswith("W")]
+            laps = [v for v in options if v.startswith("WV")]
+            if laps and rng.random() < 0.5:
+                self.stats.add("victory lap")
+                return await self._do(self.m.select, rng.choice(laps), message=menu)
             choice = rng.choice(plain or options)
             self.stats.add("play")
             return await self._do(self.m.select, choice, message=menu)
@@ -325,6 +330,14 @@ class Human:
                 return await self._do(self.m.click, "Challenge", message=menu)
             self.stats.add("accept")
             return await self._do(self.m.click, "Accept +4", message=menu)
+        keeps = [label for label in labels if label == "Keep" or label.startswith("Keep, ")]
+        if keeps:
+            # Victory Lap: pass the hand on (while we may) or keep it, at random
+            if "Pass" in labels and rng.random() < 0.5:
+                self.stats.add("lap pass")
+                return await self._do(self.m.click, "Pass", message=menu)
+            self.stats.add("lap keep")
+            return await self._do(self.m.click, rng.choice(keeps), message=menu)
         if "Play it" in labels:
             if rng.random() < 0.85:
                 self.stats.add("play it")

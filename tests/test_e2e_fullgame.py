@@ -12,13 +12,19 @@ turn timer raised through ``/uno settings`` so nobody times out.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import time
 
 import pytest
 from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won
 from e2e_tables import versions
 
+from cogs.uno._session import Options, Seat, Session
+from e2e_support import install
+from engine import Card, Game
+from engine.replay import play_replay
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.users import Member
@@ -147,3 +153,66 @@ async def test_classic_to_100_two_people(loopback: LoopbackTest,
     winners = winners_of(won.text())
     assert winners <= {"Dave", "Erin"} and len(winners) == 1
     assert_leaderboard(await leaderboard_lines(dave), humans, winners)
+
+
+def _lap_in_a_human_hand(seats: list[Seat], opts: Options, seed: int) -> bool:
+    game = Game.new([s.id for s in seats], edition=opts.edition,
+                    settings=opts.engine_settings(), seed=seed)
+    game.start()
+    return any(Card.parse("WV") in game.hand(s.id) for s in seats if not s.cpu)
+
+
+async def test_victory_lap_to_100_three_people_and_a_computer(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+    """The Victory Lap edition played through the UI: people play their Victory Laps, keep
+    or pass the hands at random, and the computer player runs its own laps; no message ever
+    shows a hand to someone who doesn't hold it (the card's player looking during the lap
+    aside). The replay export plays back to the same result."""
+    db = loopback_bot_env["DATABASE_PATH"]
+    channel = loopback.channel
+    rng = random.Random(9)
+    stats = Stats()
+    watch = PrivacyWatch(db, channel)
+    fay, gus, hal = (loopback.member(n) for n in ("fay", "gus", "hal"))
+    humans = [Human(m, rng, stats, watch) for m in (fay, gus, hal)]
+
+    # The deal is the session's secret seed: a lobby saved with a known one, in which a
+    # person holds a Victory Lap from the start, so the game surely has a lap of theirs.
+    assert channel.guild is not None
+    opts = Options(edition="victory-lap", target=100, turn_timer=600)
+    seats = [Seat(str(m.id), m.name.capitalize()) for m in (fay, gus, hal)]
+    seats.append(Seat("cpu1", "CPU 1", cpu=True))
+    seed = next(s for s in range(1, 1000) if _lap_in_a_human_hand(seats, opts, s))
+    await install(db, Session(channel_id=channel.id, guild_id=channel.guild.id,
+                              host_id=str(fay.id), seats=seats, options=opts, seed=seed,
+                              cpu_counter=1, last_human=time.time()))
+    await loopback.bot.restart()
+    r = await fay.slash("uno table")
+    lobby = next(m for m in reversed(channel.messages) if "Join" in m.button_labels())
+    assert "UNO Victory Lap: new game" in lobby.text(), lobby.text()
+    r = await fay.slash("uno start")
+    assert "The game has started!" in r.text, r.text
+    state = oracle(db, channel)
+    assert state is not None and state["game"]["edition"] == "victory-lap"
+    game_id = state["game_id"]
+
+    won = await play_until_won(channel, humans, rng)
+    assert won is not None
+    watch.check(None, None)
+    watch.scan_public_history()
+    assert not watch.violations, "\n".join(watch.violations[:20])
+    assert not stats.refusals, stats.refusals
+    print(dict(stats.counts), "hand messages checked:", watch.hand_messages,
+          stats.catch_refusals)
+    text = "\n".join(v for m in channel.messages for v in versions(m))
+    assert stats.counts["victory lap"] > 0 and stats.counts["lap keep"] > 0, dict(stats.counts)
+    assert "🏁 Victory Lap!" in text and "keeps" in text
+
+    r = await gus.slash("uno log", export=True)
+    assert r.message is not None, r
+    name = f"uno-{game_id}.json"
+    document = json.loads(r.message.files[name])
+    assert any("lap" in move for move in document["moves"])
+    game, _lines = play_replay(document)
+    assert game.is_over
+    assert {game.names.get(p, p) for p in game.winners} == winners_of(won.text())

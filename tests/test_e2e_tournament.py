@@ -58,9 +58,9 @@ async def standings(t: LoopbackTest) -> dict[str, Any] | None:
     return await saved_state(db_of(t), t.channel)
 
 
-async def wait_until(check: Any, timeout: float, what: str) -> None:
+async def wait_until(check: Any, seconds: float, what: str) -> None:
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + seconds
     while not await check():
         assert loop.time() < deadline, f"timed out waiting for {what}"
         await asyncio.sleep(0.1)

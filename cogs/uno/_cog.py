@@ -23,6 +23,7 @@ from cogs.uno._components import (
     ColorButton,
     DrawnButton,
     KeepSelect,
+    LapButton,
     LobbyButton,
     OpeningColorButton,
     PageButton,
@@ -50,6 +51,7 @@ from cogs.uno._contracts import (
 from cogs.uno._menus import (
     choice_menu,
     hand_menu,
+    lap_note,
     lobby_view,
     match_cards,
     move_notes,
@@ -82,6 +84,7 @@ from engine import (
     EngineError,
     Game,
     Keep,
+    Lap,
     Move,
     ParseError,
     Pass,
@@ -194,6 +197,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
               notes: list[str] | None = None) -> tuple[str, discord.ui.View | None]:
         unseen = self.service.take_unseen(session, actor.id)
         extra = move_notes(session, actor.id, [], actor.locale, unseen) if unseen else []
+        extra = self._lap_notes(session, actor) + extra
         return hand_menu(session, game, actor.id, actor.locale, page, [*extra, *(notes or [])])
 
     @contextlib.asynccontextmanager
@@ -231,6 +235,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         game = session.game if self.service.is_live(session) and session.game else moved.game
         unseen = self.service.take_unseen(session, actor.id)
         notes = move_notes(session, actor.id, moved.events, actor.locale, unseen)
+        notes = self._lap_notes(session, actor) + notes
         if game.is_over:
             return "\n".join(notes) or _("The game is over.", actor.locale), None
         if not notes and isinstance(moved.move, CallUno):
@@ -240,6 +245,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if actor.id not in game.players:
             return "\n".join(notes) or _("Done.", actor.locale), None
         return hand_menu(session, game, actor.id, actor.locale, 0, notes)
+
+    def _lap_notes(self, session: Session, actor: Actor) -> list[str]:
+        """"Your hand changed": once, for a player whose hand a Victory Lap replaced."""
+        step = self.service.take_lap_change(session, actor.id)
+        return [] if step is None else [lap_note(step, actor.locale)]
 
     async def _play(self, reply: Reply, interaction: discord.Interaction[Any], gid: str,
                     serial: int | None, card: Card, uno: bool, color: Color | None,
@@ -311,6 +321,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 raise StaleComponent(item.color)
             await self._move(reply, interaction, lambda s, g, p: ChooseColor(p, chosen),
                              gid=item.gid, serial=item.serial)
+        elif isinstance(item, LapButton):
+            await self._lap_button(reply, interaction, item)
         elif isinstance(item, RetiredComponent):
             raise Refusal(_("This button is no longer in use.", locale))
         else:
@@ -336,6 +348,23 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             uno = item.action == "dpu" or (len(game.hand(actor.id)) == 2
                                            and game.has_called(actor.id))
         await self._play(reply, interaction, item.gid, item.serial, drawn, uno, None, None)
+
+    async def _lap_button(self, reply: Reply, interaction: discord.Interaction[Any],
+                          item: LapButton) -> None:
+        """Victory Lap: keep the hand in front of you, or pass it on."""
+        keep = item.action == "keep"
+        color = color_of(item.color) if item.color else None
+
+        def make(session: Session, game: Game, pid: str) -> Move:
+            lap = game.lap
+            if lap is None:
+                raise Refusal(stale_text(interaction.locale))
+            if lap["player"] != pid:
+                raise Refusal(_("This is not your Victory Lap: {name} is choosing a hand.",
+                                interaction.locale, name=session.name(str(lap["player"]))))
+            return Lap(pid, keep, color)
+
+        await self._move(reply, interaction, make, gid=item.gid, serial=item.serial)
 
     async def _table_button(self, reply: Reply, interaction: discord.Interaction[Any],
                             item: TableButton) -> None:
@@ -631,7 +660,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         scoring=[app_commands.Choice(name="standard", value="standard"),
                  app_commands.Choice(name="alternative", value="alternative")],
         edition=[app_commands.Choice(name="UNO Power Grab", value="power-grab"),
-                 app_commands.Choice(name="Classic UNO", value="classic")])
+                 app_commands.Choice(name="Classic UNO", value="classic"),
+                 app_commands.Choice(name="UNO Victory Lap", value="victory-lap")])
     @app_commands.choices(grab2_points=[app_commands.Choice(name=str(v), value=v)
                                         for v in GRAB2_POINTS])
     @app_commands.choices(mode=[app_commands.Choice(name="everyone for themselves",
@@ -756,7 +786,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         session = self.service.sessions.get(interaction.channel_id or 0)
         if session is not None and session.game is not None:
             pid = str(interaction.user.id)
-            if pid in session.game.players:
+            # During a Victory Lap the hand in front of a player is not theirs to name.
+            if pid in session.game.players and session.game.lap is None:
                 found = match_cards(sorted(set(session.game.hand(pid))), typed,
                                     interaction.locale)
                 if len(found) == 1:

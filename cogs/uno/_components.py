@@ -18,6 +18,8 @@ ColorButton            ``uno:c:<gid>:<serial>:<card>:<u>:<color>[:<towers>]``
 TowerSelect            ``uno:tw:<gid>:<serial>:<card>:<u>:<color>``   values ``U`` ``N``...
 KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u``
 OpeningColorButton     ``uno:oc:<gid>:<serial>:<color>``
+LapButton              ``uno:lap:<gid>:<serial>:<keep|pass>[:<color>]``   Victory Lap: keep
+                       or pass the hand in front of you (a colour if none was named yet)
 =====================  ==========================================================
 
 (The leaderboard's and the rules' pages live with their cogs.) ``serial`` counts the game's
@@ -287,6 +289,27 @@ class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
         return cls(match["gid"], int(match["serial"]), match["color"])
 
 
+class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass)"
+                                   rf"(?::{COLOR})?"):
+    """Victory Lap: keep the hand in front of you or pass it on. Each step of the lap is a
+    move, so a button from an earlier step (its serial) is out of date."""
+
+    family = "lap"
+
+    def __init__(self, gid: str, serial: int, action: str, color: str = "", label: str = "",
+                 *, style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 emoji: str | None = None, row: int | None = None) -> None:
+        self.gid, self.serial, self.action, self.color = gid, serial, action, color
+        tail = f":{color}" if color else ""
+        super().__init__(_button(f"uno:lap:{gid}:{serial}:{action}{tail}", label, style,
+                                 emoji, row, False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), match["action"], match["color"] or "")
+
+
 class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
     """Any other ``uno:`` id (a retired family, a forged or garbled id): answered as no
     longer in use. discord.py dispatches every family whose template matches, so this one
@@ -314,7 +337,7 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 
 FAMILIES: tuple[type[UnoItem], ...] = (
     LobbyButton, TableButton, PlaySelect, PageButton, DrawnButton, ColorButton, TowerSelect,
-    KeepSelect, OpeningColorButton, RetiredComponent)
+    KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
 
 
 def view_of(*items: discord.ui.Item[Any]) -> discord.ui.View:

@@ -15,6 +15,7 @@ from cogs.uno._components import (
     ColorButton,
     DrawnButton,
     KeepSelect,
+    LapButton,
     LobbyButton,
     OpeningColorButton,
     PageButton,
@@ -34,7 +35,7 @@ from cogs.uno._render import (
 )
 from cogs.uno._session import Session
 from engine import Card, Color, Decision, Game, Tower
-from engine.events import ChallengeResolved, Drew, Event, InstantUno
+from engine.events import ChallengeResolved, Drew, Event, InstantUno, LapKept
 
 PAGE_SIZE = 25
 Menu = tuple[str, discord.ui.View | None]
@@ -53,6 +54,8 @@ def turn_ping(session: Session, game: Game) -> str:
         return _("{who}: choose the card to keep (My hand).", who=who)
     if game.pending is Decision.COLOR:
         return _("{who}: name the starting colour (My hand).", who=who)
+    if game.pending is Decision.LAP:
+        return _("{who}: keep or pass the hand in the Victory Lap (My hand).", who=who)
     return _("{who}, it's your turn.", who=who)
 
 
@@ -108,6 +111,8 @@ def option_label(card: Card, locale: Locale) -> str:
 def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int = 0,
               notes: list[str] | None = None) -> Menu:
     """The private hand: the cards, the towers, the top card, and what the player can do."""
+    if game.lap is not None and not game.is_over:
+        return lap_menu(session, game, pid, locale, notes)
     hand = game.hand(pid)
     gid, serial = session.game_id, session.serial
     lines = list(notes or [])
@@ -198,6 +203,65 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
     return "\n".join(lines), (view_of(*items) if items else None)
 
 
+def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
+             notes: list[str] | None = None) -> Menu:
+    """During a Victory Lap (R-VL-VIEWS): the card's player sees the hand in front of them,
+    how far the lap went, and Keep / Pass (no Pass once their own hand is back); everyone
+    else sees that their hand lies face down, and no card."""
+    lap = game.lap
+    assert lap is not None
+    gid, serial = session.game_id, session.serial
+    lines = list(notes or [])
+    if lines:
+        lines.append("")
+    chooser = str(lap["player"])
+    step, left = int(lap["step"]), int(lap["steps_left"])
+    top = _("Top card: {card}{color}", locale, card=card_label(game.top, locale),
+            color=_(" (colour: {c})", locale, c=color_name(game.color, locale))
+            if game.color is not None else "")
+    if pid != chooser:
+        lines.append(_("🏁 Your hand is face down while {name} chooses a hand in the Victory "
+                       "Lap (step {step}); My hand shows your cards once a hand is kept.",
+                       locale, name=session.name(chooser), step=step))
+        lines.append(top)
+        return "\n".join(lines), None
+    hand = game.hand(pid)
+    lines.append(_("**Hand in front of you** ({n}): {cards}", locale,
+                   n=card_count(len(hand), locale), cards=hand_text(sorted(hand), locale)))
+    lines.append(top)
+    if left > 0:
+        more = _("1 more pass before your own hand comes back", locale) if left == 1 else \
+            _("{n} more passes before your own hand comes back", locale, n=left)
+        lines.append(_("🏁 Victory Lap, step {step}: keep this hand or pass it on ({more}).",
+                       locale, step=step, more=more))
+    else:
+        lines.append(_("🏁 Victory Lap, step {step}: this is your own hand: you must keep it.",
+                       locale, step=step))
+    items: list[discord.ui.Item[Any]] = []
+    if session.paused:
+        lines.append(_("The game is paused: I can't post in this channel.", locale))
+        return "\n".join(lines), None
+    if game.color is None:
+        # The colour was left for the keep (R-VL-COLOR): the keep names it.
+        items += [LapButton(gid, serial, "keep", c.value,
+                            _("Keep, {color}", locale, color=color_name(c, locale)),
+                            emoji=COLOR_EMOJI[c]) for c in Color]
+    else:
+        items.append(LapButton(gid, serial, "keep", "", _("Keep", locale),
+                               style=discord.ButtonStyle.success))
+    if left > 0:
+        items.append(LapButton(gid, serial, "pass", "", _("Pass", locale),
+                               style=discord.ButtonStyle.primary, row=1))
+    return "\n".join(lines), view_of(*items)
+
+
+def lap_note(step: int, locale: Locale) -> str:
+    """Told privately to a player whose hand a Victory Lap replaced."""
+    return _("🏁 Your hand changed in the Victory Lap: every hand moved {step} seats.", locale,
+             step=step) if step != 1 else \
+        _("🏁 Your hand changed in the Victory Lap: every hand moved one seat.", locale)
+
+
 def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
                 color: Color | None, towers: tuple[Tower, ...] | None, locale: Locale
                 ) -> Menu | None:
@@ -245,6 +309,12 @@ def move_notes(session: Session, pid: str, events: list[Event], locale: Locale,
         elif isinstance(e, InstantUno) and e.player == pid:
             notes.append(_("You kept {card}. Don't forget to call UNO!", locale,
                            card=card_label(e.kept, locale)))
+        elif isinstance(e, LapKept) and e.player == pid:
+            game = session.game
+            one = game is not None and pid in game.players and len(game.hand(pid)) == 1
+            notes.append(_("🏁 You kept the hand at step {step}. Don't forget to call UNO!",
+                           locale, step=e.step) if one else
+                         _("🏁 You kept the hand at step {step}.", locale, step=e.step))
     return notes
 
 

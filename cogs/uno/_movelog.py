@@ -66,6 +66,13 @@ def log_line(move: dict[str, Any], names: dict[str, str], locale: Locale = None)
         return _("{name} challenges the Wild Draw Four.", locale, name=who)
     if move.get("accept"):
         return _("{name} accepts the Wild Draw Four.", locale, name=who)
+    if "lap" in move:
+        if move["lap"] == "pass":
+            return _("{name} passes the hands on (Victory Lap).", locale, name=who)
+        text = _("{name} keeps a hand (Victory Lap)", locale, name=who)
+        if move.get("color"):
+            text += _(" and picks {color}", locale, color=_color(move["color"], locale))
+        return text + "."
     if "keep" in move:
         called = _(" and calls UNO!", locale) if move.get("uno") else "."
         return _("{name} keeps one card{called}", locale, name=who, called=called)

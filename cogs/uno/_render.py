@@ -25,6 +25,8 @@ from engine.events import (
     Event,
     GameWon,
     InstantUno,
+    LapKept,
+    LapPassed,
     Left,
     Opened,
     Passed,
@@ -136,13 +138,17 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("A Wild Draw Four can't start the pile: it goes back into the deck.",
                            locale))
         elif isinstance(e, Played):
-            if e.card.is_wild:
+            if e.card.is_wild and e.color is not None:
                 lines.append(_("{name} plays {card} and picks {color}.", locale, name=n(e.player),
                                card=card_label(e.card, locale),
                                color=color_name(e.color, locale)))
-            else:
+            else:  # a Victory Lap may leave its colour for the keep (R-VL-COLOR)
                 lines.append(_("{name} plays {card}.", locale, name=n(e.player),
                                card=card_label(e.card, locale)))
+            if e.card.kind is Kind.VICTORY_LAP and not any(isinstance(x, RoundWon)
+                                                           for x in events):
+                lines.append(_("🏁 Victory Lap! Every hand moves one seat, face down; {name} "
+                               "looks at the hand in front of them.", locale, name=n(e.player)))
         elif isinstance(e, Drew):
             if quiet_draw:
                 quiet_draw = False
@@ -202,6 +208,8 @@ def event_lines(session: Session, events: Sequence[Event],
                            name=n(e.player), color=color_name(e.color, locale)))
         elif isinstance(e, Passed):
             lines.append(_("{name} keeps the drawn card.", locale, name=n(e.player)))
+        elif isinstance(e, LapPassed | LapKept):
+            lines.append(lap_line(session, e, locale))
         elif isinstance(e, RoundWon) and e.team is not None:
             lines.append(_("🏆 {name} goes out: {team} win round {n} and score {points} "
                            "points!", locale, name=n(e.player), n=e.round, points=e.points,
@@ -227,6 +235,24 @@ def event_lines(session: Session, events: Sequence[Event],
     if dealer_draws:
         lines.append(_("Cards drawn for the deal: {draws}.", locale, draws=", ".join(dealer_draws)))
     return lines
+
+
+def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) -> str:
+    """A step of a Victory Lap for the channel: who, and how far the hands went (never a
+    card: the hands travel face down)."""
+    name = session.name(e.player)
+    if isinstance(e, LapPassed):
+        return _("🏁 {name} passes the hands on: step {step}.", locale, name=name,
+                 step=e.step + 1)
+    game = session.game
+    if game is not None and e.step % max(1, len(game.players)) == 0:
+        return _("🏁 {name} keeps their own hand at step {step}: every hand went all the "
+                 "way round.", locale, name=name, step=e.step)
+    if e.step == 1:
+        return _("🏁 {name} keeps the hand at step 1: every hand moved one seat.", locale,
+                 name=name)
+    return _("🏁 {name} keeps the hand at step {step}: every hand moved {step} seats.",
+             locale, name=name, step=e.step)
 
 
 def team_name(session: Session, team: Sequence[str], locale: Locale = None) -> str:
@@ -301,6 +327,9 @@ def pending_text(session: Session, game: Game, locale: Locale = None) -> str:
         return _("{name} names the starting colour.", locale, name=who)
     if game.pending is Decision.DRAWN:
         return _("{name} drew a playable card: play it or keep it.", locale, name=who)
+    if game.pending is Decision.LAP and (lap := game.lap) is not None:
+        return _("🏁 {name} is choosing a hand in the Victory Lap: step {step}.", locale,
+                 name=who, step=lap["step"])
     return _("{name}'s turn.", locale, name=who)
 
 

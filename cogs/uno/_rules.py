@@ -46,6 +46,14 @@ def rule_pages(locale: Locale = None) -> list[tuple[str, str]]:
             "call UNO*), or press **UNO!** on your turn with two cards.\n"
             "Forget, and anyone can press **Catch** until the next player makes their move: "
             "you draw 2.", locale)),
+        (_("Victory Lap", locale), _(
+            "In the UNO Victory Lap edition the **Victory Lap** is a wild (50 points): name "
+            "a colour, then every hand moves one seat in the direction of play, face down.\n"
+            "You alone look at the hand in front of you: **Keep** it, or **Pass** it on (every "
+            "hand moves one seat more). Once your own hand comes back you must keep it.\n"
+            "Everyone then takes the hand in front of them and play goes on. Keep one card "
+            "and you must call UNO; played as your last card, it just ends the round.",
+            locale)),
         (_("Two players, scoring and timers", locale), _(
             "With two players Reverse works like Skip, and after a Skip or a drawing card "
             "you play again.\nScores: numbers face value, other action cards 20, wilds 50. "

@@ -55,8 +55,8 @@ from data import (
     PlayerResult,
     SavedGame,
 )
-from engine import CallUno, Catch, EngineError, Game, Move, get_edition
-from engine.events import Drew, Event, RoundStarted
+from engine import CallUno, Catch, EngineError, Game, Kind, Move, get_edition
+from engine.events import Drew, Event, LapKept, Played, RoundStarted
 from engine.replay import leave_to_json, move_to_json, replay_header
 
 log = logging.getLogger(__name__)
@@ -375,6 +375,12 @@ class TableService:
         for e in events:
             if isinstance(e, RoundStarted):
                 session.unseen.clear()  # new hands: what was drawn before is gone
+                session.lap_changed.clear()
+            elif isinstance(e, Played) and e.card.kind is Kind.VICTORY_LAP:
+                # The hands travel: cards drawn unseen now lie in someone else's hand.
+                session.unseen.clear()
+            elif isinstance(e, LapKept) and session.game is not None:
+                TableService._note_lap_kept(session, e, len(session.game.players))
             elif isinstance(e, Drew) and e.count and e.player != mover:
                 session.unseen.setdefault(e.player, []).extend(c.code for c in e.cards)
 
@@ -399,6 +405,27 @@ class TableService:
             raise Refusal(_("Nobody leaves a tournament once it has started: the host (or a "
                             "member with Manage Server) can end it with /uno end in its "
                             "channel.", actor.locale))
+
+    @staticmethod
+    def _note_lap_kept(session: Session, e: LapKept, seated: int) -> None:
+        """A Victory Lap was kept among ``seated`` players: every other player still seated
+        is told once that their hand changed (unless the hands went all the way round)."""
+        session.unseen.clear()
+        game = session.game
+        if game is None or not e.step % max(1, seated):
+            return
+        for p in game.players:
+            if p != e.player and not session.is_cpu(p):
+                session.lap_changed[p] = e.step
+
+    @staticmethod
+    def take_lap_change(session: Session, player: str) -> int | None:
+        """How far a Victory Lap moved ``player``'s hand since they last looked (told once;
+        saved with the next change, like :meth:`take_unseen`), or None."""
+        game = session.game
+        if game is not None and game.lap is not None:
+            return None  # a new lap is under way: told once it is kept
+        return session.lap_changed.pop(player, None)
 
     async def leave(self, channel_id: int | None, actor: Actor) -> bool:
         """The actor leaves the lobby or the game. True if it was a lobby."""
@@ -448,7 +475,12 @@ class TableService:
         announce, and whether the game was dropped because no human is left."""
         game = session.game
         assert game is not None
-        lines = event_lines(session, game.remove_player(player))
+        seated = len(game.players)
+        gone = game.remove_player(player)  # a lap under way is kept first (R-LEAVE)
+        for e in gone:
+            if isinstance(e, LapKept):
+                self._note_lap_kept(session, e, seated)
+        lines = event_lines(session, gone)
         session.unseen.pop(player, None)
         if session.match is not None:
             # A match's partnerships are fixed for all its hands: it can't go on without

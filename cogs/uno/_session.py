@@ -113,6 +113,9 @@ class Session:
     """Why the game is on hold (the bot can't post in the channel), or None."""
     unseen: dict[str, list[str]] = field(default_factory=dict)
     """Cards each player was made to draw and has not been shown yet (codes)."""
+    lap_changed: dict[str, int] = field(default_factory=dict)
+    """Players whose hand a Victory Lap replaced and who have not looked since: how many
+    seats the hands moved (told once, privately, like ``unseen``)."""
     log_seq: int = 0
     """The sequence number of the last entry in the game's move log (0: the header)."""
     notified_serial: int = -1
@@ -260,6 +263,7 @@ class Session:
             "unranked": self.unranked,
             "paused": self.paused,
             "unseen": self.unseen,
+            "lap_changed": self.lap_changed,
             "log_seq": self.log_seq,
             "notified_serial": self.notified_serial,
             "parent_id": self.parent_id,
@@ -312,6 +316,9 @@ class Session:
             unranked=bool(d["unranked"]),
             paused=d["paused"],
             unseen={str(k): [str(c) for c in v] for k, v in d["unseen"].items()},
+            # Added with the Victory Lap; a record saved before it has none (no bump of
+            # the version: an absent key means nobody is owed the note).
+            lap_changed={str(k): int(v) for k, v in (d.get("lap_changed") or {}).items()},
             log_seq=int(d["log_seq"]),
             notified_serial=int(d["notified_serial"]),
             parent_id=None if d["parent_id"] is None else int(d["parent_id"]),
