@@ -556,7 +556,13 @@ class Database:
         any error nothing is changed and ``DatabaseWriteError`` propagates. Every log entry
         must belong to the game, else ``ValueError`` before anything is written.
         """
-        _check_log(log, result.game_id, result.guild_id, result.channel_id)
+        # A tournament's last hand is logged in its table's channel, under that hand's id.
+        tables = set(also_delete)
+        for table in tables:
+            _check_log([e for e in log if getattr(e, "channel_id", None) == table], None,
+                       result.guild_id, table)
+        _check_log([e for e in log if getattr(e, "channel_id", None) not in tables],
+                   result.game_id, result.guild_id, result.channel_id)
         async with self._write(f"record the finished game {result.game_id}") as conn:
             cursor = await conn.execute(
                 queries.INSERT_RESULT,

@@ -419,6 +419,10 @@ async def test_save_games_writes_a_tournament_in_one_transaction(
     await db.set_read_only_for_tests(False)
     assert await db.load_game(77) is None, "nothing of a failed save is written"
     assert await db.load_game(CHANNEL) == games[0]
-    assert await db.record_game(result(game_id=f"t{CHANNEL}"),
+    last_hand = [entry(7, game_id="hand7", channel_id=CHANNEL + 2)]
+    with pytest.raises(ValueError, match="belongs to game"):
+        await db.record_game(result(game_id=f"t{CHANNEL}"), last_hand)
+    assert await db.record_game(result(game_id=f"t{CHANNEL}"), last_hand,
                                 also_delete=[CHANNEL + 1, CHANNEL + 2])
+    assert [e.seq for e in await db.game_log(GUILD_A, "hand7")] == [7]
     assert await db.load_games() == []

@@ -130,8 +130,12 @@ async def test_a_shortened_tournament_in_two_threads_survives_a_kill(
             "tracebacks": loopback.bot.take_tracebacks()[:2]}, indent=1)) from None
     final = await loopback.channel.wait_for(lambda m: "won the tournament" in m.text(),
                                             timeout=10)
-    board = signup_or_standings(loopback)
-    assert "final standings" in json.dumps(board.payload())
+    # the standings message (the sign-up, edited) shows the final standings
+    await loopback.channel.wait_for(
+        lambda m: "UNO tournament: final standings" in json.dumps(m.payload()), timeout=5)
+    assert len([m for m in loopback.channel.messages
+                if m.embeds and "UNO tournament" in json.dumps(m.embeds)]) == 1, \
+        "one standings message, edited"
     result = rows(db_of(loopback), "SELECT game_id, kind, rounds FROM game_results "
                   "WHERE channel_id = ?", loopback.channel.id)
     assert len(result) == 1 and result[0][1:] == ("tournament", 14)
@@ -149,8 +153,3 @@ async def test_a_shortened_tournament_in_two_threads_survives_a_kill(
     for thread in tables:
         assert any("The tournament is over" in m.text() for m in thread.messages)
     assert await saved_state(db_of(loopback), tables[0]) is None
-
-
-def signup_or_standings(t: LoopbackTest) -> Message:
-    return next(m for m in t.channel.messages if m.embeds and "tournament" in
-                json.dumps(m.payload()).lower())
