@@ -9,14 +9,16 @@ that goes through the UI.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from cogs.uno._session import Options, Seat, Session
-from data import SavedGame
+from data import LogEntry, SavedGame
 from data_support import opened
 from engine import Card, Color, Game, Settings, Tower
+from engine.replay import replay_header
 from loopback.models import Channel
 from loopback.users import Member
 
@@ -84,6 +86,32 @@ async def install(db_path: str, *sessions: Session) -> None:
             await db.save_game(SavedGame(channel_id=s.channel_id, guild_id=s.guild_id,
                                          game_id=s.game_id, state=s.to_json(),
                                          updated_at=int(time.time())))
+
+
+async def install_header(db_path: str, session: Session) -> None:
+    """The move log's header (seq 0), as if the bot had started the game, so that /uno log
+    and the replay export read the moves that follow."""
+    game = session.game
+    assert game is not None
+    header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
+              "game_id": session.game_id}
+    async with opened(db_path) as db:
+        await db.save_game(
+            SavedGame(channel_id=session.channel_id, guild_id=session.guild_id,
+                      game_id=session.game_id, state=session.to_json(),
+                      updated_at=int(time.time())),
+            [LogEntry(game_id=session.game_id, guild_id=session.guild_id,
+                      channel_id=session.channel_id, seq=0,
+                      entry=json.dumps(header), created_at=int(time.time()))])
+
+
+def rows(db_path: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """Rows of a read-only query on the bot's database (an oracle for assertions)."""
+    conn = sqlite3.connect(db_path)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
 
 
 async def saved_state(db_path: str, channel: Channel) -> dict[str, Any] | None:

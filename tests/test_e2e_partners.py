@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 from typing import Any
 
 import pytest
 from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won
+from e2e_tables import refused
 
+from e2e_support import rows
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
-from loopback.users import InteractionResult
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -35,21 +35,12 @@ def db_of(t: LoopbackTest) -> str:
     return t.bot.extra_env["DATABASE_PATH"]
 
 
-def refused(r: InteractionResult, sentence: str) -> None:
-    assert r.ephemeral, f"expected a private answer, got {r!r}"
-    assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"
 
 
 def lobby(t: LoopbackTest) -> Message:
     return next(m for m in reversed(t.channel.messages) if "Join" in m.button_labels())
 
 
-def rows(db: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
 
 
 async def test_teams_are_chosen_in_the_lobby_and_checked(loopback: LoopbackTest) -> None:

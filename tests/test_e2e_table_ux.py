@@ -18,11 +18,9 @@ import pytest_asyncio
 from e2e_tables import abc, db_of, hand, pid, refused, registry, said, state, table_message
 
 from cogs.uno._session import Options, Seat, Session
-from data import Database, LogEntry, SavedGame
-from data_support import opened
-from e2e_support import FAST_ENV, install, saved_state, scenario_session
+from data import Database
+from e2e_support import FAST_ENV, install, install_header, saved_state, scenario_session
 from engine import Tower
-from engine.replay import replay_header
 from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
@@ -49,20 +47,6 @@ LOGGED: set[str] = set()
 """Scenarios whose move log starts with a header, as if the bot had started them."""
 
 
-async def install_header(db_path: str, session: Session) -> None:
-    """The move log's header (seq 0), so that /uno log reads the moves that follow."""
-    game = session.game
-    assert game is not None
-    header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
-              "game_id": session.game_id}
-    async with opened(db_path) as db:
-        await db.save_game(
-            SavedGame(channel_id=session.channel_id, guild_id=session.guild_id,
-                      game_id=session.game_id, state=session.to_json(),
-                      updated_at=int(time.time())),
-            [LogEntry(game_id=session.game_id, guild_id=session.guild_id,
-                      channel_id=session.channel_id, seq=0,
-                      entry=json.dumps(header), created_at=int(time.time()))])
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

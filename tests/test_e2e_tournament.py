@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from typing import Any
 
 import pytest
+from e2e_tables import refused
 
-from e2e_support import saved_state
+from e2e_support import rows, saved_state
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
-from loopback.users import InteractionResult
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -37,17 +36,8 @@ def db_of(t: LoopbackTest) -> str:
     return t.bot.extra_env["DATABASE_PATH"]
 
 
-def refused(r: InteractionResult, sentence: str) -> None:
-    assert r.ephemeral, f"expected a private answer, got {r!r}"
-    assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"
 
 
-def rows(db: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute(sql, args).fetchall()
-    finally:
-        conn.close()
 
 
 def signup(t: LoopbackTest) -> Message:
@@ -151,5 +141,29 @@ async def test_a_shortened_tournament_in_two_threads_survives_a_kill(
     pairs = [frozenset(team) for h in headers for team in h["teams"]]
     assert len(pairs) == 28 and len(set(pairs)) == 28, "each two players partner exactly once"
     for thread in tables:
-        assert any("The tournament is over" in m.text() for m in thread.messages)
+        await thread.wait_for(lambda m: "The tournament is over" in m.text(), timeout=5)
     assert await saved_state(db_of(loopback), tables[0]) is None
+
+
+async def test_the_host_ends_a_tournament_from_its_channel(loopback: LoopbackTest) -> None:
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    await alice.slash("uno tournament", hands_per_pairing=1)
+    await alice.slash("uno settings", turn_timer=600)
+    await bob.click("Join", message=signup(loopback))
+    for _ in range(6):
+        await alice.click("Add computer player", message=signup(loopback))
+    await alice.click("Start", message=signup(loopback))
+    tables = loopback.channel.threads
+    assert len(tables) == 2 and await standings(loopback) is not None
+    refused(await bob.slash("uno end"), "Only the host or a member with Manage Server")
+    refused(await bob.at(tables[0]).slash("uno end"), "A tournament ends from its channel")
+    refused(await bob.at(tables[1]).slash("uno leave"), "Nobody leaves a tournament")
+    assert await standings(loopback) is not None, "refusals change nothing"
+    r = await alice.slash("uno end")
+    assert not r.ephemeral and "ended the game" in r.text
+    for thread in tables:
+        await thread.wait_for(lambda m: "ended the tournament" in m.text(), timeout=5)
+        assert await saved_state(db_of(loopback), thread) is None
+    assert await standings(loopback) is None
+    assert rows(db_of(loopback), "SELECT COUNT(*) FROM game_results WHERE channel_id = ?",
+                loopback.channel.id) == [(0,)], "an ended tournament does not count"

@@ -25,11 +25,10 @@ from e2e_tables import abc, hand, pid, refused, registry, said, state, table_mes
 from cogs.uno._autoplay import timeout_moves
 from cogs.uno._movelog import log_line
 from cogs.uno._session import Options, Session
-from data import LogEntry, SavedGame
 from data_support import opened
-from e2e_support import FAST_ENV, cards, install, scenario_session
+from e2e_support import FAST_ENV, cards, install, install_header, scenario_session
 from engine import Card, Color, Decision, Game, Lap, Play
-from engine.replay import move_to_json, replay_header
+from engine.replay import move_to_json
 from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
@@ -52,20 +51,6 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
 SCENARIOS, scenario = registry()
 
 
-async def install_header(db_path: str, session: Session) -> None:
-    """The move log's header (seq 0), as if the bot had started the game."""
-    game = session.game
-    assert game is not None
-    header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
-              "game_id": session.game_id}
-    async with opened(db_path) as db:
-        await db.save_game(
-            SavedGame(channel_id=session.channel_id, guild_id=session.guild_id,
-                      game_id=session.game_id, state=session.to_json(),
-                      updated_at=int(time.time())),
-            [LogEntry(game_id=session.game_id, guild_id=session.guild_id,
-                      channel_id=session.channel_id, seq=0,
-                      entry=json.dumps(header), created_at=int(time.time()))])
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
