@@ -167,8 +167,9 @@ async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
 
 async def test_an_archived_thread_comes_back_with_the_next_post(loopback: LoopbackTest) -> None:
     """Two people, a 40 s turn timer (2 s at this time scale, so nobody times out three
-    times and leaves while the test runs): the timer's move is the game's next post. Editing the table in an archived thread is refused (50083), so the
-    table is posted anew, which reopens the thread, as on Discord."""
+    times and leaves while the test runs): the timer's move is the game's next post.
+    Editing the table in an archived thread is refused (50083), so the table is posted
+    anew, which reopens the thread, as on Discord."""
     alice = loopback.member("alice")
     thread = opened_thread(loopback, await alice.slash("uno new", thread=True))
     await alice.at(thread).slash("uno settings", turn_timer=40)
