@@ -216,7 +216,7 @@ def draw_tower_shape(pen: Pen, cx: float, base: float, w: float, h: float, fill:
 def draw_skip(pen: Pen, cx: float, cy: float, r: float, fill: RGB, pal: Palette) -> None:
     """A ring with a slash (the "no entry" sign)."""
     ring, t = r * 0.78, r * 0.24
-    out = pal.line * 1.2
+    out = min(pal.line * 1.2, r * 0.1)
     a = math.radians(45)
     dx, dy = ring * math.cos(a), ring * math.sin(a)
     pen.circle(cx, cy, ring + t / 2 + out, None, pal.ink, t + 2 * out)
@@ -315,6 +315,8 @@ def draw_symbol(pen: Pen, card: Card, cx: float, cy: float, r: float, fill: RGB,
         text = _symbol_text(card)
         assert text is not None
         height = r * (1.25 if len(text) == 1 else 0.95)
+        if fill == pal.ink:  # dark on the disc (high contrast): a thin stroke makes it bold
+            stroke_w = 0.9 if big else 0.4
         pen.text(cx, cy, text, height, fill, pal.ink, stroke_w, max_w=r * 1.8)
         if card.number in (6, 9):  # underline: a 6 upside down is not a 9
             uy = cy + height * 0.62
