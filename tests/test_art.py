@@ -29,6 +29,7 @@ from cogs.uno.art import (
     table_image,
     tower_height,
 )
+from cogs.uno.art._compose import HAND_GAP
 from cogs.uno.art._draw import printable
 from engine import Game
 from engine.cards import Card, Color, Kind, Tower
@@ -206,12 +207,15 @@ def test_hand_image_sizes_rows_and_determinism() -> None:
     cards = sorted(all_cards())[:7]
     one = hand_image(cards, None, cache=cache)
     img = _png(one)
-    assert img.size == (2 * 12 + 7 * 120 + 6 * 8, 2 * 12 + 180)
+    assert img.size == (2 * 12 + 7 * 120 + 6 * HAND_GAP, 2 * 12 + 180)
     assert hand_image(cards, None, cache=cache) == one
     assert hand_image(cards, None, cache=ArtCache()) == one  # not an accident of the cache
+    assert img.mode == "P"  # 256 colours by default: smaller and faster
+    exact = _png(hand_image(cards, None, cache=cache, exact=True))
+    assert exact.mode == "RGBA" and exact.size == img.size
     many = [all_cards()[i % 96] for i in range(0, 30 * 7, 7)]
     big = _png(hand_image(many, set(many[:5]), cache=cache))
-    assert big.width == 2 * 12 + 10 * 120 + 9 * 8
+    assert big.width == 2 * 12 + 10 * 120 + 9 * HAND_GAP
     assert big.height > 3 * 180 and big.height < 3 * 260
     empty = _png(hand_image([], set(), cache=cache))
     assert empty.width > 0 and empty.height > 0
@@ -223,8 +227,8 @@ def test_playable_cards_are_raised_and_framed() -> None:
     cache = ArtCache()
     cards = [Card.parse("R7"), Card.parse("B3")]
     img = _png(hand_image(cards, {cards[0]}, cache=cache))
-    alpha = img.getchannel("A")
-    col_w = 120 + 8
+    alpha = img.convert("RGBA").getchannel("A")
+    col_w = 120 + HAND_GAP
     playable = alpha.crop((0, 0, 12 + col_w - 4, img.height)).getbbox()
     other = alpha.crop((12 + col_w, 0, img.width, img.height)).getbbox()
     assert playable is not None and other is not None

@@ -23,7 +23,7 @@ from ._draw import SS, Palette, Pen, palette
 
 HAND_PER_ROW: Final = 10
 """Cards per row of a hand image; more wrap onto further rows."""
-HAND_GAP: Final = 8
+HAND_GAP: Final = 14
 HAND_PAD: Final = 12
 HAND_RAISE: Final = 18
 """How far a playable card is raised (pixels)."""
@@ -31,8 +31,15 @@ PNG_LEVEL: Final = 3
 """zlib level for the PNGs sent: a little larger than the default, much faster."""
 
 
-def png_bytes(img: Image.Image) -> bytes:
-    """``img`` as PNG bytes (no metadata: the same image always gives the same bytes)."""
+def png_bytes(img: Image.Image, *, exact: bool = False) -> bytes:
+    """``img`` as PNG bytes (no metadata: the same image always gives the same bytes).
+
+    By default the image is reduced to 256 colours (fast octree, no dithering): flat card
+    art loses nothing visible, and the PNG is about 4 times smaller and twice as fast to
+    make. ``exact`` keeps every RGBA pixel.
+    """
+    if not exact:
+        img = img.quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=PNG_LEVEL)
     return buf.getvalue()
@@ -57,7 +64,7 @@ def _frame(width: int, contrast: bool) -> Image.Image:
 def _pointer(contrast: bool) -> Image.Image:
     """The arrow under a playable card (pointing up at it)."""
     pal = palette(contrast)
-    w, h = 22, 12
+    w, h = 28, 14
     img = Image.new("RGBA", (w * SS, h * SS), (0, 0, 0, 0))
     pen = Pen(img, SS)
     pen.poly([(w / 2, 1), (w - 1.5, h - 1), (1.5, h - 1)], pal.paper, pal.ink,
@@ -67,7 +74,8 @@ def _pointer(contrast: bool) -> Image.Image:
 
 def hand_image(cards: Iterable[Card], playable: Collection[Card] | None = None, *,
                contrast: bool = False, cache: ArtCache | None = None,
-               width: int = _draw.CARD_W, per_row: int = HAND_PER_ROW) -> bytes:
+               width: int = _draw.CARD_W, per_row: int = HAND_PER_ROW,
+               exact: bool = False) -> bytes:
     """A hand as one PNG, in the order given, ``per_row`` cards a row.
 
     With ``playable`` given, each playable card is raised, framed and has an arrow under it
@@ -98,7 +106,7 @@ def hand_image(cards: Iterable[Card], playable: Collection[Card] | None = None, 
             canvas.alpha_composite(pointer, (x + (width - pointer.width) // 2,
                                              y + height + frame_m + 3))
         canvas.alpha_composite(art.card(card, contrast=contrast, width=width), (x, y))
-    return png_bytes(canvas)
+    return png_bytes(canvas, exact=exact)
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -168,7 +176,8 @@ class TableView:
 
 
 TABLE_W: Final = 880
-TOP_W: Final = 150
+TOP_W: Final = _draw.CARD_W
+"""The top card: the size the hand uses, so both share the cached cards."""
 PILE_W: Final = 96
 TOWER_SMALL: Final = 66
 ROW_H: Final = 38
@@ -228,10 +237,11 @@ def _left_height(view: TableView) -> int:
     return h
 
 
-def table_image(view: TableView, *, cache: ArtCache | None = None) -> bytes:
+def table_image(view: TableView, *, cache: ArtCache | None = None,
+                exact: bool = False) -> bytes:
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
     seats with card counts, whose turn it is and the direction of play."""
-    return png_bytes(table_canvas(view, cache=cache))
+    return png_bytes(table_canvas(view, cache=cache), exact=exact)
 
 
 def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Image:

@@ -77,14 +77,14 @@ def sheet(cache: ArtCache | None = None, *, width: int = 96) -> Image.Image:
 
 def example_hand() -> tuple[list[Card], set[Card]]:
     hand = [Card.parse(c) for c in ("R1U", "R7", "B+2", "BS", "G6", "G3O", "YR", "Y4!", "RG",
-                                    "WG", "W+4")]
-    playable = {Card.parse(c) for c in ("R1U", "R7", "RG", "WG", "W+4")}
+                                    "W+4")]
+    playable = {Card.parse(c) for c in ("R1U", "R7", "RG", "W+4")}
     return hand, playable
 
 
 def example_table() -> TableView:
     return TableView(
-        top=Card.parse("R7"), color=Color.RED, turn=1, direction=1, has_towers=True,
+        top=Card.parse("WG"), color=Color.BLUE, turn=1, direction=1, has_towers=True,
         seats=(SeatView("Alice", 11), SeatView("Ben", 5), SeatView("Chloé", 1, uno=True),
                SeatView("Computer 1", 8, cpu=True)),
         towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 3), (Tower.BANG, 0)),
