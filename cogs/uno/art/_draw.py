@@ -14,7 +14,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
@@ -182,7 +182,7 @@ def color_marker(pen: Pen, color: Color, cx: float, cy: float, r: float, pal: Pa
                  *, letter: bool = True) -> None:
     """The colour-blind marker: a white shape with a dark outline and the colour's letter."""
     shape = COLOR_SHAPE[color]
-    width = max(1.0, pal.line * 0.8)
+    width = min(pal.line * 0.8, max(1.0, r * 0.13))
     if shape == "circle":
         pen.circle(cx, cy, r, pal.paper, pal.ink, width)
     else:
@@ -216,7 +216,7 @@ def draw_tower_shape(pen: Pen, cx: float, base: float, w: float, h: float, fill:
 def draw_skip(pen: Pen, cx: float, cy: float, r: float, fill: RGB, pal: Palette) -> None:
     """A ring with a slash (the "no entry" sign)."""
     ring, t = r * 0.78, r * 0.24
-    out = min(pal.line * 1.2, r * 0.1)
+    out = 0.0 if fill == pal.ink else min(pal.line * 1.2, r * 0.1)
     a = math.radians(45)
     dx, dy = ring * math.cos(a), ring * math.sin(a)
     pen.circle(cx, cy, ring + t / 2 + out, None, pal.ink, t + 2 * out)
@@ -300,6 +300,7 @@ def draw_symbol(pen: Pen, card: Card, cx: float, cy: float, r: float, fill: RGB,
                 pal: Palette, *, big: bool) -> None:
     """The card's symbol in a circle of radius ``r`` centred on (cx, cy)."""
     kind = card.kind
+    pal = replace(pal, line=min(pal.line, r * 0.09))  # small symbols: thinner lines
     stroke_w = pal.line * (1.2 if big else 1.0)
     if kind is Kind.SKIP:
         draw_skip(pen, cx, cy, r, fill, pal)
@@ -328,7 +329,8 @@ def _corner_layer(card: Card, size: tuple[int, int], unit: float, pal: Palette) 
     layer = Image.new("RGBA", size, (0, 0, 0, 0))
     pen = Pen(layer, unit)
     cx, cy = 21.0, 21.0
-    draw_symbol(pen, card, cx, cy, 12.5, pal.paper, pal, big=False)
+    field = pal.wild if card.color is None else pal.colors[card.color]
+    draw_symbol(pen, card, cx, cy, 12.5, pal.ink if _light(field) else pal.paper, pal, big=False)
     if card.color is not None:
         color_marker(pen, card.color, cx, 48.0, 11.0, pal)
     else:
@@ -368,7 +370,7 @@ def draw_card(card: Card, *, contrast: bool = False, width: int = CARD_W) -> Ima
         draw_quadrants(pen, 60, cy, r, pal, markers=card.kind is Kind.WILD)
         if card.kind is Kind.VICTORY_LAP:
             pen.circle(60, cy, r * 0.72, pal.paper, pal.ink, pal.line)
-            draw_flag(pen, 62, cy, r * 0.62, pal)
+            draw_symbol(pen, card, 62, cy, r * 0.62, pal.paper, pal, big=True)
         elif card.kind is Kind.WILD_GRAB:
             draw_symbol(pen, card, 60, cy, r * 0.85, pal.paper, pal, big=True)
         elif card.kind is Kind.WILD_DRAW_FOUR:
@@ -441,6 +443,11 @@ def draw_back(*, contrast: bool = False, width: int = CARD_W) -> Image.Image:
         pen.poly(shape_points("diamond", x, y, 22), pal.colors[color], pal.ink, pal.line)
         color_marker(pen, color, x, y, 8, pal)
     return _finish(img, width, height)
+
+
+def _light(c: RGB) -> bool:
+    """Light enough that dark ink reads better on it than white (yellow)."""
+    return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] > 150
 
 
 def _mix(a: RGB, b: RGB, t: float) -> RGB:
