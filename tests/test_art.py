@@ -175,6 +175,13 @@ def test_disk_cache_serves_a_second_instance(tmp_path: Path) -> None:
     assert second.draws == 0
 
 
+def test_disk_cache_makes_a_missing_directory(tmp_path: Path) -> None:
+    cache = ArtCache(tmp_path / "not" / "yet")
+    cache.back()
+    assert cache.disk_writes == 1
+    assert (tmp_path / "not" / "yet" / f"art-{ART_VERSION}" / "back-back-n-120.png").is_file()
+
+
 def test_disk_cache_redraws_a_damaged_file(tmp_path: Path, caplog: pytest.LogCaptureFixture
                                            ) -> None:
     ArtCache(tmp_path).card(Card.parse("G5"))
