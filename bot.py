@@ -52,6 +52,10 @@ class Config:
     gateway_url: str | None
     time_scale: float
     cpu_delay: float
+    card_images: bool = True
+    """Hand menus carry a picture of the hand (UNO_CARD_IMAGES=0 turns it off)."""
+    art_cache: str | None = None
+    """Where drawn cards are kept between runs (UNO_ART_CACHE; memory only if unset)."""
 
     @classmethod
     def from_env(cls) -> Config:
@@ -77,7 +81,20 @@ class Config:
             gateway_url=os.environ.get("DISCORD_GATEWAY_URL", "").strip() or None,
             time_scale=_positive_float("UNO_TIME_SCALE", 1.0),
             cpu_delay=_positive_float("UNO_CPU_DELAY", 1.5),
+            card_images=_flag("UNO_CARD_IMAGES", True),
+            art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
         )
+
+
+def _flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be 1 or 0 (on or off), not '{raw}'.")
 
 
 def _positive_float(name: str, default: float) -> float:

@@ -8,6 +8,7 @@ scheduler runs the timers; the menus are pure functions.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -56,6 +57,7 @@ from cogs.uno._menus import (
     match_cards,
     move_notes,
     option_label,
+    shown_cards,
     uno_button,
 )
 from cogs.uno._outbox import Outbox
@@ -70,6 +72,8 @@ from cogs.uno._reply import Reply, answer
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._service import TableService, options_from
 from cogs.uno._session import Session
+from cogs.uno.art import configure as configure_art
+from cogs.uno.art import hand_image
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import (
     Accept,
@@ -136,6 +140,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)
         self.outbox.on_lost = self.service.channel_lost
+        if bot.config.art_cache:
+            configure_art(bot.config.art_cache)
         self.outbox.is_live = lambda s: self.service.sessions.get(s.channel_id) is s
         super().__init__()
 
@@ -215,8 +221,20 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         session, _game = self.service.game(channel_id, actor, gid)
         await self.service.check_pause(channel_id, actor)
         async with self._as_saved(session, actor) as game:
-            text, view = self._hand(session, game, actor, page=page)
-        await reply.send(text, view=view)
+            menu = self._hand(session, game, actor, page=page)
+            cards, playable = shown_cards(game, actor.id)
+        await reply.menu(menu, image=await self._picture(cards, playable))
+
+    async def _picture(self, cards: list[Card], playable: set[Card]) -> bytes | None:
+        """The hand as a picture (drawn off the event loop; cards come from a cache), or
+        None: no cards to show, pictures off, or drawing failed (the text says it all)."""
+        if not cards or not self.bot.config.card_images:
+            return None
+        try:
+            return await asyncio.to_thread(hand_image, cards, playable)
+        except Exception:
+            log.exception("Drawing a hand failed; the menu goes without its picture")
+            return None
 
     async def _move(self, reply: Reply, interaction: discord.Interaction[Any],
                     make: Callable[[Session, Game, str], Move], *, gid: str | None = None,
@@ -227,7 +245,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                         serial=serial)
         async with self.service.reading(moved.session):
             menu = self._after_move(moved, actor)
-        await reply.menu(menu)
+            session = moved.session
+            now = session.game if self.service.is_live(session) and session.game else moved.game
+            cards, playable = shown_cards(now, actor.id)
+        await reply.menu(menu, image=await self._picture(cards, playable))
 
     def _after_move(self, moved: Moved, actor: Actor) -> tuple[str, discord.ui.View | None]:
         # The game as it is now (a later change may have replaced the object of the move).

@@ -108,6 +108,21 @@ def option_label(card: Card, locale: Locale) -> str:
     return f"{card_label(card, locale)} ({card.code})"
 
 
+def shown_cards(game: Game, pid: str) -> tuple[list[Card], set[Card]]:
+    """The cards ``pid``'s hand menu shows (sorted) and those they can play now: their
+    hand; during a Victory Lap only the card's player sees one (the hand in front of
+    them), everyone else none (their hand lies face down)."""
+    if pid not in game.players or game.is_over:
+        return [], set()
+    lap = game.lap
+    if lap is not None and str(lap["player"]) != pid:
+        return [], set()
+    playable: set[Card] = set()
+    if lap is None and game.turn == pid and game.pending is Decision.PLAY:
+        playable = set(game.playable_cards(pid))
+    return sorted(game.hand(pid)), playable
+
+
 def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int = 0,
               notes: list[str] | None = None) -> Menu:
     """The private hand: the cards, the towers, the top card, and what the player can do."""

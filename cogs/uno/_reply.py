@@ -10,6 +10,7 @@ never followed by a second, late "something went wrong".
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import time
 from collections import deque
@@ -151,15 +152,19 @@ class Reply:
                 return
         await self.send(text, edit=False, public=False)
 
-    async def menu(self, menu: tuple[str, discord.ui.View | None]) -> int | None:
-        """A private menu: its text and its components."""
-        return await self.send(menu[0], view=menu[1])
+    async def menu(self, menu: tuple[str, discord.ui.View | None], *,
+                   image: bytes | None = None, image_name: str = "hand.png") -> int | None:
+        """A private menu: its text and its components, and the picture of the hand it
+        shows (``image``, PNG; an edited menu without one loses the old picture)."""
+        file = discord.File(io.BytesIO(image), filename=image_name) if image else None
+        return await self.send(menu[0], view=menu[1], file=file, replace_files=True)
 
     async def send(self, content: str | None = None, *, view: discord.ui.View | None = None,
                    embed: discord.Embed | None = None, clear_embed: bool = False,
-                   file: discord.File | None = None,
+                   file: discord.File | None = None, replace_files: bool = False,
                    public: bool | None = None, edit: bool | None = None) -> int | None:
-        """The answer (once). Returns the id of the message it created, if known."""
+        """The answer (once). Returns the id of the message it created, if known. An edit
+        with ``replace_files`` puts ``file`` (or nothing) in place of the message's files."""
         self._timer.cancel()
         if self._deferred is not None:
             await self._deferred
@@ -175,9 +180,11 @@ class Reply:
             kwargs["embed"] = embed
         elif clear_embed and edit:
             kwargs["embed"] = None
+        edit_files: dict[str, Any] = (
+            {"attachments": [file] if file is not None else []} if replace_files else {})
         if not interaction.response.is_done():
             if edit and interaction.message is not None:
-                await interaction.response.edit_message(view=view, **kwargs)
+                await interaction.response.edit_message(view=view, **kwargs, **edit_files)
                 return interaction.message.id
             extra: dict[str, Any] = {"view": view} if view is not None else {}
             if file is not None:
@@ -188,7 +195,7 @@ class Reply:
             message_id = getattr(response, "message_id", None)
             return int(message_id) if message_id is not None else None
         if edit and self._deferred is not None and interaction.message is not None:
-            await interaction.edit_original_response(view=view, **kwargs)
+            await interaction.edit_original_response(view=view, **kwargs, **edit_files)
             return interaction.message.id
         extra = {"view": view} if view is not None else {}
         if file is not None:
