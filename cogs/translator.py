@@ -50,7 +50,7 @@ def command_strings() -> Iterator[tuple[str | None, str]]:
     from cogs.uno._movelog import LogCog
     from cogs.uno._rules import RulesCog
 
-    yield COMMAND_NAME, UnoCog.__cog_group_name__
+    yield COMMAND_NAME, str(UnoCog.__cog_group_name__)
     group_description = UnoCog.__cog_group_description__
     if isinstance(group_description, str) and group_description != "…":
         yield None, group_description
