@@ -15,8 +15,11 @@ catalogue for (and ``None``) means English.
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 import logging
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +64,31 @@ def language_of(locale: Locale) -> str:
     return language if language in TRANSLATIONS else DEFAULT_LOCALE
 
 
+_public_language: ContextVar[str] = ContextVar("public_language", default=DEFAULT_LOCALE)
+"""The language of text rendered with no locale: a game's public text. The table service
+sets it to the session's language while it changes a session (``speaking``)."""
+
+
+@contextlib.contextmanager
+def speaking(language: Locale) -> Iterator[None]:
+    """Within the block (this task and the tasks it starts), ``_(text)`` with no locale
+    renders in ``language``: the server's language for what the whole channel sees."""
+    token = _public_language.set(language_of(language))
+    try:
+        yield
+    finally:
+        _public_language.reset(token)
+
+
+def public_language() -> str:
+    return _public_language.get()
+
+
 def _(text: str, locale: Locale = None, /, **params: Any) -> str:
-    """Translate ``text`` for ``locale`` and fill its ``{named}`` placeholders."""
-    template = TRANSLATIONS[language_of(locale)].gettext(text) if text else text
+    """Translate ``text`` for ``locale`` and fill its ``{named}`` placeholders. With no
+    locale: the public language (``speaking``), English by default."""
+    language = _public_language.get() if locale is None else language_of(locale)
+    template = TRANSLATIONS[language].gettext(text) if text else text
     if not params:
         return template
     try:

@@ -18,7 +18,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 from discord.app_commands import TranslationContextLocation as Where
 
-from cogs.i18n import COMMAND_NAME, LOCALE_DIR, _, language_of, pgettext
+from cogs.i18n import COMMAND_NAME, LOCALE_DIR, _, language_of, pgettext, speaking
 from cogs.translator import command_strings, translate_command_string
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,7 +148,7 @@ def test_slash_command_strings_follow_discords_rules(language: str) -> None:
         translated = translate_command_string(text, language, where)
         assert translated is not None or text in ("uno", "standard", "UNO Power Grab",
                                                   "UNO Victory Lap", "table", "mode",
-                                                  "points", "stats"), text
+                                                  "points", "stats", "English", "Français"), text
         value = translated or text
         if context == COMMAND_NAME:
             assert COMMAND_NAME_RE.match(value) and value == value.lower(), value
@@ -194,3 +194,49 @@ def test_command_translator_names_and_descriptions() -> None:
                                     Where.command_description) is None
     assert translate_command_string("settings", discord.Locale.german,
                                     Where.command_name) is None
+
+
+def test_no_locale_means_the_public_language() -> None:
+    assert _("Draw") == "Draw"
+    with speaking("fr"):
+        assert _("Draw") == "Piocher"
+        assert _("Draw", "en-US") == "Draw"  # a user's own locale still wins
+        with speaking(None):
+            assert _("Draw") == "Draw"
+        assert _("Draw") == "Piocher"
+    assert _("Draw") == "Draw"
+
+
+def test_a_new_game_speaks_the_servers_language() -> None:
+    from cogs.uno._service import options_from
+    from data import GuildSettings
+
+    assert options_from(GuildSettings(1)).language == "en"
+    assert options_from(GuildSettings(1), discord.Locale.french).language == "fr"
+    assert options_from(GuildSettings(1), "de").language == "en"
+    chosen = GuildSettings(1, language="en")
+    assert options_from(chosen, discord.Locale.french).language == "en"
+    assert options_from(GuildSettings(1, language="fr"), "en-US").language == "fr"
+    with pytest.raises(ValueError):
+        GuildSettings(1, language="de")
+
+
+def test_the_servers_language_choices_are_the_catalogues() -> None:
+    from cogs.i18n import LANGUAGES as CATALOGUES
+    from data.models import LANGUAGES as CHOICES
+
+    assert CHOICES == CATALOGUES
+
+
+async def test_the_language_setting_is_stored(tmp_path: Path) -> None:
+    from data import Database, GuildSettings
+
+    db = await Database.open(str(tmp_path / "uno.db"))
+    try:
+        assert (await db.get_guild_settings(5)).language is None
+        await db.set_guild_settings(GuildSettings(5, language="fr"))
+        assert (await db.get_guild_settings(5)).language == "fr"
+        await db.set_guild_settings(GuildSettings(5))
+        assert (await db.get_guild_settings(5)).language is None
+    finally:
+        await db.close()

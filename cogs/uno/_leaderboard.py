@@ -92,9 +92,11 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
         embed.set_footer(text=_("Page {p} of {n}", locale, p=page + 1, n=pages))
         other: Order = "points" if order == "wins" else "wins"
         view = view_of(
-            LeaderboardPage(order, max(page - 1, 0), _("◀ Previous"), disabled=page == 0),
-            LeaderboardPage(order, page + 1, _("Next ▶"), disabled=page + 1 >= pages),
-            LeaderboardPage(other, 0, _("By points") if order == "wins" else _("By wins")),
+            LeaderboardPage(order, max(page - 1, 0), _("◀ Previous", locale),
+                            disabled=page == 0),
+            LeaderboardPage(order, page + 1, _("Next ▶", locale), disabled=page + 1 >= pages),
+            LeaderboardPage(other, 0, _("By points", locale) if order == "wins"
+                            else _("By wins", locale)),
         )
         await reply.send(None, embed=embed, view=view)
 
