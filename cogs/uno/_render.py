@@ -60,6 +60,13 @@ def color_name(color: Color | None, locale: Locale = None) -> str:
     }[color]
 
 
+def edition_title(name: str, locale: Locale = None) -> str:
+    """An edition's title ("Classic UNO") in the reader's language."""
+    titles = {"power-grab": _("UNO Power Grab", locale), "classic": _("Classic UNO", locale),
+              "victory-lap": _("UNO Victory Lap", locale)}
+    return titles.get(name) or get_edition(name).title
+
+
 def kind_name(kind: Kind, locale: Locale = None) -> str:
     return {
         Kind.DRAW_ONE: _("Draw One", locale),
@@ -337,7 +344,8 @@ def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
     game = session.game
     assert game is not None
     view: dict[str, Any] = game.public_view()
-    title = _("{edition}: round {n}", locale, edition=game.edition.title, n=game.round_number)
+    title = _("{edition}: round {n}", locale, edition=edition_title(game.edition.name, locale),
+              n=game.round_number)
     top = game.top
     color_line = ""
     if top.is_wild:
@@ -408,7 +416,7 @@ def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
     if session.tables:
         return standings_embed(session, locale)
     o = session.options
-    edition = get_edition(o.edition).title
+    edition = edition_title(o.edition, locale)
     if o.mode == "tournament":
         edition = _("{edition} tournament (8 players, two tables)", locale, edition=edition)
     embed = discord.Embed(title=_("{edition}: new game", locale, edition=edition),

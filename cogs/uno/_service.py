@@ -33,7 +33,7 @@ from cogs.uno._contracts import (
     permission_names,
     stale_text,
 )
-from cogs.uno._render import error_text, event_lines, hand_banner, match_lines
+from cogs.uno._render import edition_title, error_text, event_lines, hand_banner, match_lines
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._session import (
     MAX_CPUS_WITH_ONE_HUMAN,
@@ -673,7 +673,8 @@ class TableService:
                                 "computer player.", locale, n=edition.min_players))
             if len(session.seats) > edition.max_players:
                 raise Refusal(_("{edition} takes at most {n} players.", locale,
-                                edition=edition.title, n=edition.max_players))
+                                edition=edition_title(edition.name, locale),
+                                n=edition.max_players))
             self._check_mode(session, locale)
             session.paused = None
             try:
