@@ -48,15 +48,17 @@ def waiting_for(session: Session, game: Game, locale: Locale = None) -> str:
 
 def turn_ping(session: Session, game: Game) -> str:
     who = f"<@{game.turn}>" if game.turn.isdigit() else session.name(game.turn)
+    language = session.options.language  # public
     if game.pending is Decision.CHALLENGE:
-        return _("{who}: accept or challenge the Wild Draw Four.", who=who)
+        return _("{who}: accept or challenge the Wild Draw Four.", language, who=who)
     if game.pending is Decision.KEEP:
-        return _("{who}: choose the card to keep (My hand).", who=who)
+        return _("{who}: choose the card to keep (My hand).", language, who=who)
     if game.pending is Decision.COLOR:
-        return _("{who}: name the starting colour (My hand).", who=who)
+        return _("{who}: name the starting colour (My hand).", language, who=who)
     if game.pending is Decision.LAP:
-        return _("{who}: keep or pass the hand in the Victory Lap (My hand).", who=who)
-    return _("{who}, it's your turn.", who=who)
+        return _("{who}: keep or pass the hand in the Victory Lap (My hand).", language,
+                 who=who)
+    return _("{who}, it's your turn.", language, who=who)
 
 
 def uno_button(session: Session, *, row: int | None = None,
@@ -68,6 +70,7 @@ def uno_button(session: Session, *, row: int | None = None,
 def table_view(session: Session, locale: Locale = None) -> discord.ui.View:
     """The table's buttons (public: ``locale`` None is the game's language where the
     service renders it)."""
+    locale = locale or session.options.language  # public: the game's
     gid, serial = session.game_id, session.serial
     game = session.game
     items: list[discord.ui.Item[Any]] = [
@@ -87,6 +90,7 @@ def table_view(session: Session, locale: Locale = None) -> discord.ui.View:
 
 
 def lobby_view(session: Session, locale: Locale = None) -> discord.ui.View | None:
+    locale = locale or session.options.language  # public: the game's
     if session.tables:
         return None  # a tournament's standings: nothing to click
     gid = session.game_id
