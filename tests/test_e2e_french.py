@@ -12,7 +12,6 @@ import asyncio
 import re
 import string
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -173,6 +172,3 @@ async def test_the_settings_choose_the_language(loopback: LoopbackTest) -> None:
     assert "langue : Français" in r.text
     await admin.slash("uno end")
 
-
-async def test_the_pot_has_the_languages_choice() -> None:
-    assert "Français" in Path(LOCALE_DIR / "messages.pot").read_text(encoding="utf-8")
