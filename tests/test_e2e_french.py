@@ -172,3 +172,21 @@ async def test_the_settings_choose_the_language(loopback: LoopbackTest) -> None:
     assert "langue : Français" in r.text
     await admin.slash("uno end")
 
+
+
+async def test_slash_commands_are_registered_in_french(loopback: LoopbackTest) -> None:
+    """The translator's localizations reach Discord (and pass its schema): each French
+    user sees /uno réglages, its options and their descriptions in French."""
+    uno = next(c for c in loopback.discord.commands_for(loopback.guild) if c["name"] == "uno")
+    assert not uno.get("name_localizations")  # "uno" in every language
+    assert uno["description_localizations"]["fr"].startswith("Jouer à UNO Power Grab")
+    sub = {o["name"]: o for o in uno["options"]}
+    settings = sub["settings"]
+    assert settings["name_localizations"] == {"fr": "réglages"}
+    assert settings["description_localizations"]["fr"] == \
+        "Afficher ou changer les réglages de la partie"
+    options = {o["name"]: o for o in settings["options"]}
+    assert options["language"]["name_localizations"]["fr"] == "langue"
+    assert [c.get("name_localizations", {}).get("fr") for c in options["mode"]["choices"]] \
+        == ["chacun pour soi", "partenaires", "match à partenaires tournants"]
+    assert sub["rules"]["name_localizations"]["fr"] == "règles"

@@ -240,3 +240,16 @@ async def test_the_language_setting_is_stored(tmp_path: Path) -> None:
         assert (await db.get_guild_settings(5)).language is None
     finally:
         await db.close()
+
+
+def test_the_rules_in_french_use_the_sheets_terms() -> None:
+    from cogs.uno._rules import rule_pages
+
+    english, french = rule_pages("en-US"), rule_pages(discord.Locale.french)
+    assert len(english) == len(french)
+    for (_title_en, body_en), (title_fr, body_fr) in zip(english, french):
+        assert body_fr != body_en and len(body_fr) <= 4096 and len(title_fr) <= 256
+    text = "\n".join(body for _title, body in french)
+    for term in ("talon", "pioche", "tours", "Prendre-2-tours", "carte blanche", "+1", "+2",
+                 "Passer", "Inversion", "UNO!"):
+        assert term in text, term
