@@ -64,6 +64,11 @@ def language_of(locale: Locale) -> str:
     return language if language in TRANSLATIONS else DEFAULT_LOCALE
 
 
+def server_language(chosen: str | None, guild_locale: Locale) -> str:
+    """A server's language for public text: its setting, else its Discord locale."""
+    return chosen if chosen in TRANSLATIONS else language_of(guild_locale)
+
+
 _public_language: ContextVar[str] = ContextVar("public_language", default=DEFAULT_LOCALE)
 """The language of text rendered with no locale: a game's public text. The table service
 sets it to the session's language while it changes a session (``speaking``)."""

@@ -168,9 +168,12 @@ async def test_the_settings_choose_the_language(loopback: LoopbackTest) -> None:
     assert r.message is not None and r.message.button_labels()[0] == "Join"
     r = await admin.click("Join", message=r.message)
     assert r.ephemeral and "Vous êtes déjà dans cette partie." in r.text
-    r = await admin.slash("uno settings", language="fr")
+    r = await admin.slash("uno settings", language="fr")  # the open lobby follows
     assert "langue : Français" in r.text
-    await admin.slash("uno end")
+    lobby = await loopback.channel.wait_for(lambda m: m.button_labels()[:1] == ["Rejoindre"],
+                                            timeout=10)
+    assert "nouvelle partie" in lobby.text()
+    await admin.click("Annuler", message=lobby)
 
 
 

@@ -18,7 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
+from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of, server_language
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -425,7 +425,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         """The language of the server's public game text: its setting, else its locale."""
         assert interaction.guild_id is not None
         chosen = (await self.bot.db.get_guild_settings(interaction.guild_id)).language
-        return chosen or language_of(interaction.guild_locale)
+        return server_language(chosen, interaction.guild_locale)
 
     @staticmethod
     async def _edit_lobby(reply: Reply, text: str | None, embed: discord.Embed | None,
@@ -733,8 +733,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if server_default and not actor.admin:
             raise Refusal(_("Only members with Manage Server can change the server's defaults.",
                             locale))
-        if session is not None and changes and not (server_default and session.started):
-            session = await self.service.configure(interaction.channel_id, actor, changes)
+        game_changes = dict(changes)
+        if "language" in server_only and session is not None and not session.started:
+            game_changes["language"] = server_only["language"]  # the open lobby too
+        if session is not None and game_changes and not (server_default and session.started):
+            session = await self.service.configure(interaction.channel_id, actor,
+                                                   game_changes)
         if session is None and "mode" in changes:
             raise Refusal(_("Partner play is chosen per game: open a lobby with /uno new, "
                             "then set its mode.", locale))

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from cogs.i18n import Locale, _, language_of, speaking
+from cogs.i18n import Locale, _, server_language, speaking
 from cogs.uno._autoplay import Autoplay
 from cogs.uno._contracts import (
     Actor,
@@ -966,7 +966,7 @@ class TableService:
 def options_from(settings: GuildSettings, guild_locale: Locale = None) -> Options:
     """A new game's options from the server's settings; its language is the server's choice,
     or else the server's Discord locale."""
-    return Options(language=settings.language or language_of(guild_locale),
+    return Options(language=server_language(settings.language, guild_locale),
                    edition=settings.edition, target=settings.target, scoring=settings.scoring,
                    grab2_points=settings.grab2_points, turn_timer=settings.turn_timer,
                    mention_turn=settings.mention_turn, shuffle_seats=settings.shuffle_seats)
