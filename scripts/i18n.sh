@@ -17,7 +17,7 @@ extract() {
   local keywords=(-k _:1 -k pgettext:1c,2)
   for e in "${ERRORS[@]}"; do keywords+=(-k "$e:1"); done
   PYTHONPATH=. "$PY" -m babel.messages.frontend -q extract -F babel.cfg --no-default-keywords \
-    "${keywords[@]}" --add-comments=TRANSLATORS: --sort-by-file --no-wrap \
+    "${keywords[@]}" --add-comments=TRANSLATORS: --sort-by-file --add-location=file --no-wrap \
     --project=uno-power-grab-bot -o "${1:-locale/messages.pot}" .
 }
 
