@@ -22,7 +22,7 @@ from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won
 from e2e_tables import versions
 
 from cogs.uno._session import Options, Seat, Session
-from e2e_support import install
+from e2e_support import install, rows
 from engine import Card, Game
 from engine.replay import play_replay
 from loopback.fixtures import *  # noqa: F403
@@ -108,6 +108,18 @@ async def test_power_grab_to_500_three_people_and_a_computer(
     top = scores[-1].splitlines()[0]
     assert int(top.split()[-2]) >= 500, top
     assert_leaderboard(await leaderboard_lines(alice), humans, winners)
+
+    # A channel that stays readable (issue 11): the table is edited in place, so a move
+    # rarely posts a new message (the first release posted about one message and one edit
+    # per move: 223 messages for a 4-round game).
+    moves = rows(db, "SELECT COUNT(*) FROM game_log WHERE channel_id = ? AND seq > 0",
+                 channel.id)[0][0]
+    public = [m for m in channel.all_messages if m.ephemeral_for is None]
+    edits = sum(len(m.history) for m in public)
+    print(f"{moves} moves: {len(public)} public messages ({len(public) / moves:.2f} per "
+          f"move), {edits} edits ({edits / moves:.2f} per move)")
+    assert moves > 50
+    assert len(public) / moves < 0.35, (len(public), moves)
 
 
 async def test_classic_to_100_two_people(loopback: LoopbackTest,

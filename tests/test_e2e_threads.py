@@ -166,18 +166,19 @@ async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
 
 
 async def test_an_archived_thread_comes_back_with_the_next_post(loopback: LoopbackTest) -> None:
-    """Two people, a 10 s turn timer (0.5 s at this time scale): the timer's move is the
-    game's next post. Editing the table in an archived thread is refused (50083), so the
-    table is posted anew, which reopens the thread, as on Discord."""
+    """Two people, a 40 s turn timer (2 s at this time scale, so nobody times out three
+    times and leaves while the test runs): the timer's move is the game's next post.
+    Editing the table in an archived thread is refused (50083), so the table is posted
+    anew, which reopens the thread, as on Discord."""
     alice = loopback.member("alice")
     thread = opened_thread(loopback, await alice.slash("uno new", thread=True))
-    await alice.at(thread).slash("uno settings", turn_timer=10)
+    await alice.at(thread).slash("uno settings", turn_timer=40)
     await loopback.member("bob").at(thread).click("Join", message=lobby_in(thread))
     await alice.at(thread).click("Start", message=lobby_in(thread))
     await thread.wait_for(lambda m: "My hand" in m.button_labels(), timeout=5)
     thread.archive()
     archived_at = len(thread.messages)
-    for _ in range(100):
+    for _ in range(200):  # the timer runs out within 2 s
         if not thread.archived and len(thread.messages) > archived_at:
             break
         await asyncio.sleep(0.05)

@@ -346,7 +346,7 @@ async def test_edition_as_server_default_and_in_the_lobby(loopback: LoopbackTest
 
 
 # ------------------------------------------------------------------ pure pieces
-def test_timeout_and_log_lines_of_a_lap() -> None:
+async def test_timeout_and_log_lines_of_a_lap() -> None:
     """A lap whose time runs out keeps the hand in front (R-VL-TIMEOUT), naming a colour
     when none was; the log lines read as the table saw them and replay as logged."""
     game, _events = Game.from_setup(
