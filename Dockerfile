@@ -20,6 +20,8 @@ COPY --chown=uno:uno engine ./engine
 COPY --chown=uno:uno data ./data
 COPY --chown=uno:uno cogs ./cogs
 COPY --chown=uno:uno loopback ./loopback
+# the compiled translations (messages.mo is committed: no Babel needed at run time)
+COPY --chown=uno:uno locale ./locale
 
 USER uno
 VOLUME ["/data"]

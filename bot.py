@@ -22,6 +22,7 @@ from discord.ext import commands
 from dotenv import load_dotenv
 
 import gcwatch
+from cogs.translator import CatalogueTranslator
 from data import Database, DatabaseError
 from gcwatch import GcWatch
 
@@ -154,6 +155,8 @@ class UnoBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self._db = await Database.open(self.config.database_path)
+        # slash command names, descriptions and choices in each user's language
+        await self.tree.set_translator(CatalogueTranslator())
         for ext in EXTENSIONS:
             try:
                 await self.load_extension(ext)

@@ -1,13 +1,26 @@
 """Every player-facing string goes through ``_()``.
 
-Messages are keyed by their English text; placeholders are named and filled after
-translation, so a translator can move them. Catalogues for other languages (French first)
-plug in here: ``CATALOGUES["fr"] = {...}`` keyed by the English text.
+Messages are keyed by their English text (the gettext msgid); placeholders are named and
+filled after translation, so a translator can move them. The translations are standard
+gettext catalogues managed with Babel: ``locale/messages.pot`` is extracted from the code,
+``locale/<lang>/LC_MESSAGES/messages.po`` holds a language's translations and the compiled
+``messages.mo`` beside it (committed, so a fresh clone runs without Babel) is what this module
+loads, one ``GNUTranslations`` per language. ``scripts/i18n.sh`` extracts, updates and compiles
+(see README.md, "Languages"); ``tests/test_i18n.py`` fails when they are out of date.
+
+A locale is whatever Discord gives (``interaction.locale``, ``guild.preferred_locale``) or a
+plain code: "fr", "fr-FR" and ``discord.Locale.french`` all mean French; anything we have no
+catalogue for (and ``None``) means English.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gettext
 import logging
+from collections.abc import Iterator
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -15,20 +28,81 @@ import discord
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCALE = "en"
-CATALOGUES: dict[str, dict[str, str]] = {"en": {}}
+LANGUAGES: tuple[str, ...] = ("en", "fr")
+"""The languages with a catalogue; English is the msgids themselves."""
+LANGUAGE_NAMES = {"en": "English", "fr": "Français"}
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+DOMAIN = "messages"
+
+COMMAND_NAME = "command name"
+"""The msgctxt of slash command, group and option names (lowercase, no spaces, ≤ 32)."""
 
 Locale = str | discord.Locale | None
 """A locale as Discord gives it (``interaction.locale``) or as a plain string."""
 
 
+def _load(language: str) -> gettext.NullTranslations:
+    if language == DEFAULT_LOCALE:
+        return gettext.NullTranslations()
+    try:
+        return gettext.translation(DOMAIN, LOCALE_DIR, languages=[language])
+    except OSError:
+        log.warning("No compiled catalogue for %r in %s: English is used", language,
+                    LOCALE_DIR)
+        return gettext.NullTranslations()
+
+
+TRANSLATIONS: dict[str, gettext.NullTranslations] = {lang: _load(lang) for lang in LANGUAGES}
+
+
+def language_of(locale: Locale) -> str:
+    """The catalogue's language for ``locale``: "fr-FR" → "fr"; unknown or None → "en"."""
+    if locale is None:
+        return DEFAULT_LOCALE
+    code = locale.value if isinstance(locale, discord.Locale) else str(locale)
+    language = code.replace("_", "-").split("-")[0].strip().lower()
+    return language if language in TRANSLATIONS else DEFAULT_LOCALE
+
+
+def server_language(chosen: str | None, guild_locale: Locale) -> str:
+    """A server's language for public text: its setting, else its Discord locale."""
+    return chosen if chosen in TRANSLATIONS else language_of(guild_locale)
+
+
+_public_language: ContextVar[str] = ContextVar("public_language", default=DEFAULT_LOCALE)
+"""The language of text rendered with no locale: a game's public text. The table service
+sets it to the session's language while it changes a session (``speaking``)."""
+
+
+@contextlib.contextmanager
+def speaking(language: Locale) -> Iterator[None]:
+    """Within the block (this task and the tasks it starts), ``_(text)`` with no locale
+    renders in ``language``: the server's language for what the whole channel sees."""
+    token = _public_language.set(language_of(language))
+    try:
+        yield
+    finally:
+        _public_language.reset(token)
+
+
+def public_language() -> str:
+    return _public_language.get()
+
+
 def _(text: str, locale: Locale = None, /, **params: Any) -> str:
-    """Translate ``text`` for ``locale`` and fill its ``{named}`` placeholders."""
-    catalogue = CATALOGUES.get(str(locale or DEFAULT_LOCALE).split("-")[0], {})
-    template = catalogue.get(text, text)
+    """Translate ``text`` for ``locale`` and fill its ``{named}`` placeholders. With no
+    locale: the public language (``speaking``), English by default."""
+    language = _public_language.get() if locale is None else language_of(locale)
+    template = TRANSLATIONS[language].gettext(text) if text else text
     if not params:
         return template
     try:
         return template.format(**params)
-    except (KeyError, IndexError):
+    except (KeyError, IndexError, ValueError):
         log.warning("Bad placeholders in translation of %r", text)
         return text.format(**params)
+
+
+def pgettext(context: str, text: str, locale: Locale = None) -> str:
+    """``text`` translated in ``context`` (no placeholders): slash command names."""
+    return TRANSLATIONS[language_of(locale)].pgettext(context, text)

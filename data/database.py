@@ -407,6 +407,7 @@ class Database:
             int(settings.mention_turn),
             int(settings.shuffle_seats),
             int(settings.threads),
+            settings.language,
         )
         async with self._write(f"save the settings of guild {settings.guild_id}") as conn:
             await conn.execute(queries.UPSERT_GUILD_SETTINGS, params)

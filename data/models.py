@@ -27,6 +27,8 @@ DEFAULT_TURN_TIMER = 90
 DEFAULT_EDITION = "power-grab"
 _EDITION_NAMES = ", ".join(repr(e) for e in EDITIONS)
 GAME_KINDS = ("solo", "partners", "rotating", "tournament")
+LANGUAGES = ("en", "fr")
+"""The languages a server can choose for its public game text (cogs/i18n.py has them)."""
 """What a finished game was: everyone for themselves, fixed partners, the rotating-partners
 match, or a tournament (recorded once, as a whole)."""
 TEAM_KINDS = frozenset({"partners", "rotating"})
@@ -60,6 +62,9 @@ class GuildSettings:
     shuffle_seats: bool = _RULES.shuffle_seats
     threads: bool = False
     """Whether /uno new opens its game in a new thread (the command's option overrides it)."""
+    language: str | None = None
+    """The language of public game text ("en", "fr"); None follows the server's Discord
+    locale."""
 
     def __post_init__(self) -> None:
         _require_int("guild_id", self.guild_id)
@@ -89,6 +94,9 @@ class GuildSettings:
             raise ValueError(f"shuffle_seats must be True or False, got {self.shuffle_seats!r}.")
         if not isinstance(self.threads, bool):
             raise ValueError(f"threads must be True or False, got {self.threads!r}.")
+        if self.language is not None and self.language not in LANGUAGES:
+            raise ValueError(f"language must be one of {', '.join(LANGUAGES)} or None, got "
+                             f"{self.language!r}.")
 
     @classmethod
     def from_row(cls, row: RowLike) -> GuildSettings:
@@ -102,6 +110,7 @@ class GuildSettings:
             mention_turn=bool(row["mention_turn"]),
             shuffle_seats=bool(row["shuffle_seats"]),
             threads=bool(row["threads"]),
+            language=str(row["language"]) if row["language"] is not None else None,
         )
 
 

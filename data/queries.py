@@ -16,7 +16,7 @@ from typing import Final, Literal
 
 GET_GUILD_SETTINGS: Final = """
 SELECT guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats,
-       threads
+       threads, language
 FROM guild_settings
 WHERE guild_id = ?
 """
@@ -24,8 +24,8 @@ WHERE guild_id = ?
 UPSERT_GUILD_SETTINGS: Final = """
 INSERT INTO guild_settings
     (guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats,
-     threads)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     threads, language)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (guild_id) DO UPDATE SET
     target = excluded.target,
     scoring = excluded.scoring,
@@ -34,7 +34,8 @@ ON CONFLICT (guild_id) DO UPDATE SET
     turn_timer = excluded.turn_timer,
     mention_turn = excluded.mention_turn,
     shuffle_seats = excluded.shuffle_seats,
-    threads = excluded.threads
+    threads = excluded.threads,
+    language = excluded.language
 """
 
 # --- saved games ------------------------------------------------------------------------

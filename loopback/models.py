@@ -641,6 +641,9 @@ class Guild:
         self.members_by_id[self.bot_member.id] = self.bot_member
         self.threads: list[Thread] = []
         """Live threads, archived ones included (threads.py)."""
+        self.locale = "en-US"
+        """The server's Discord locale (``preferred_locale``, an interaction's
+        ``guild_locale``): set it to "fr" for a French server."""
         self.default_channel = self._make_channel("general")
 
     def _add_identity(self, ident: Identity) -> None:
@@ -780,7 +783,7 @@ class Guild:
             "banner": None,
             "premium_tier": 0,
             "premium_subscription_count": 0,
-            "preferred_locale": "en-US",
+            "preferred_locale": self.locale,
             "public_updates_channel_id": None,
             "nsfw_level": 0,
             "premium_progress_bar_enabled": False,

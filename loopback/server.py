@@ -1481,8 +1481,8 @@ class LoopbackDiscord:
             payload["channel"]["permissions"] = str(perms.value)
             payload.update(
                 guild_id=str(guild.id),
-                guild={"id": str(guild.id), "locale": "en-US", "features": []},
-                guild_locale="en-US",
+                guild={"id": str(guild.id), "locale": guild.locale, "features": []},
+                guild_locale=guild.locale,
                 member={**user.member_payload(), "permissions": str(perms.value)},
                 app_permissions=str(guild.permissions_in(guild.bot_member, channel).value),
             )

@@ -198,7 +198,7 @@ async def test_settings_host_only_and_frozen_after_start(loopback: LoopbackTest)
     assert s is not None and s["options"] == {
         "edition": "power-grab", "target": 200, "scoring": "alternative", "grab2_points": 50,
         "turn_timer": 30, "mention_turn": False, "shuffle_seats": True, "mode": "solo",
-        "hands_per_pairing": 4}
+        "hands_per_pairing": 4, "language": "en"}
     # anyone may look; only the host may change
     refused(await bob.slash("uno settings"), "Target 200")
     refused(await bob.slash("uno settings", target=300),

@@ -19,7 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.i18n import _
+from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of, server_language
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -114,7 +114,16 @@ def actor_of(interaction: discord.Interaction[Any]) -> Actor:
     missing = missing_permissions(interaction.app_permissions, needed)
     return Actor(id=str(interaction.user.id), name=interaction.user.display_name,
                  admin=bool(perms.manage_guild or perms.administrator),
-                 locale=interaction.locale, missing=missing)
+                 locale=interaction.locale, guild_locale=interaction.guild_locale,
+                 missing=missing)
+
+
+def language_text(chosen: str | None, guild_locale: Locale, locale: Locale) -> str:
+    """The server's language for new games, as /uno settings shows it."""
+    if chosen:
+        return _("language: {language}", locale, language=LANGUAGE_NAMES[chosen])
+    return _("language: the server's ({language})", locale,
+             language=LANGUAGE_NAMES[language_of(guild_locale)])
 
 
 def parse_card(code: str, locale: Any) -> Card:
@@ -419,17 +428,25 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             return
         if item.action == "start":
             session = await self.service.start(interaction.channel_id, actor, item.gid)
-            await reply.send(self._started_text(session, locale), view=None, public=True,
-                             edit=True)
+            await reply.send(self._started_text(session, session.options.language), view=None,
+                             public=True, edit=True)
             return
         session = await self.service.lobby_action(interaction.channel_id, actor, item.action,
                                                   item.gid)
+        language = session.options.language  # the lobby message is public
         if not self.service.is_live(session):
-            text = _("The game was cancelled by {name}.", locale, name=actor.name) \
-                if item.action == "cancel" else _("The lobby closed: everyone left.", locale)
+            text = _("The game was cancelled by {name}.", language, name=actor.name) \
+                if item.action == "cancel" else _("The lobby closed: everyone left.", language)
             await self._edit_lobby(reply, text, None, None)
             return
-        await self._edit_lobby(reply, None, lobby_embed(session, locale), lobby_view(session))
+        await self._edit_lobby(reply, None, lobby_embed(session, language),
+                               lobby_view(session, language))
+
+    async def _server_language(self, interaction: discord.Interaction[Any]) -> str:
+        """The language of the server's public game text: its setting, else its locale."""
+        assert interaction.guild_id is not None
+        chosen = (await self.bot.db.get_guild_settings(interaction.guild_id)).language
+        return server_language(chosen, interaction.guild_locale)
 
     @staticmethod
     async def _edit_lobby(reply: Reply, text: str | None, embed: discord.Embed | None,
@@ -469,8 +486,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 return
             session = await self.service.open_lobby(interaction.channel_id,
                                                     interaction.guild_id, actor)
-            message_id = await reply.send(embed=lobby_embed(session, actor.locale),
-                                          view=lobby_view(session))
+            language = session.options.language
+            message_id = await reply.send(embed=lobby_embed(session, language),
+                                          view=lobby_view(session, language))
             await self.service.set_message(session, lobby=message_id)
         await answer(interaction, work, public=True)
 
@@ -487,8 +505,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if self.service.closing:
             raise Refusal(_("The bot is restarting: try again in a moment.", locale))
         self._need_thread_permissions(interaction, actor)
-        room = await self._create_thread(channel, _("UNO: {name}'s game", name=actor.name),
-                                         actor)
+        language = await self._server_language(interaction)
+        room = await self._create_thread(channel, _("UNO: {name}'s game", language,
+                                                    name=actor.name), actor)
         try:
             session = await self.service.open_lobby(room.id, interaction.guild_id, actor,
                                                     parent_id=channel.id)
@@ -496,18 +515,19 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             with contextlib.suppress(discord.HTTPException):
                 await room.delete(reason="UNO game could not be opened")
             raise
-        view = lobby_view(session)
+        language = session.options.language
+        view = lobby_view(session, language)
         assert view is not None
         try:
-            message = await room.send(embed=lobby_embed(session), view=view)
+            message = await room.send(embed=lobby_embed(session, language), view=view)
         except discord.HTTPException as exc:
             log.warning("Posting the lobby in thread %s failed: %s", room.id, exc)
             await reply.send(_("🧵 {name} opened a game in {thread}, but I couldn't post its "
-                               "lobby there: use /uno table in the thread.", locale,
+                               "lobby there: use /uno table in the thread.", language,
                                name=actor.name, thread=room.mention))
             return
         await self.service.set_message(session, lobby=message.id)
-        await reply.send(_("🧵 {name} opened a game in {thread}: join it there.", locale,
+        await reply.send(_("🧵 {name} opened a game in {thread}: join it there.", language,
                            name=actor.name, thread=room.mention))
 
     @staticmethod
@@ -554,8 +574,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 interaction.channel_id, interaction.guild_id, actor,
                 choices={"mode": "tournament", "hands_per_pairing": hands_per_pairing,
                          "scoring": "standard", "shuffle_seats": False})
-            message_id = await reply.send(embed=lobby_embed(session, actor.locale),
-                                          view=lobby_view(session))
+            message_id = await reply.send(embed=lobby_embed(session, session.options.language),
+                                          view=lobby_view(session, session.options.language))
             await self.service.set_message(session, lobby=message_id)
         await answer(interaction, work, public=True)
 
@@ -568,10 +588,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.service.tournaments.check_start(interaction.channel_id, actor, gid)
         self._need_thread_permissions(interaction, actor)
         rooms: list[discord.Thread] = []
+        language = self.service.session(interaction.channel_id, actor.locale).options.language
         try:
             for n in (1, 2):
                 rooms.append(await self._create_thread(
-                    channel, _("UNO tournament: table {n}", n=n), actor))
+                    channel, _("UNO tournament: table {n}", language, n=n), actor))
             session = await self.service.tournaments.start(
                 interaction.channel_id, actor, gid, [r.id for r in rooms])
         except Refusal:
@@ -579,7 +600,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 with contextlib.suppress(discord.HTTPException):
                     await room.delete(reason="UNO tournament could not start")
             raise
-        await reply.send(embed=lobby_embed(session, actor.locale), view=None, public=True,
+        await reply.send(embed=lobby_embed(session, language), view=None, public=True,
                          edit=True)
 
     @app_commands.command(name="join", description="Join the lobby in this channel")
@@ -589,7 +610,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             actor = actor_of(interaction)
             session = await self.service.lobby_action(interaction.channel_id, actor, "join")
             self.service.outbox.refresh_lobby(session)
-            await reply.send(_("{name} joined the game.", actor.locale, name=actor.name))
+            await reply.send(_("{name} joined the game.", session.options.language,
+                               name=actor.name))
         await answer(interaction, work, public=True)
 
     @app_commands.command(name="addcpu", description="Add a computer player to the lobby")
@@ -599,7 +621,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             actor = actor_of(interaction)
             session = await self.service.lobby_action(interaction.channel_id, actor, "cpu")
             self.service.outbox.refresh_lobby(session)
-            await reply.send(_("{name} takes a seat.", actor.locale,
+            await reply.send(_("{name} takes a seat.", session.options.language,
                                name=session.seats[-1].name))
         await answer(interaction, work, public=True)
 
@@ -622,7 +644,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
             session = await self.service.start(interaction.channel_id, actor)
-            await reply.send(self._started_text(session, actor.locale))
+            await reply.send(self._started_text(session, session.options.language))
         await answer(interaction, work, public=True)
 
     @app_commands.command(name="end",
@@ -631,9 +653,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def end(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
+            language = self.service.session(interaction.channel_id, actor.locale
+                                            ).options.language
             await self.service.end(interaction.channel_id, actor)
             await reply.send(_("{name} ended the game. It does not count on the leaderboard.",
-                               actor.locale, name=actor.name))
+                               language, name=actor.name))
         await answer(interaction, work, public=True)
 
     @app_commands.command(name="kick",
@@ -656,12 +680,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             session = self.service.session(interaction.channel_id, actor.locale)
             if session.game is None:
                 # The lobby moves down to here; the old message loses its buttons.
-                message_id = await reply.send(embed=lobby_embed(session, actor.locale),
-                                              view=lobby_view(session), public=True)
+                message_id = await reply.send(embed=lobby_embed(session, session.options.language),
+                                              view=lobby_view(session, session.options.language),
+                                              public=True)
                 await self.service.set_message(session, lobby=message_id)
                 return
             await self.service.check_pause(interaction.channel_id, actor)
             self.service.outbox.announce(session, [_("{name} asked for the table.",
+                                                     session.options.language,
                                                      name=actor.name)], fresh=True)
             await reply.send(_("The table is posted below.", actor.locale))
         await answer(interaction, work)
@@ -676,7 +702,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         shuffle_seats="Shuffle the seats at the start",
         threads="Server default: /uno new opens each game in a new thread (Manage Server)",
         mode="solo; partners (4 or 6, partners across); rotating partners match (4, 3 hands)",
-        server_default="Also save these as this server's defaults (Manage Server)")
+        server_default="Also save these as this server's defaults (Manage Server)",
+        language="Language of new games' channel text (Manage Server); private replies follow "
+                 "yours")
     @app_commands.choices(
         scoring=[app_commands.Choice(name="standard", value="standard"),
                  app_commands.Choice(name="alternative", value="alternative")],
@@ -690,6 +718,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                app_commands.Choice(name="partners", value="partners"),
                                app_commands.Choice(name="rotating partners match",
                                                    value="rotating")])
+    @app_commands.choices(language=[app_commands.Choice(name=LANGUAGE_NAMES[code], value=code)
+                                    for code in LANGUAGES])
     @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any],
                        target: app_commands.Range[int, TARGET_MIN, TARGET_MAX] | None = None,
@@ -699,14 +729,15 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                        | None = None,
                        mention_turn: bool | None = None, shuffle_seats: bool | None = None,
                        threads: bool | None = None, mode: str | None = None,
-                       server_default: bool = False) -> None:
+                       server_default: bool = False, language: str | None = None) -> None:
         changes = {k: v for k, v in {
             "target": target, "scoring": scoring, "edition": edition,
             "grab2_points": grab2_points, "turn_timer": turn_timer,
             "mention_turn": mention_turn, "shuffle_seats": shuffle_seats,
             "mode": mode}.items()
             if v is not None}
-        server_only = {} if threads is None else {"threads": threads}
+        server_only = {k: v for k, v in {"threads": threads, "language": language}.items()
+                       if v is not None}
         await answer(interaction,
                      lambda reply: self._settings(reply, interaction, changes,
                                                   server_default, server_only))
@@ -723,8 +754,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if server_default and not actor.admin:
             raise Refusal(_("Only members with Manage Server can change the server's defaults.",
                             locale))
-        if session is not None and changes and not (server_default and session.started):
-            session = await self.service.configure(interaction.channel_id, actor, changes)
+        game_changes = dict(changes)
+        if "language" in server_only and session is not None and not session.started:
+            game_changes["language"] = server_only["language"]  # the open lobby too
+        if session is not None and game_changes and not (server_default and session.started):
+            session = await self.service.configure(interaction.channel_id, actor,
+                                                   game_changes)
         if session is None and "mode" in changes:
             raise Refusal(_("Partner play is chosen per game: open a lobby with /uno new, "
                             "then set its mode.", locale))
@@ -748,7 +783,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             probe = Session(0, 0, "", options=options_from(defaults))
             parts.append(_("This server's defaults: {s}", locale, s=settings_text(probe, locale))
                          + " · " + (_("games open in a new thread", locale) if defaults.threads
-                                    else _("games open in the channel", locale)))
+                                    else _("games open in the channel", locale))
+                         + " · " + language_text(defaults.language, interaction.guild_locale,
+                                                 locale))
         await reply.send("\n".join(parts))
 
     # ================================================================== commands: moves

@@ -58,6 +58,8 @@ class Actor:
     admin: bool = False
     """Manage Server (or Administrator) in this server."""
     locale: Locale = None
+    guild_locale: Locale = None
+    """The server's Discord locale (its language when the server chose none)."""
     missing: tuple[str, ...] = ()
     """The bot's permissions missing in the channel (names from REQUIRED_PERMISSIONS)."""
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 import discord
 from discord import app_commands
 
-from cogs.i18n import _
+from cogs.i18n import Locale, _, server_language
 from cogs.uno._components import UnoItem, view_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
@@ -67,10 +67,13 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
     async def show(self, reply: Reply, order: Order, page: int) -> None:
         interaction = reply.interaction
         guild_id = interaction.guild_id
-        locale = interaction.locale
+        locale: Locale = interaction.locale
         if guild_id is None:
             await reply.send(_("The leaderboard belongs to a server.", locale), public=False)
             return
+        # a public message: the server's language
+        locale = server_language((await self.bot.db.get_guild_settings(guild_id)).language,
+                                 interaction.guild_locale)
         total = await self.bot.db.leaderboard_size(guild_id)
         pages = max(1, -(-total // LEADERBOARD_PAGE))
         page = min(max(page, 0), pages - 1)
@@ -92,9 +95,11 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
         embed.set_footer(text=_("Page {p} of {n}", locale, p=page + 1, n=pages))
         other: Order = "points" if order == "wins" else "wins"
         view = view_of(
-            LeaderboardPage(order, max(page - 1, 0), _("◀ Previous"), disabled=page == 0),
-            LeaderboardPage(order, page + 1, _("Next ▶"), disabled=page + 1 >= pages),
-            LeaderboardPage(other, 0, _("By points") if order == "wins" else _("By wins")),
+            LeaderboardPage(order, max(page - 1, 0), _("◀ Previous", locale),
+                            disabled=page == 0),
+            LeaderboardPage(order, page + 1, _("Next ▶", locale), disabled=page + 1 >= pages),
+            LeaderboardPage(other, 0, _("By points", locale) if order == "wins"
+                            else _("By wins", locale)),
         )
         await reply.send(None, embed=embed, view=view)
 
@@ -108,7 +113,9 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
     async def _stats(self, reply: Reply, member: discord.User | None) -> None:
         interaction = reply.interaction
         assert interaction.guild_id is not None
-        locale = interaction.locale
+        locale = server_language(  # a public message: the server's language
+            (await self.bot.db.get_guild_settings(interaction.guild_id)).language,
+            interaction.guild_locale)
         who = member or interaction.user
         row = await self.bot.db.player_stats(interaction.guild_id, who.id)
         if row is None:

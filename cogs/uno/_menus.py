@@ -48,59 +48,67 @@ def waiting_for(session: Session, game: Game, locale: Locale = None) -> str:
 
 def turn_ping(session: Session, game: Game) -> str:
     who = f"<@{game.turn}>" if game.turn.isdigit() else session.name(game.turn)
+    language = session.options.language  # public
     if game.pending is Decision.CHALLENGE:
-        return _("{who}: accept or challenge the Wild Draw Four.", who=who)
+        return _("{who}: accept or challenge the Wild Draw Four.", language, who=who)
     if game.pending is Decision.KEEP:
-        return _("{who}: choose the card to keep (My hand).", who=who)
+        return _("{who}: choose the card to keep (My hand).", language, who=who)
     if game.pending is Decision.COLOR:
-        return _("{who}: name the starting colour (My hand).", who=who)
+        return _("{who}: name the starting colour (My hand).", language, who=who)
     if game.pending is Decision.LAP:
-        return _("{who}: keep or pass the hand in the Victory Lap (My hand).", who=who)
-    return _("{who}, it's your turn.", who=who)
+        return _("{who}: keep or pass the hand in the Victory Lap (My hand).", language,
+                 who=who)
+    return _("{who}, it's your turn.", language, who=who)
 
 
-def uno_button(session: Session, *, row: int | None = None) -> TableButton:
-    return TableButton("uno", session.game_id, session.serial, _("UNO!"),
+def uno_button(session: Session, *, row: int | None = None,
+               locale: Locale = None) -> TableButton:
+    return TableButton("uno", session.game_id, session.serial, _("UNO!", locale),
                        style=discord.ButtonStyle.success, row=row)
 
 
-def table_view(session: Session) -> discord.ui.View:
+def table_view(session: Session, locale: Locale = None) -> discord.ui.View:
+    """The table's buttons (public: ``locale`` None is the game's language where the
+    service renders it)."""
+    locale = locale or session.options.language  # public: the game's
     gid, serial = session.game_id, session.serial
     game = session.game
     items: list[discord.ui.Item[Any]] = [
-        TableButton("hand", gid, None, _("My hand"), style=discord.ButtonStyle.primary,
+        TableButton("hand", gid, None, _("My hand", locale), style=discord.ButtonStyle.primary,
                     emoji="🃏"),
-        TableButton("draw", gid, serial, _("Draw")),
-        uno_button(session),
-        TableButton("catch", gid, serial, _("Catch"), style=discord.ButtonStyle.danger),
+        TableButton("draw", gid, serial, _("Draw", locale)),
+        uno_button(session, locale=locale),
+        TableButton("catch", gid, serial, _("Catch", locale), style=discord.ButtonStyle.danger),
     ]
     if game is not None and game.pending is Decision.CHALLENGE:
         items += [
-            TableButton("accept", gid, serial, _("Accept +4"), row=1),
-            TableButton("challenge", gid, serial, _("Challenge"),
+            TableButton("accept", gid, serial, _("Accept +4", locale), row=1),
+            TableButton("challenge", gid, serial, _("Challenge", locale),
                         style=discord.ButtonStyle.danger, row=1),
         ]
     return view_of(*items)
 
 
-def lobby_view(session: Session) -> discord.ui.View | None:
+def lobby_view(session: Session, locale: Locale = None) -> discord.ui.View | None:
+    locale = locale or session.options.language  # public: the game's
     if session.tables:
         return None  # a tournament's standings: nothing to click
     gid = session.game_id
     items: list[discord.ui.Item[Any]] = [
-        LobbyButton("join", gid, _("Join"), style=discord.ButtonStyle.success),
-        LobbyButton("leave", gid, _("Leave")),
-        LobbyButton("cpu", gid, _("Add computer player"), emoji="🤖"),
-        LobbyButton("start", gid, _("Start"), style=discord.ButtonStyle.primary),
-        LobbyButton("cancel", gid, _("Cancel"), style=discord.ButtonStyle.danger),
-        LobbyButton("nocpu", gid, _("Remove computer player"), row=1),
+        LobbyButton("join", gid, _("Join", locale), style=discord.ButtonStyle.success),
+        LobbyButton("leave", gid, _("Leave", locale)),
+        LobbyButton("cpu", gid, _("Add computer player", locale), emoji="🤖"),
+        LobbyButton("start", gid, _("Start", locale), style=discord.ButtonStyle.primary),
+        LobbyButton("cancel", gid, _("Cancel", locale), style=discord.ButtonStyle.danger),
+        LobbyButton("nocpu", gid, _("Remove computer player", locale), row=1),
     ]
     if session.options.mode == "partners":
         # a third team only once a sixth player is in sight
         teams = 3 if len(session.seats) > 4 else 2
-        items += [LobbyButton(f"team{t}", gid, _("Team {n}", n=t + 1), emoji="🤝", row=2)
-                  for t in range(teams)]
-        items.append(LobbyButton("shuffle", gid, _("Shuffle teams"), emoji="🔀", row=2))
+        items += [LobbyButton(f"team{t}", gid, _("Team {n}", locale, n=t + 1), emoji="🤝",
+                              row=2) for t in range(teams)]
+        items.append(LobbyButton("shuffle", gid, _("Shuffle teams", locale), emoji="🔀",
+                                 row=2))
     return view_of(*items)
 
 
@@ -166,27 +174,27 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
             items.append(PlaySelect(gid, serial, page, chunk, _("Play a card…", locale)))
         else:
             lines.append(_("Your turn: no card matches, so draw one.", locale))
-        items.append(DrawnButton("d", gid, serial, _("Draw"), row=1))
+        items.append(DrawnButton("d", gid, serial, _("Draw", locale), row=1))
         if pages > 1:
             items.append(PageButton(gid, serial, (page + 1) % pages,
                                     _("More cards ({p}/{n})", locale, p=(page + 1) % pages + 1,
                                       n=pages), row=1))
         if uno_due:
-            items.append(uno_button(session, row=1))
+            items.append(uno_button(session, row=1, locale=locale))
     elif game.pending is Decision.DRAWN:
         drawn = game.drawn_card
         assert drawn is not None
         lines.append(_("You drew {card}: play it or keep it.", locale,
                        card=card_label(drawn, locale)))
         items += [
-            DrawnButton("dp", gid, serial, _("Play it"), style=discord.ButtonStyle.primary),
-            DrawnButton("dk", gid, serial, _("Keep it")),
+            DrawnButton("dp", gid, serial, _("Play it", locale), style=discord.ButtonStyle.primary),
+            DrawnButton("dk", gid, serial, _("Keep it", locale)),
         ]
         if uno_due:
             items += [
-                DrawnButton("dpu", gid, serial, _("Play it and call UNO!"),
+                DrawnButton("dpu", gid, serial, _("Play it and call UNO!", locale),
                             style=discord.ButtonStyle.success),
-                uno_button(session),
+                uno_button(session, locale=locale),
             ]
     elif game.pending is Decision.COLOR:
         lines.append(_("The first card is wild: name the starting colour.", locale))
@@ -196,12 +204,12 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
         lines.append(_("{name} played a Wild Draw Four on you: accept it (draw 4) or "
                        "challenge it.", locale, name=session.name(game.challenge_against or "")))
         items += [
-            TableButton("accept", gid, serial, _("Accept +4")),
-            TableButton("challenge", gid, serial, _("Challenge"),
+            TableButton("accept", gid, serial, _("Accept +4", locale)),
+            TableButton("challenge", gid, serial, _("Challenge", locale),
                         style=discord.ButtonStyle.danger),
         ]
         if uno_due:
-            items.append(uno_button(session))
+            items.append(uno_button(session, locale=locale))
     elif game.pending is Decision.KEEP:
         lines.append(_("Instant UNO! Choose the one card to keep; the rest go to the "
                        "discard pile.", locale))
@@ -214,7 +222,7 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
                 value=f"{c.code}|u"))
         items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE], _("Card to keep…", locale)))
     if not items and len(hand) == 1 and not game.has_called(pid) and not game.is_over:
-        items.append(uno_button(session))
+        items.append(uno_button(session, locale=locale))
     return "\n".join(lines), (view_of(*items) if items else None)
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import discord
 
+from cogs.i18n import speaking
 from cogs.uno._contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno._menus import lobby_view, table_view, turn_ping
 from cogs.uno._render import lobby_embed, table_embed
@@ -216,8 +217,8 @@ class Outbox:
         if session.lobby_message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[session.lobby_message_id] = lambda: {
-            "embed": lobby_embed(session), "view": lobby_view(session)}
+        box.edits[session.lobby_message_id] = lambda: _in_language(session, lambda: {
+            "embed": lobby_embed(session), "view": lobby_view(session)})
         self._kick(session.channel_id, box)
 
     def close_message(self, session: Session, message_id: int | None) -> None:
@@ -520,15 +521,17 @@ class Outbox:
             if game is None or game.is_over or not self._is_live(session):
                 return None
             ping = None
-            if (session.options.mention_turn and game.turn.isdigit()
-                    and not session.is_cpu(game.turn)):
-                # Every table names whose turn it is; the mention notifies once per turn.
-                ping = mention if mention == game.turn and not session.paused else None
-                line = turn_ping(session, game)
-                text = f"{text}\n{line}" if text else line
-            mentions = discord.AllowedMentions(
-                users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
-            return text, table_embed(session), table_view(session), mentions
+            with speaking(session.options.language):  # the channel's text: the game's language
+                if (session.options.mention_turn and game.turn.isdigit()
+                        and not session.is_cpu(game.turn)):
+                    # Every table names whose turn it is; the mention notifies once per turn.
+                    ping = mention if mention == game.turn and not session.paused else None
+                    line = turn_ping(session, game)
+                    text = f"{text}\n{line}" if text else line
+                mentions = discord.AllowedMentions(
+                    users=[discord.Object(int(ping))] if ping else [], everyone=False,
+                    roles=False)
+                return text, table_embed(session), table_view(session), mentions
 
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)
@@ -536,6 +539,12 @@ class Outbox:
 
 class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
+
+
+def _in_language(session: Session, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """What ``build`` renders, in the game's language (its public text)."""
+    with speaking(session.options.language):
+        return build()
 
 
 def _plain(text: str) -> dict[str, Any]:

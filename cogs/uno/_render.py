@@ -60,6 +60,13 @@ def color_name(color: Color | None, locale: Locale = None) -> str:
     }[color]
 
 
+def edition_title(name: str, locale: Locale = None) -> str:
+    """An edition's title ("Classic UNO") in the reader's language."""
+    titles = {"power-grab": _("UNO Power Grab", locale), "classic": _("Classic UNO", locale),
+              "victory-lap": _("UNO Victory Lap", locale)}
+    return titles.get(name) or get_edition(name).title
+
+
 def kind_name(kind: Kind, locale: Locale = None) -> str:
     return {
         Kind.DRAW_ONE: _("Draw One", locale),
@@ -115,6 +122,7 @@ def direction_text(direction: int, locale: Locale = None) -> str:
 def event_lines(session: Session, events: Sequence[Event],
                 locale: Locale = None) -> list[str]:
     """One short line per thing the channel should hear about."""
+    locale = locale or session.options.language  # public: the game's
     n = session.name
     lines: list[str] = []
     dealer_draws: list[str] = []
@@ -240,6 +248,7 @@ def event_lines(session: Session, events: Sequence[Event],
 def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) -> str:
     """A step of a Victory Lap for the channel: who, and how far the hands went (never a
     card: the hands travel face down)."""
+    locale = locale or session.options.language  # public: the game's
     name = session.name(e.player)
     if isinstance(e, LapPassed):
         return _("🏁 {name} passes the hands on: step {step}.", locale, name=name,
@@ -256,11 +265,13 @@ def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) ->
 
 
 def team_name(session: Session, team: Sequence[str], locale: Locale = None) -> str:
+    locale = locale or session.options.language  # public: the game's
     return _(" & ", locale).join(session.name(p) for p in team)
 
 
 def team_table(session: Session, locale: Locale = None) -> str:
     """Partner play: each team's running total (sheet 004: the team scores together)."""
+    locale = locale or session.options.language  # public: the game's
     game = session.game
     assert game is not None
     rows = sorted(zip(game.teams, game.team_scores, strict=True), key=lambda ts: -ts[1])
@@ -271,6 +282,7 @@ def team_table(session: Session, locale: Locale = None) -> str:
 def match_lines(session: Session, events: Sequence[Event], locale: Locale = None
                 ) -> list[str]:
     """A rotating-partners match: a hand's result, the totals, and who won the match."""
+    locale = locale or session.options.language  # public: the game's
     match = session.match
     assert match is not None
     lines: list[str] = []
@@ -288,6 +300,7 @@ def match_lines(session: Session, events: Sequence[Event], locale: Locale = None
 
 
 def standings_table(session: Session, locale: Locale = None) -> str:
+    locale = locale or session.options.language  # public: the game's
     match = session.match
     assert match is not None
     body = "\n".join(f"{s.place}. {session.name(s.player)[:20]:<20} {s.total:>5}"
@@ -297,6 +310,7 @@ def standings_table(session: Session, locale: Locale = None) -> str:
 
 def hand_banner(session: Session, locale: Locale = None) -> str:
     """The match's current hand and its partnerships."""
+    locale = locale or session.options.language  # public: the game's
     match, game = session.match, session.game
     assert match is not None and game is not None
     hand = match.next_hands()[0] if not match.is_over else None
@@ -308,6 +322,7 @@ def hand_banner(session: Session, locale: Locale = None) -> str:
 
 def score_table(session: Session, scores: dict[str, int], gained: dict[str, int],
                 locale: Locale = None) -> str:
+    locale = locale or session.options.language  # public: the game's
     rows = sorted(scores.items(), key=lambda kv: -kv[1])
     body = "\n".join(
         f"{session.name(p)[:20]:<20} {v:>5}  (+{gained.get(p, 0)})" for p, v in rows
@@ -316,6 +331,7 @@ def score_table(session: Session, scores: dict[str, int], gained: dict[str, int]
 
 
 def pending_text(session: Session, game: Game, locale: Locale = None) -> str:
+    locale = locale or session.options.language  # public: the game's
     who = session.name(game.turn)
     if game.is_over:
         return _("The game is over.", locale)
@@ -334,10 +350,12 @@ def pending_text(session: Session, game: Game, locale: Locale = None) -> str:
 
 
 def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
+    locale = locale or session.options.language  # public: the game's
     game = session.game
     assert game is not None
     view: dict[str, Any] = game.public_view()
-    title = _("{edition}: round {n}", locale, edition=game.edition.title, n=game.round_number)
+    title = _("{edition}: round {n}", locale, edition=edition_title(game.edition.name, locale),
+              n=game.round_number)
     top = game.top
     color_line = ""
     if top.is_wild:
@@ -384,6 +402,7 @@ def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
 
 def standings_embed(session: Session, locale: Locale = None) -> discord.Embed:
     """A tournament's standings (the sign-up message, edited after every hand)."""
+    locale = locale or session.options.language  # public: the game's
     match = session.match
     assert match is not None
     played = len(match.results) // max(1, len(match.schedule[0]))
@@ -405,10 +424,11 @@ def standings_embed(session: Session, locale: Locale = None) -> discord.Embed:
 
 
 def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
+    locale = locale or session.options.language  # public: the game's
     if session.tables:
         return standings_embed(session, locale)
     o = session.options
-    edition = get_edition(o.edition).title
+    edition = edition_title(o.edition, locale)
     if o.mode == "tournament":
         edition = _("{edition} tournament (8 players, two tables)", locale, edition=edition)
     embed = discord.Embed(title=_("{edition}: new game", locale, edition=edition),
@@ -429,6 +449,7 @@ def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
 
 
 def settings_text(session: Session, locale: Locale = None) -> str:
+    locale = locale or session.options.language  # public: the game's
     o = session.options
     # Grab-2-Towers is a Power Grab card: other editions don't list its points.
     g2 = _(" · Grab-2-Towers {g2} pts", locale, g2=o.grab2_points) \

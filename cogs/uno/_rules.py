@@ -86,8 +86,8 @@ async def show_rules(reply: Reply, page: int) -> None:
     title, body = pages[page]
     embed = discord.Embed(title=title, description=body, colour=0x5865F2)
     embed.set_footer(text=_("Page {p} of {n}", locale, p=page + 1, n=len(pages)))
-    view = view_of(RulesPage((page - 1) % len(pages), _("◀ Previous")),
-                   RulesPage((page + 1) % len(pages), _("Next ▶")))
+    view = view_of(RulesPage((page - 1) % len(pages), _("◀ Previous", locale)),
+                   RulesPage((page + 1) % len(pages), _("Next ▶", locale)))
     await reply.send("", embed=embed, view=view)
 
 

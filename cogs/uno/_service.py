@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from cogs.i18n import Locale, _
+from cogs.i18n import Locale, _, server_language, speaking
 from cogs.uno._autoplay import Autoplay
 from cogs.uno._contracts import (
     Actor,
@@ -33,7 +33,7 @@ from cogs.uno._contracts import (
     permission_names,
     stale_text,
 )
-from cogs.uno._render import error_text, event_lines, hand_banner, match_lines
+from cogs.uno._render import edition_title, error_text, event_lines, hand_banner, match_lines
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._session import (
     MAX_CPUS_WITH_ONE_HUMAN,
@@ -150,7 +150,8 @@ class TableService:
             if self.closing:
                 raise Refusal(_("The bot is restarting: try again in a moment."))
             try:
-                yield
+                with speaking(session.options.language):  # public text in its language
+                    yield
             except Refusal:
                 raise
             except Exception:
@@ -528,7 +529,7 @@ class TableService:
         if channel_id in self.sessions:
             raise Refusal(_("A game is already open in this channel: join it, or ask the "
                             "host to end it.", actor.locale))
-        options = options_from(defaults)
+        options = options_from(defaults, actor.guild_locale)
         if choices:
             options = Options.from_dict({**options.to_dict(), **choices})
         session = Session(channel_id=channel_id, guild_id=guild_id, host_id=actor.id,
@@ -672,7 +673,8 @@ class TableService:
                                 "computer player.", locale, n=edition.min_players))
             if len(session.seats) > edition.max_players:
                 raise Refusal(_("{edition} takes at most {n} players.", locale,
-                                edition=edition.title, n=edition.max_players))
+                                edition=edition_title(edition.name, locale),
+                                n=edition.max_players))
             self._check_mode(session, locale)
             session.paused = None
             try:
@@ -846,11 +848,14 @@ class TableService:
             except SaveFailed:
                 self._forget(session)
         if session.parent_id is not None:
+            language = session.options.language
             text = (_("🧵 The thread of {host}'s game was deleted, so the game ended; it does "
-                      "not count on the leaderboard.", host=session.name(session.host_id))
+                      "not count on the leaderboard.", language,
+                      host=session.name(session.host_id))
                     if why == "deleted" else
                     _("🧵 The thread of {host}'s game was locked, so the game ended; it does "
-                      "not count on the leaderboard.", host=session.name(session.host_id)))
+                      "not count on the leaderboard.", language,
+                      host=session.name(session.host_id)))
             self.outbox.notice(session.parent_id, session.guild_id, [text])
 
     # ================================================================ life cycle
@@ -879,7 +884,8 @@ class TableService:
             if game is not None and not game.is_over and session.paused is None:
                 session.notified_serial = -1  # mention the player again after the restart
                 try:
-                    self._after(session, [_("🔄 The bot restarted: the game goes on.")],
+                    self._after(session, [_("🔄 The bot restarted: the game goes on.",
+                                            session.options.language)],
                                 mover=None)
                 except Exception:
                     # One damaged game must not stop the others.
@@ -936,7 +942,7 @@ class TableService:
             except SaveFailed:
                 continue
             self.outbox.announce(session, [_("⌛ No human move for 30 minutes: the game "
-                                             "ends.")], table=False)
+                                             "ends.", session.options.language)], table=False)
 
     async def close(self) -> None:
         """Stop every timer and save each game once more, so the time each player had left
@@ -957,7 +963,10 @@ class TableService:
         await self.scheduler.close()
 
 
-def options_from(settings: GuildSettings) -> Options:
-    return Options(edition=settings.edition, target=settings.target, scoring=settings.scoring,
+def options_from(settings: GuildSettings, guild_locale: Locale = None) -> Options:
+    """A new game's options from the server's settings; its language is the server's choice,
+    or else the server's Discord locale."""
+    return Options(language=server_language(settings.language, guild_locale),
+                   edition=settings.edition, target=settings.target, scoring=settings.scoring,
                    grab2_points=settings.grab2_points, turn_timer=settings.turn_timer,
                    mention_turn=settings.mention_turn, shuffle_seats=settings.shuffle_seats)

@@ -66,6 +66,9 @@ class Options:
     """One of MODES, or "tournament" (a game's choice, not a server default)."""
     hands_per_pairing: int = 4
     """A tournament: how many hands each two players partner (1 to 4: 7 to 28 hands)."""
+    language: str = "en"
+    """The language of the game's public text (the server's setting, or its Discord locale,
+    when the lobby opened)."""
 
     def engine_settings(self) -> Settings:
         return Settings(target=self.target, scoring=self.scoring,
