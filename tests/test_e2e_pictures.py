@@ -1,7 +1,7 @@
 """End to end through the loopback Discord: the hand as a picture (issue 11, "Pictures").
 
-My hand (and the answer to each move) carries a PNG of the cards the text lists, drawn by
-`cogs.uno.art`; public messages never carry a picture of a hand.
+My hand carries a PNG of the cards the text lists, drawn by `cogs.uno.art` (the answer to a
+move is text only: cheaper); public messages never carry a picture of a hand.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pathlib
 import pytest
 from PIL import Image
 
-from cogs.uno.art import CARD_W
+from cogs.uno._cog import HAND_CARD_WIDTH
 from e2e_support import FAST_ENV, saved_state
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
@@ -53,8 +53,8 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
         held = state["game"]["hands"][str(member.id)]
         image = picture(r.message)
         # one card per column up to ten a row: the picture is as wide as the hand
-        assert image.width >= min(len(held), 10) * CARD_W
-        assert image.width < (min(len(held), 10) + 1) * CARD_W + 200
+        assert image.width >= min(len(held), 10) * HAND_CARD_WIDTH
+        assert image.width < (min(len(held), 10) + 1) * HAND_CARD_WIDTH + 200
     assert all(not m.attachments for m in loopback.channel.messages), \
         "no public message carries a picture"
     # The drawn cards are kept on disk for the next start.

@@ -102,6 +102,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+HAND_CARD_WIDTH = 80
+"""Pixels per card in the hand picture (2 ms for seven cards, 13 KB; 120 px: 3.7 ms, 20 KB)."""
 MAX_ECHO = 12
 """At most this much of a typed card code is repeated back in a refusal."""
 LOG_LINES = 15
@@ -240,7 +242,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if not cards or not self.bot.config.card_images:
             return None
         try:
-            return await asyncio.to_thread(hand_image, cards, playable)
+            return await asyncio.to_thread(hand_image, cards, playable, width=HAND_CARD_WIDTH)
         except Exception:
             log.exception("Drawing a hand failed; the menu goes without its picture")
             return None
@@ -254,10 +256,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                         serial=serial)
         async with self.service.reading(moved.session):
             menu = self._after_move(moved, actor)
-            session = moved.session
-            now = session.game if self.service.is_live(session) and session.game else moved.game
-            cards, playable = shown_cards(now, actor.id)
-        await reply.menu(menu, image=await self._picture(cards, playable))
+        # Text only: a picture with every move costs more than it gives (bench/README.md,
+        # "Hand pictures"); My hand shows one.
+        await reply.menu(menu)
 
     def _after_move(self, moved: Moved, actor: Actor) -> tuple[str, discord.ui.View | None]:
         # The game as it is now (a later change may have replaced the object of the move).
