@@ -26,6 +26,7 @@ from loopback.server import DEFAULT_CWD, LoopbackDiscord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+EMOJI_ENV = {**FAST_ENV, "UNO_CARD_EMOJIS": "1"}
 READY = "Card emojis ready"
 WARNED = "WARNING cogs.uno._emojis"
 NAMES = {emoji_name(c) for c in all_cards()}
@@ -34,7 +35,7 @@ NAMES = {emoji_name(c) for c in all_cards()}
 @pytest.fixture(scope="module")  # type: ignore[no-redef]
 def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     db = tmp_path_factory.mktemp("emojis-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+    return {"DATABASE_PATH": str(db), **EMOJI_ENV}
 
 
 def uploads(discord_: LoopbackDiscord) -> list[Any]:
@@ -130,7 +131,7 @@ async def test_refused_emojis_leave_the_cards_as_text(
             discord_.fail_next("GET", route, 403, code=50013, count=1000)
         db = str(tmp_path / "bot.db")
         bot = await discord_.start_bot([sys.executable, "bot.py"],
-                                       env={"DATABASE_PATH": db, **FAST_ENV}, cwd=DEFAULT_CWD)
+                                       env={"DATABASE_PATH": db, **EMOJI_ENV}, cwd=DEFAULT_CWD)
         try:
             await wait_log(bot, "Card emojis: ")
             assert bot.log_text().count(WARNED) == 1
