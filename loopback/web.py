@@ -67,6 +67,7 @@ class WebUI:
         app.router.add_post("/ui/act", self._act)
         app.router.add_post("/ui/channels", self._new_channel)
         app.router.add_get("/files/{mid}/{name}", self._file)
+        app.router.add_get("/emojis/{name}", self._emoji)
 
     # -- who and where -----------------------------------------------------------------
     @property
@@ -328,6 +329,18 @@ class WebUI:
             raise web.HTTPNotFound()
         ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
         return web.Response(body=data, content_type=ctype)
+
+
+    async def _emoji(self, request: web.Request) -> web.StreamResponse:
+        """An application emoji's picture, as Discord's CDN serves /emojis/{id}.png."""
+        eid = request.match_info["name"].partition(".")[0]
+        for emojis in self.server.emojis.store.values():
+            found = emojis.get(int(eid)) if eid.isdigit() else None
+            if found is not None:
+                data = found[1]
+                gif = data.startswith(b"GIF8")
+                return web.Response(body=data, content_type="image/gif" if gif else "image/png")
+        raise web.HTTPNotFound()
 
 
 def _event(kind: str, data: Any) -> str:

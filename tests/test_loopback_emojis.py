@@ -132,3 +132,17 @@ async def test_uploads_fail_on_demand(server: LoopbackDiscord) -> None:
     assert len(fault.hits) == 2 and server.emojis.names() == []
     assert (await rest(server, "POST", base(server), {"name": "ok", "image": data_uri()}))[0] == 201
     server.assert_no_problems()
+
+
+async def test_web_page_serves_emoji_pictures() -> None:
+    async with LoopbackDiscord(web_ui=True) as server:
+        status, emoji = await rest(server, "POST", base(server),
+                                   {"name": "uno_R7", "image": data_uri()})
+        assert status == 201
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{server.url}emojis/{emoji['id']}.png") as resp:
+                assert resp.status == 200 and resp.content_type == "image/png"
+                assert await resp.read() == PNG
+            async with http.get(f"{server.url}emojis/123.png") as resp:
+                assert resp.status == 404
+        server.assert_no_problems()
