@@ -146,3 +146,17 @@ async def test_web_page_serves_emoji_pictures() -> None:
             async with http.get(f"{server.url}emojis/123.png") as resp:
                 assert resp.status == 404
         server.assert_no_problems()
+
+
+def test_web_page_gets_emoji_ids_as_strings() -> None:
+    from loopback.web import _string_ids
+
+    big = 1574173702730285202  # more than JavaScript's numbers hold exactly
+    components = [{"type": 1, "components": [{"type": 3, "options": [
+        {"label": "3", "value": "R3", "emoji": {"name": "uno_R3", "id": big}},
+        {"label": "x", "value": "x", "emoji": {"name": "🟥", "id": None}}]}]}]
+    view = _string_ids(components)
+    options = view[0]["components"][0]["options"]
+    assert options[0]["emoji"] == {"name": "uno_R3", "id": str(big)}
+    assert options[1]["emoji"] == {"name": "🟥", "id": None}
+    assert components[0]["components"][0]["options"][0]["emoji"]["id"] == big  # a copy
