@@ -38,6 +38,9 @@ class FakeBot:
         self.list_fails = list_fails
         self.created: list[str] = []
 
+    def is_closed(self) -> bool:
+        return False
+
     async def fetch_application_emojis(self) -> list[Any]:
         if self.list_fails:
             raise discord.DiscordServerError(SimpleNamespace(status=503, reason="x"), "down")

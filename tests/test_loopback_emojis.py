@@ -148,7 +148,7 @@ async def test_web_page_serves_emoji_pictures() -> None:
         server.assert_no_problems()
 
 
-def test_web_page_gets_emoji_ids_as_strings() -> None:
+async def test_web_page_gets_emoji_ids_as_strings() -> None:
     from loopback.web import _string_ids
 
     big = 1574173702730285202  # more than JavaScript's numbers hold exactly

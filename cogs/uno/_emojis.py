@@ -123,6 +123,8 @@ class CardEmojis:
                 emoji = await self.bot.create_application_emoji(name=emoji_name(card),
                                                                 image=image)
             except Exception as exc:
+                if self.bot.is_closed():
+                    return  # shutting down: not a failure worth a warning
                 log.warning("Card emojis: uploading %s failed (%s); %d cards are shown as "
                             "text", emoji_name(card), exc, len(missing) - i)
                 return
