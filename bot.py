@@ -55,6 +55,8 @@ class Config:
     cpu_delay: float
     card_images: bool = True
     """Hand menus carry a picture of the hand (UNO_CARD_IMAGES=0 turns it off)."""
+    card_emojis: bool = True
+    """Card faces are uploaded as application emojis for the menus (UNO_CARD_EMOJIS=0: no)."""
     art_cache: str | None = None
     """Where drawn cards are kept between runs (UNO_ART_CACHE; memory only if unset)."""
 
@@ -83,6 +85,7 @@ class Config:
             time_scale=_positive_float("UNO_TIME_SCALE", 1.0),
             cpu_delay=_positive_float("UNO_CPU_DELAY", 1.5),
             card_images=_flag("UNO_CARD_IMAGES", True),
+            card_emojis=_flag("UNO_CARD_EMOJIS", True),
             art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
         )
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSMsgType, web
 
 from .bot_process import BotProcess
+from .emojis import EmojiRoutes
 from .limits import check_message_limits
 from .models import (
     DM_APP_PERMISSIONS,
@@ -87,9 +88,11 @@ ERROR_MESSAGES = {
     10007: "Unknown Member",
     10008: "Unknown Message",
     10013: "Unknown User",
+    10014: "Unknown Emoji",
     10015: "Unknown Webhook",
     10062: "Unknown interaction",
     40060: "Interaction has already been acknowledged.",
+    30008: "Maximum number of emojis reached (2000)",
     50001: "Missing Access",
     50013: "Missing Permissions",
     50024: "Cannot execute action on this channel type",
@@ -308,6 +311,8 @@ class LoopbackDiscord:
         self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
         self.bots: list[BotProcess] = []
         self.thread_routes = ThreadRoutes(self)
+        self.emojis = EmojiRoutes(self)
+        """Application emojis (emojis.py): ``emojis.of()``, ``emojis.names()``."""
         self._setup_routes()
 
     # -- lifecycle -------------------------------------------------------------
@@ -845,6 +850,7 @@ class LoopbackDiscord:
         r("GET", "/guilds/{gid}/members/{uid}")(self._get_member)
         r("POST", "/users/@me/channels")(self._create_dm)
         self.thread_routes.register()  # threads.py: /channels/{id}/threads, PATCH, DELETE...
+        self.emojis.register()  # emojis.py: /applications/{app}/emojis[/{emoji_id}]
 
     async def _no_content(self, req: Request) -> web.StreamResponse:
         return web.Response(status=204)

@@ -67,6 +67,7 @@ class WebUI:
         app.router.add_post("/ui/act", self._act)
         app.router.add_post("/ui/channels", self._new_channel)
         app.router.add_get("/files/{mid}/{name}", self._file)
+        app.router.add_get("/emojis/{name}", self._emoji)
 
     # -- who and where -----------------------------------------------------------------
     @property
@@ -126,6 +127,8 @@ class WebUI:
              "content_type": mimetypes.guess_type(str(a.get("filename", "")))[0] or ""}
             for a in msg.attachments
         ]
+        if data.get("components"):
+            data["components"] = _string_ids(data["components"])
         meta = msg.interaction_metadata
         if meta is not None:
             state = self.server.interactions.get(int(meta["id"]))
@@ -330,6 +333,18 @@ class WebUI:
         return web.Response(body=data, content_type=ctype)
 
 
+    async def _emoji(self, request: web.Request) -> web.StreamResponse:
+        """An application emoji's picture, as Discord's CDN serves /emojis/{id}.png."""
+        eid = request.match_info["name"].partition(".")[0]
+        for emojis in self.server.emojis.store.values():
+            found = emojis.get(int(eid)) if eid.isdigit() else None
+            if found is not None:
+                data = found[1]
+                gif = data.startswith(b"GIF8")
+                return web.Response(body=data, content_type="image/gif" if gif else "image/png")
+        raise web.HTTPNotFound()
+
+
 def _event(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data)}\n\n"
 
@@ -337,6 +352,20 @@ def _event(kind: str, data: Any) -> str:
 def _user(ident: Identity) -> dict[str, Any]:
     return {"id": str(ident.id), "name": ident.name,
             "display": ident.name if ident.bot else ident.name.capitalize(), "bot": ident.bot}
+
+
+def _string_ids(value: Any) -> Any:
+    """A copy of components whose emoji ids are strings, as Discord sends snowflakes
+    (discord.py sends them as numbers, too big for JavaScript's)."""
+    if isinstance(value, list):
+        return [_string_ids(v) for v in value]
+    if isinstance(value, dict):
+        out = {k: _string_ids(v) for k, v in value.items()}
+        emoji = out.get("emoji")
+        if isinstance(emoji, dict) and emoji.get("id") is not None:
+            out["emoji"] = {**emoji, "id": str(emoji["id"])}
+        return out
+    return value
 
 
 def _user_from_payload(user: dict[str, Any]) -> dict[str, Any]:

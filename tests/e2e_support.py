@@ -22,7 +22,9 @@ from engine.replay import replay_header
 from loopback.models import Channel
 from loopback.users import Member
 
-FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO"}
+FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO", "UNO_CARD_EMOJIS": "0"}
+"""Quick computer players; no card-face emojis (their upload in the background would make
+hand texts depend on timing): test_e2e_emojis turns them on."""
 
 
 def cards(codes: str) -> list[Card]:

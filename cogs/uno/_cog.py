@@ -49,6 +49,7 @@ from cogs.uno._contracts import (
     permission_names,
     stale_text,
 )
+from cogs.uno._emojis import CardEmojis
 from cogs.uno._menus import (
     choice_menu,
     hand_menu,
@@ -154,6 +155,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if bot.config.art_cache:
             configure_art(bot.config.art_cache)
         self.outbox.is_live = lambda s: self.service.sessions.get(s.channel_id) is s
+        self.card_emojis = CardEmojis(bot)
         super().__init__()
 
     # ================================================================== life cycle
@@ -161,9 +163,13 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.sweeper.change_interval(seconds=max(0.5, 60 * self.service.scale))
         self.sweeper.start()
         await self.service.restore()
+        if self.bot.config.card_emojis:
+            # in the background: READY and the restored games do not wait for the uploads
+            self.card_emojis.start()
 
     async def cog_unload(self) -> None:
         self.sweeper.cancel()
+        await self.card_emojis.stop()
         await self.service.close()
         await self.outbox.close()
 

@@ -24,6 +24,7 @@ from cogs.uno._components import (
     TowerSelect,
     view_of,
 )
+from cogs.uno._emojis import card_emoji
 from cogs.uno._render import (
     COLOR_EMOJI,
     card_count,
@@ -161,11 +162,12 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
     elif game.pending is Decision.PLAY:
         options: list[discord.SelectOption] = []
         for c in sorted(game.playable_cards(pid)):
-            options.append(discord.SelectOption(label=option_label(c, locale), value=c.code))
+            options.append(discord.SelectOption(label=option_label(c, locale), value=c.code,
+                                                emoji=card_emoji(c)))
             if len(hand) == 2:
                 options.append(discord.SelectOption(
                     label=_("{card} and call UNO!", locale, card=option_label(c, locale)),
-                    value=f"{c.code}|u"))
+                    value=f"{c.code}|u", emoji=card_emoji(c)))
         pages = max(1, -(-len(options) // PAGE_SIZE))
         page = min(max(page, 0), pages - 1)
         chunk = options[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
@@ -216,10 +218,11 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
         distinct = sorted(dict.fromkeys(hand))
         keep: list[discord.SelectOption] = []
         for c in distinct:
-            keep.append(discord.SelectOption(label=option_label(c, locale), value=c.code))
+            keep.append(discord.SelectOption(label=option_label(c, locale), value=c.code,
+                                             emoji=card_emoji(c)))
             keep.append(discord.SelectOption(
                 label=_("{card} and call UNO!", locale, card=option_label(c, locale)),
-                value=f"{c.code}|u"))
+                value=f"{c.code}|u", emoji=card_emoji(c)))
         items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE], _("Card to keep…", locale)))
     if not items and len(hand) == 1 and not game.has_called(pid) and not game.is_over:
         items.append(uno_button(session, locale=locale))

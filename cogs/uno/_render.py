@@ -11,6 +11,7 @@ from typing import Any
 import discord
 
 from cogs.i18n import Locale, _
+from cogs.uno._emojis import card_emoji_text
 from cogs.uno._session import Session
 from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
@@ -110,9 +111,23 @@ def card_count(n: int, locale: Locale = None) -> str:
     return _("1 card", locale) if n == 1 else _("{n} cards", locale, n=n)
 
 
+HAND_TEXT_BUDGET = 1000
+"""Characters a hand's text may take with the cards' application emojis; a longer hand is
+listed without them (a message holds 2,000)."""
+
+
 def hand_text(cards: Sequence[Card], locale: Locale = None) -> str:
-    return ", ".join(f"{card_label(c, locale)} `{c.code}`" for c in cards) or _("(no cards)",
-                                                                               locale)
+    """The cards for their holder: "🟥 7 `R7`, ..."; each led by its card-face emoji
+    (``<:uno_R7:id>``) when the emojis are uploaded and the list stays short enough."""
+    plain = [f"{card_label(c, locale)} `{c.code}`" for c in cards]
+    if not plain:
+        return _("(no cards)", locale)
+    faces = [card_emoji_text(c) for c in cards]
+    pictured = ", ".join(f"{face} {text}" if face else text for face, text in zip(faces, plain,
+                                                                                   strict=True))
+    if any(faces) and len(pictured) <= HAND_TEXT_BUDGET:
+        return pictured
+    return ", ".join(plain)
 
 
 def direction_text(direction: int, locale: Locale = None) -> str:

@@ -137,7 +137,8 @@ function inline(s) {
     const c = state && state.channels.find((x) => x.id === id);
     return `<span class="mention">#${esc(c ? c.name : "unknown")}</span>`;
   });
-  t = t.replace(/&lt;a?:(\w+):\d+&gt;/g, ":$1:");
+  t = t.replace(/&lt;a?:(\w+):(\d+)&gt;/g,
+    '<img class="emoji" src="/emojis/$2.png" alt=":$1:" title=":$1:">');
   t = t.replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<a href="$2" target="_blank" rel="noopener">$1</a>');
   return t;
 }
@@ -165,6 +166,14 @@ function fmtTime(iso) {
 function emojiText(e) {
   if (!e) return "";
   return e.id ? `:${e.name}:` : e.name || "";
+}
+// a custom emoji as its picture (the loopback serves application emojis at /emojis/ID.png)
+function emojiNode(e) {
+  if (!e || !e.id) return document.createTextNode(emojiText(e));
+  const img = el("img", "emoji");
+  img.src = `/emojis/${encodeURIComponent(e.id)}.png`;
+  img.alt = img.title = `:${e.name}:`;
+  return img;
 }
 
 // ---------------------------------------------------------------- messages
@@ -399,7 +408,9 @@ function renderSelect(s, msg) {
       const item = el("div", "select-option" + (picked.includes(o.value) ? " picked" : ""));
       item.dataset.value = o.value;
       if (max > 1) item.appendChild(el("span", "check"));
-      const text = el("span", "", `${emojiText(o.emoji)}${o.emoji ? " " : ""}${o.label}`);
+      const text = el("span", "");
+      if (o.emoji) text.append(emojiNode(o.emoji), " ");
+      text.append(o.label);
       if (o.description) text.appendChild(el("span", "desc", o.description));
       item.appendChild(text);
       item.onclick = () => {
