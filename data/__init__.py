@@ -18,6 +18,7 @@ from data.models import (
     PlayerStats,
     SavedGame,
     SetAsideGame,
+    UserSettings,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "PlayerStats",
     "SavedGame",
     "SetAsideGame",
+    "UserSettings",
 ]

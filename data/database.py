@@ -33,6 +33,7 @@ from data.models import (
     PlayerStats,
     SavedGame,
     SetAsideGame,
+    UserSettings,
 )
 
 logger = logging.getLogger(__name__)
@@ -411,6 +412,21 @@ class Database:
         )
         async with self._write(f"save the settings of guild {settings.guild_id}") as conn:
             await conn.execute(queries.UPSERT_GUILD_SETTINGS, params)
+
+    # --- a person's own settings ------------------------------------------------------------
+
+    async def get_user_settings(self, user_id: int) -> UserSettings:
+        """The person's settings, or the defaults when they never saved any."""
+        async with self._exclusive(), self._conn.execute(
+            queries.GET_USER_SETTINGS, (user_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return UserSettings.from_row(row) if row is not None else UserSettings(user_id)
+
+    async def set_user_settings(self, settings: UserSettings) -> None:
+        async with self._write(f"save the settings of user {settings.user_id}") as conn:
+            await conn.execute(queries.UPSERT_USER_SETTINGS,
+                               (settings.user_id, int(settings.high_contrast)))
 
     # --- games in progress ----------------------------------------------------------------
 

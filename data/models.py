@@ -115,6 +115,24 @@ class GuildSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class UserSettings:
+    """A person's own display preferences (the same in every server)."""
+
+    user_id: int
+    high_contrast: bool = False
+    """Cards drawn in the high-contrast look (stronger palette, thicker outlines)."""
+
+    def __post_init__(self) -> None:
+        _require_int("user_id", self.user_id)
+        if not isinstance(self.high_contrast, bool):
+            raise ValueError(f"high_contrast must be True or False, got {self.high_contrast!r}.")
+
+    @classmethod
+    def from_row(cls, row: RowLike) -> UserSettings:
+        return cls(user_id=int(row["user_id"]), high_contrast=bool(row["high_contrast"]))
+
+
+@dataclass(frozen=True, slots=True)
 class SavedGame:
     """A game in progress; ``state`` is the engine's JSON text, stored as is."""
 

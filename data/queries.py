@@ -38,6 +38,21 @@ ON CONFLICT (guild_id) DO UPDATE SET
     language = excluded.language
 """
 
+# --- a person's own settings --------------------------------------------------------------
+
+GET_USER_SETTINGS: Final = """
+SELECT user_id, high_contrast
+FROM user_settings
+WHERE user_id = ?
+"""
+
+UPSERT_USER_SETTINGS: Final = """
+INSERT INTO user_settings (user_id, high_contrast)
+VALUES (?, ?)
+ON CONFLICT (user_id) DO UPDATE SET
+    high_contrast = excluded.high_contrast
+"""
+
 # --- saved games ------------------------------------------------------------------------
 
 UPSERT_GAME: Final = """

@@ -32,6 +32,7 @@ EXPECTED_TABLES = {
     "player_stats",
     "game_log",
     "set_aside_games",
+    "user_settings",
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from data import Database, DatabaseWriteError, GuildSettings, SavedGame
+from data import Database, DatabaseWriteError, GuildSettings, SavedGame, UserSettings
 from data_support import opened
 
 # --- guild settings ---------------------------------------------------------------------
@@ -158,3 +158,15 @@ def test_saved_game_validation() -> None:
         SavedGame(1, 1, "", "{}", 0)
     with pytest.raises(ValueError, match="state"):
         SavedGame(1, 1, "g", {"a": 1}, 0)  # type: ignore[arg-type]
+
+
+async def test_a_persons_own_settings_default_save_and_refuse_bad_values(db: Database) -> None:
+    """Issue 11: the high-contrast look is a person's own choice, the same everywhere."""
+    assert await db.get_user_settings(7) == UserSettings(7, high_contrast=False)
+    await db.set_user_settings(UserSettings(7, high_contrast=True))
+    assert (await db.get_user_settings(7)).high_contrast is True
+    assert (await db.get_user_settings(8)).high_contrast is False, "one person's only"
+    await db.set_user_settings(UserSettings(7, high_contrast=False))
+    assert (await db.get_user_settings(7)).high_contrast is False
+    with pytest.raises(ValueError, match="high_contrast"):
+        UserSettings(7, high_contrast=1)  # type: ignore[arg-type]

@@ -57,6 +57,22 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
         assert image.width < (min(len(held), 10) + 1) * HAND_CARD_WIDTH + 200
     assert all(not m.attachments for m in loopback.channel.messages), \
         "no public message carries a picture"
+
+    # A person's own look: high contrast, for them only, remembered.
+    normal = (await alice.click("My hand", message=table)).message
+    assert normal is not None
+    r = await alice.slash("uno appearance", high_contrast=True)
+    assert r.ephemeral and "high contrast" in r.text
+    bold = (await alice.click("My hand", message=table)).message
+    assert bold is not None
+    assert picture(bold).size == picture(normal).size
+    assert bold.files["hand.png"] != normal.files["hand.png"], "drawn in the other look"
+    bobs = (await bob.click("My hand", message=table)).message
+    assert bobs is not None
+    r = await bob.slash("uno appearance")
+    assert "normal look" in r.text, "bob's look is his own"
+    r = await alice.slash("uno appearance", high_contrast=False)
+    assert "normal look" in r.text
     # The drawn cards are kept on disk for the next start.
     assert cached_pngs(loopback_bot_env["UNO_ART_CACHE"])
 

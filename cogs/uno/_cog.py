@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +76,7 @@ from cogs.uno._service import TableService, options_from
 from cogs.uno._session import Session
 from cogs.uno.art import configure as configure_art
 from cogs.uno.art import hand_image
+from data import DatabaseError, UserSettings
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import (
     Accept,
@@ -103,6 +105,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+LOOK_TTL = 60.0
+"""Seconds a person's look is kept before it is read again."""
+MAX_LOOKS = 10_000
 HAND_CARD_WIDTH = 80
 """Pixels per card in the hand picture (2 ms for seven cards, 13 KB; 120 px: 3.7 ms, 20 KB)."""
 MAX_ECHO = 12
@@ -151,6 +156,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)
+        self._looks: dict[int, tuple[bool, float]] = {}
+        """Each person's look (high contrast?) and when it was read."""
         self.outbox.on_lost = self.service.channel_lost
         if bot.config.art_cache:
             configure_art(bot.config.art_cache)
@@ -240,18 +247,39 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         async with self._as_saved(session, actor) as game:
             menu = self._hand(session, game, actor, page=page)
             cards, playable = shown_cards(game, actor.id)
-        await reply.menu(menu, image=await self._picture(cards, playable))
+        await reply.menu(menu, image=await self._picture(cards, playable, actor.id))
 
-    async def _picture(self, cards: list[Card], playable: set[Card]) -> bytes | None:
-        """The hand as a picture (drawn off the event loop; cards come from a cache), or
-        None: no cards to show, pictures off, or drawing failed (the text says it all)."""
+    async def _picture(self, cards: list[Card], playable: set[Card], user: str
+                       ) -> bytes | None:
+        """The hand as a picture (drawn off the event loop; cards come from a cache), in
+        the person's look, or None: no cards to show, pictures off, or drawing failed (the
+        text says it all)."""
         if not cards or not self.bot.config.card_images:
             return None
+        contrast = await self._high_contrast(int(user))
         try:
-            return await asyncio.to_thread(hand_image, cards, playable, width=HAND_CARD_WIDTH)
+            return await asyncio.to_thread(hand_image, cards, playable, width=HAND_CARD_WIDTH,
+                                           contrast=contrast)
         except Exception:
             log.exception("Drawing a hand failed; the menu goes without its picture")
             return None
+
+    async def _high_contrast(self, user: int) -> bool:
+        """The person's look, read from the database at most once a minute (another process
+        of the bot may have changed it)."""
+        now = time.monotonic()
+        known = self._looks.get(user)
+        if known is not None and now - known[1] < LOOK_TTL:
+            return known[0]
+        try:
+            contrast = (await self.bot.db.get_user_settings(user)).high_contrast
+        except Exception as exc:
+            log.warning("Reading the settings of user %s failed (%s)", user, exc)
+            contrast = known[0] if known is not None else False
+        self._looks[user] = (contrast, now)
+        while len(self._looks) > MAX_LOOKS:
+            del self._looks[next(iter(self._looks))]
+        return contrast
 
     async def _move(self, reply: Reply, interaction: discord.Interaction[Any],
                     make: Callable[[Session, Game, str], Move], *, gid: str | None = None,
@@ -794,6 +822,28 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                          + " · " + language_text(defaults.language, interaction.guild_locale,
                                                  locale))
         await reply.send("\n".join(parts))
+
+    @app_commands.command(name="appearance",
+                          description="How your cards are drawn for you (only you see this)")
+    @app_commands.describe(high_contrast="Stronger colours and thicker outlines for your cards")
+    async def appearance(self, interaction: discord.Interaction[Any],
+                         high_contrast: bool | None = None) -> None:
+        async def work(reply: Reply) -> None:
+            locale = interaction.locale
+            user = interaction.user.id
+            if high_contrast is not None:
+                try:
+                    await self.bot.db.set_user_settings(UserSettings(user, high_contrast))
+                except DatabaseError:
+                    raise Refusal(_("Your choice couldn't be saved: try again in a moment.",
+                                    locale)) from None
+                self._looks[user] = (high_contrast, time.monotonic())
+            contrast = await self._high_contrast(user)
+            await reply.send(_("Your cards are drawn in high contrast (in every server).", locale)
+                             if contrast else
+                             _("Your cards are drawn in the normal look (in every server).",
+                               locale))
+        await answer(interaction, work)
 
     # ================================================================== commands: moves
     @app_commands.command(name="hand", description="See your hand (only you can see it)")
