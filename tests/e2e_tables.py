@@ -3,6 +3,8 @@ act on them through the UI: who sits there, what the bot saved, and the usual ch
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +41,19 @@ async def state(ch: Channel) -> dict[str, Any]:
     assert s is not None, f"no saved game in {ch!r}"
     game: dict[str, Any] = s["game"]
     return game
+
+
+async def poll_state(ch: Channel, pred: Callable[[dict[str, Any]], bool],
+                     timeout: float = 5.0) -> dict[str, Any]:  # noqa: ASYNC109
+    """The saved game once ``pred`` holds for it (the bot saves in the background)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        s = await state(ch)
+        if pred(s):
+            return s
+        if time.monotonic() > deadline:
+            raise AssertionError(f"saved state never matched; last: {s}")
+        await asyncio.sleep(0.05)
 
 
 def hand(s: dict[str, Any], m: Member | str) -> list[str]:

@@ -7,14 +7,12 @@ slash commands) and checks what people see and what the bot saved.
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from e2e_tables import abc, hand, pid, refused, registry, said, state, table_message
+from e2e_tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
 
 from cogs.uno._session import Options, Session
 from data import Database, GameResult, PlayerResult
@@ -77,16 +75,6 @@ async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
 
 
 # ------------------------------------------------------------------ helpers
-async def poll_state(ch: Channel, pred: Callable[[dict[str, Any]], bool],
-                     timeout: float = 5.0) -> dict[str, Any]:  # noqa: ASYNC109
-    deadline = time.monotonic() + timeout
-    while True:
-        s = await state(ch)
-        if pred(s):
-            return s
-        if time.monotonic() > deadline:
-            raise AssertionError(f"saved state never matched; last: {s}")
-        await asyncio.sleep(0.05)
 
 
 def options(msg: Message) -> list[str]:

@@ -9,18 +9,14 @@ public or in private) and what the bot saved. The last test kills the bot mid-la
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
 import test_table_service as ts
 from e2e_driver import shown_codes, stray_card_labels
-from e2e_tables import abc, hand, pid, refused, registry, said, state, table_message
+from e2e_tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
 
 from cogs.uno._autoplay import timeout_moves
 from cogs.uno._movelog import log_line
@@ -71,16 +67,6 @@ async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
 
 
 # ------------------------------------------------------------------ helpers
-async def poll_state(ch: Channel, pred: Callable[[dict[str, Any]], bool],
-                     timeout: float = 5.0) -> dict[str, Any]:  # noqa: ASYNC109
-    deadline = time.monotonic() + timeout
-    while True:
-        s = await state(ch)
-        if pred(s):
-            return s
-        if time.monotonic() > deadline:
-            raise AssertionError(f"saved state never matched; last: {s}")
-        await asyncio.sleep(0.05)
 
 
 def no_public_card(ch: Channel) -> None:
