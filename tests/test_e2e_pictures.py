@@ -1,11 +1,13 @@
 """End to end through the loopback Discord: the hand as a picture (issue 11, "Pictures").
 
-My hand carries a PNG of the cards the text lists, drawn by `cogs.uno.art` (the answer to a
-move is text only: cheaper); public messages never carry a picture of a hand.
+My hand carries a PNG of the cards the text lists, drawn by `cogs.uno.art` after the answer
+(so drawing never delays the acknowledgement; the answer to a move is text only: cheaper);
+public messages never carry a picture of a hand.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import pathlib
 
@@ -26,6 +28,16 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     db = tmp_path_factory.mktemp("pictures-db") / "bot.db"
     cache = tmp_path_factory.mktemp("art-cache")
     return {"DATABASE_PATH": str(db), "UNO_ART_CACHE": str(cache), **FAST_ENV}
+
+
+async def pictured(m: Message | None) -> Message:
+    """The menu once its picture arrived (it follows the answer, drawn in the background)."""
+    assert m is not None
+    for _ in range(100):
+        if m.attachments:
+            return m
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no picture came on {m!r}")
 
 
 def picture(m: Message) -> Image.Image:
@@ -51,7 +63,9 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
         r = await member.click("My hand", message=table)
         assert r.ephemeral and r.message is not None
         held = state["game"]["hands"][str(member.id)]
-        image = picture(r.message)
+        image = picture(await pictured(r.message))
+        assert r.message.history, "the picture was added by an edit of the answer"
+        assert not r.message.history[0].get("attachments"), "the answer came first"
         # one card per column up to ten a row: the picture is as wide as the hand
         assert image.width >= min(len(held), 10) * HAND_CARD_WIDTH
         assert image.width < (min(len(held), 10) + 1) * HAND_CARD_WIDTH + 200
@@ -59,16 +73,13 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
         "no public message carries a picture"
 
     # A person's own look: high contrast, for them only, remembered.
-    normal = (await alice.click("My hand", message=table)).message
-    assert normal is not None
+    normal = await pictured((await alice.click("My hand", message=table)).message)
     r = await alice.slash("uno appearance", high_contrast=True)
     assert r.ephemeral and "high contrast" in r.text
-    bold = (await alice.click("My hand", message=table)).message
-    assert bold is not None
+    bold = await pictured((await alice.click("My hand", message=table)).message)
     assert picture(bold).size == picture(normal).size
     assert bold.files["hand.png"] != normal.files["hand.png"], "drawn in the other look"
-    bobs = (await bob.click("My hand", message=table)).message
-    assert bobs is not None
+    await pictured((await bob.click("My hand", message=table)).message)
     r = await bob.slash("uno appearance")
     assert "normal look" in r.text, "bob's look is his own"
     r = await alice.slash("uno appearance", high_contrast=False)

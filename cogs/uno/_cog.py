@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import io
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -105,6 +106,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MAX_PENDING_PICTURES = 32
+"""Hand pictures drawn at once at most; a busy bot answers with the text alone."""
 LOOK_TTL = 60.0
 """Seconds a person's look is kept before it is read again."""
 MAX_LOOKS = 10_000
@@ -156,6 +159,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)
+        self._pictures: set[asyncio.Task[None]] = set()
+        """Hand pictures being drawn and attached (bounded: past it, text only)."""
         self._looks: dict[int, tuple[bool, float]] = {}
         """Each person's look (high contrast?) and when it was read."""
         self.outbox.on_lost = self.service.channel_lost
@@ -176,6 +181,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     async def cog_unload(self) -> None:
         self.sweeper.cancel()
+        for task in list(self._pictures):
+            task.cancel()
         await self.card_emojis.stop()
         await self.service.close()
         await self.outbox.close()
@@ -247,7 +254,29 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         async with self._as_saved(session, actor) as game:
             menu = self._hand(session, game, actor, page=page)
             cards, playable = shown_cards(game, actor.id)
-        await reply.menu(menu, image=await self._picture(cards, playable, actor.id))
+        await reply.menu(menu)
+        if cards and self.bot.config.card_images:
+            # The picture follows the answer: drawing it never delays the acknowledgement.
+            if len(self._pictures) < MAX_PENDING_PICTURES:
+                task = asyncio.create_task(self._attach_picture(reply, cards, playable,
+                                                                actor.id))
+                self._pictures.add(task)
+                task.add_done_callback(self._pictures.discard)
+            else:
+                log.info("Busy: a hand goes without its picture")
+
+    async def _attach_picture(self, reply: Reply, cards: list[Card], playable: set[Card],
+                              user: str) -> None:
+        """Draw the hand and put it on the menu just sent (best effort: the text lists the
+        same cards)."""
+        image = await self._picture(cards, playable, user)
+        if image is None or reply.expired:
+            return
+        try:
+            await reply.interaction.edit_original_response(
+                attachments=[discord.File(io.BytesIO(image), filename="hand.png")])
+        except discord.HTTPException as exc:
+            log.info("Adding the hand picture to %s failed: %s", reply.interaction.id, exc)
 
     async def _picture(self, cards: list[Card], playable: set[Card], user: str
                        ) -> bytes | None:
