@@ -969,10 +969,37 @@ class LoopbackDiscord:
         return json_response(self.global_commands)
 
     # -- messages --------------------------------------------------------------------
-    def _limits(self, req: Request, data: dict[str, Any] | None) -> web.Response | None:
+    @staticmethod
+    def _attachment_names(req: Request, data: dict[str, Any],
+                          msg: Message | None = None) -> set[str]:
+        """The file names the message will have once ``data`` is applied: the attachments
+        it lists (an existing one by its id) and the files uploaded with it, or, when it
+        lists none, those ``msg`` (the edited message) has now."""
+        uploaded: dict[str, bytes] = req.raw.get(UPLOADED_FILES) or {}
+        names = set(uploaded)
+        if "attachments" not in data:
+            names.update(str(a.get("filename")) for a in (msg.attachments if msg else []))
+            return names
+        known = {str(a.get("id")): str(a.get("filename")) for a in
+                 (msg.attachments if msg else [])}
+        for a in data.get("attachments") or []:
+            if not isinstance(a, dict):
+                continue
+            if a.get("filename"):
+                names.add(str(a["filename"]))
+            elif str(a.get("id")) in known:
+                names.add(known[str(a.get("id"))])
+        return names
+
+    def _limits(self, req: Request, data: dict[str, Any] | None,
+                msg: Message | None = None) -> web.Response | None:
+        """Discord's 400 50035 for a message body past its limits (``msg``: the message
+        an edit changes, whose flags and attachments count)."""
         if not isinstance(data, dict):
             return None
-        issues = check_message_limits(data)
+        if msg is not None:
+            data = {**data, "flags": msg.flags | int(data.get("flags") or 0)}
+        issues = check_message_limits(data, self._attachment_names(req, data, msg))
         if not issues:
             return None
         for text in issues:
@@ -1051,6 +1078,9 @@ class LoopbackDiscord:
             for a in msg.attachments:
                 if a.get("filename") in files:
                     a["size"] = len(files[a["filename"]])
+        kept = {a.get("filename") for a in msg.attachments}
+        for name in [n for n in msg.files if n not in kept]:
+            del msg.files[name]  # an edit that left the file out removed it
 
     def edit_message(self, msg: Message, data: dict[str, Any]) -> None:
         msg.apply(data)
@@ -1173,11 +1203,12 @@ class LoopbackDiscord:
         if not own:
             self.problem("forbidden", "editing a message authored by another user", req, 50005)
             return error_response(403, 50005, "Cannot edit a message authored by another user")
-        bad = self._limits(req, req.body)
+        bad = self._limits(req, req.body, msg)
         if bad:
             return bad
         channel.record_write()
         self.edit_message(msg, req.body or {})
+        self._keep_files(msg, req)
         return json_response(msg.payload())
 
     async def _typing(self, req: Request) -> web.StreamResponse:
@@ -1292,7 +1323,7 @@ class LoopbackDiscord:
             self._fail_interaction(req, text, 50035)
             return error_response(400, 50035, "Invalid Form Body")
         if rtype in (4, 7):
-            bad = self._limits(req, data)
+            bad = self._limits(req, data, state.source_message if rtype == 7 else None)
             if bad:
                 return bad
         # in a thread: a locked one refuses new messages, an archived one refuses edits
@@ -1432,7 +1463,7 @@ class LoopbackDiscord:
             self.delete_message(msg)
             return web.Response(status=204)
         data = dict(req.body or {})
-        bad = self._limits(req, {**data, "flags": msg.flags | int(data.get("flags") or 0)})
+        bad = self._limits(req, data, msg)
         if bad:
             return bad
         self.edit_message(msg, data)
