@@ -57,6 +57,9 @@ class Config:
     """Hand menus carry a picture of the hand (UNO_CARD_IMAGES=0 turns it off)."""
     art_cache: str | None = None
     """Where drawn cards are kept between runs (UNO_ART_CACHE; memory only if unset)."""
+    table_v2: bool = True
+    """The live table is one Components V2 message with its picture (UNO_TABLE_V2=0: the
+    embed table with a row of buttons)."""
 
     @classmethod
     def from_env(cls) -> Config:
@@ -84,6 +87,7 @@ class Config:
             cpu_delay=_positive_float("UNO_CPU_DELAY", 1.5),
             card_images=_flag("UNO_CARD_IMAGES", True),
             art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
+            table_v2=_flag("UNO_TABLE_V2", True),
         )
 
 

@@ -25,6 +25,7 @@ time limit, not dropped.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import time
 from collections import OrderedDict, deque
@@ -36,9 +37,11 @@ import discord
 
 from cogs.i18n import speaking
 from cogs.uno._contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
+from cogs.uno._layout import table_layout, table_picture_view
 from cogs.uno._menus import lobby_view, table_view, turn_ping
 from cogs.uno._render import lobby_embed, table_embed
 from cogs.uno._session import Session
+from cogs.uno.art import TableView, table_image
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +119,15 @@ class _Channel:
     """The newest interaction showed the bot lacks a permission to post here."""
     newest_id: int = 0
     """The newest message id seen in the channel (to know when the table scrolled away)."""
+    quiet: dict[int, discord.ui.LayoutView] = field(default_factory=dict)
+    """Components V2 tables (id → the same table without its buttons): a table that is
+    closed keeps its text and picture (a V2 message without components would be empty)."""
+    picture: tuple[int, TableView, str] | None = None
+    """The live table's picture: its message id, what it shows, its file name."""
+    pictures: int = 0
+    """Pictures attached so far (each new one gets a new file name)."""
+    composed: tuple[TableView, str | None, discord.ui.LayoutView] | None = None
+    """The V2 table being written: its picture's view and file name, its quiet form."""
 
 
 class ChannelLost(Exception):
@@ -168,8 +180,10 @@ def _token(carrier: discord.Interaction[Any] | _Token | None) -> _Token | None:
 
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
-                 global_writes: float = GLOBAL_WRITES) -> None:
+                 global_writes: float = GLOBAL_WRITES, v2: bool = True) -> None:
         self.client = client
+        self.v2 = v2
+        """The table as one Components V2 message with its picture (else an embed)."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
         self.is_live: Callable[[Session], bool] = lambda session: True
@@ -203,7 +217,7 @@ class Outbox:
             # The game is over or gone: its last table loses its buttons.
             stale = session.table_message_id
             session.table_message_id = None
-            box.edits[stale] = lambda: {"view": None}
+            box.edits[stale] = lambda: _closed(box, stale)
             box.shown = []
         self._kick(session.channel_id, box)
 
@@ -226,7 +240,7 @@ class Outbox:
         if message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[message_id] = lambda: {"view": None}
+        box.edits[message_id] = lambda: _closed(box, message_id)
         self._kick(session.channel_id, box)
 
     def reopen(self, channel_id: int) -> None:
@@ -472,16 +486,26 @@ class Outbox:
                 await self._post(box, channel, _fixed(_plain(chunk)))
         taken: list[str] = []
         composed = False
+        attached = False
         mention, box.mention = box.mention, None  # kept if the first route fails
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
-            nonlocal composed
+            nonlocal composed, attached
             lines, box.lines = box.lines, []
             taken.extend(lines)
             box.table = False
             shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
             text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+            if self.v2:
+                body = await self._v2_table(box, session, text, mention, new)
+                if body is not None:
+                    composed = True
+                    box.shown = shown
+                    attached = "file" in body or "attachments" in body
+                    return body
+                box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
+                return None
             table = await self._table(session, text, mention)
             if table is None:
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
@@ -498,12 +522,27 @@ class Outbox:
             if message_id is None:
                 return
             session.table_message_id = message_id
+            self._adopt(box, message_id)
             if previous is not None:
                 box.edits.pop(previous, None)
-                await self._edit(box, channel, previous, _fixed({"view": None}))
+                await self._edit(box, channel, previous, _fixed(_closed(box, previous)))
             return
         assert previous is not None
-        if not await self._edit(box, channel, previous, compose) and composed:
+        try:
+            done = await self._edit(box, channel, previous, compose)
+        except discord.HTTPException as exc:
+            if not (attached and exc.status == 400):
+                raise
+            # Discord refused an edit that brings a new picture: the table is posted anew
+            log.warning("Editing table %s with a new picture was refused (%s %s): posted "
+                        "anew", previous, exc.code, exc.text)
+            box.picture = None
+            box.lines = taken + box.lines
+            box.table = True
+            box.fresh = True
+            return
+        self._adopt(box, previous)
+        if not done and composed:
             # the table message is gone (someone deleted it): post it anew
             if session.table_message_id == previous:
                 session.table_message_id = None
@@ -520,18 +559,70 @@ class Outbox:
             game = session.game
             if game is None or game.is_over or not self._is_live(session):
                 return None
-            ping = None
             with speaking(session.options.language):  # the channel's text: the game's language
-                if (session.options.mention_turn and game.turn.isdigit()
-                        and not session.is_cpu(game.turn)):
-                    # Every table names whose turn it is; the mention notifies once per turn.
-                    ping = mention if mention == game.turn and not session.paused else None
-                    line = turn_ping(session, game)
-                    text = f"{text}\n{line}" if text else line
-                mentions = discord.AllowedMentions(
-                    users=[discord.Object(int(ping))] if ping else [], everyone=False,
-                    roles=False)
+                text, mentions = _turn_line(session, text, mention)
                 return text, table_embed(session), table_view(session), mentions
+
+    async def _v2_table(self, box: _Channel, session: Session, text: str | None,
+                        mention: str | None, new: bool) -> dict[str, Any] | None:
+        """The live table as one Components V2 message: a post carries its picture; an edit
+        attaches a new picture (under a new file name, replacing the old attachment) only
+        when what it shows changed. The picture is drawn off the event loop and outside the
+        session's lock (clicks are never kept waiting for it); without it (drawing failed)
+        the table's text still says everything."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return None
+            picture_view = table_picture_view(session)
+            message_id = session.table_message_id
+        same = (not new and box.picture is not None and box.picture[0] == message_id
+                and box.picture[1] == picture_view)
+        png: bytes | None = None
+        if same:
+            assert box.picture is not None
+            name: str | None = box.picture[2]
+        else:
+            try:
+                png = await asyncio.to_thread(table_image, picture_view)
+            except Exception:
+                log.exception("Drawing the table failed; it goes without its picture")
+            box.pictures += 1
+            name = f"table-{box.pictures}.png" if png is not None else None
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return None
+            with speaking(session.options.language):  # the channel's text: the game's language
+                text, mentions = _turn_line(session, text, mention)
+                layout = table_layout(session, text, name)
+                quiet = table_layout(session, text, name, buttons=False)
+        body: dict[str, Any] = {"view": layout, "allowed_mentions": mentions}
+        if not new:
+            # an old embed table becomes a V2 one: its content and embeds are emptied
+            body.update(content=None, embed=None)
+        if png is not None and name is not None:
+            upload = discord.File(io.BytesIO(png), filename=name)
+            if new:
+                body["file"] = upload
+            else:
+                body["attachments"] = [upload]  # the old picture goes
+        elif not same and not new:
+            body["attachments"] = []  # no picture this time: the old one would be wrong
+        box.composed = (picture_view, name, quiet)
+        return body
+
+    def _adopt(self, box: _Channel, message_id: int) -> None:
+        """The table just written is ``message_id``: remember its picture and its quiet
+        form (for when it is closed)."""
+        composed, box.composed = box.composed, None
+        if composed is None:
+            return
+        picture_view, name, quiet = composed
+        box.picture = (message_id, picture_view, name) if name is not None else None
+        box.quiet[message_id] = quiet
+        while len(box.quiet) > 4:
+            del box.quiet[next(iter(box.quiet))]
 
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)
@@ -539,6 +630,31 @@ class Outbox:
 
 class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
+
+
+def _turn_line(session: Session, text: str | None, mention: str | None
+               ) -> tuple[str | None, discord.AllowedMentions]:
+    """``text`` with the line that names whose turn it is, and who it may notify (under the
+    session's lock, in the game's language)."""
+    game = session.game
+    assert game is not None
+    ping = None
+    if (session.options.mention_turn and game.turn.isdigit()
+            and not session.is_cpu(game.turn)):
+        # Every table names whose turn it is; the mention notifies once per turn.
+        ping = mention if mention == game.turn and not session.paused else None
+        line = turn_ping(session, game)
+        text = f"{text}\n{line}" if text else line
+    mentions = discord.AllowedMentions(
+        users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
+    return text, mentions
+
+
+def _closed(box: _Channel, message_id: int) -> dict[str, Any]:
+    """What a table (or lobby) that is closed becomes: without its buttons; a Components V2
+    table keeps its text and picture."""
+    quiet = box.quiet.pop(message_id, None)
+    return {"view": quiet}
 
 
 def _in_language(session: Session, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
