@@ -66,6 +66,8 @@ MAX_WAITING_CARRIERS = 256
 MIN_POST_GAP = 0.5
 """Seconds gathered before a post, so a move and its consequences go out together."""
 RECENT_LINES = 6
+PICTURE_TRIES = 3
+"""Times a table's picture is drawn again when the game moved meanwhile."""
 """Announcement lines a table edited in place keeps showing (the newest)."""
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
@@ -492,20 +494,34 @@ class Outbox:
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
             nonlocal composed, attached
+            if self.v2:
+                for attempt in range(PICTURE_TRIES):
+                    # the picture first (it takes a moment), then the lines that came
+                    picture = await self._v2_picture(box, session, new)
+                    lines, box.lines = box.lines, []
+                    taken.extend(lines)
+                    box.table = False
+                    shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
+                    text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+                    if picture is None:
+                        break
+                    body = await self._v2_table(box, session, text, mention, new, picture,
+                                                last=attempt == PICTURE_TRIES - 1)
+                    if body is None:
+                        break
+                    if body:
+                        composed = True
+                        box.shown = shown
+                        attached = "file" in body or "attachments" in body
+                        return body
+                    # the game moved while the picture was drawn: draw it again
+                box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
+                return None
             lines, box.lines = box.lines, []
             taken.extend(lines)
             box.table = False
             shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
             text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
-            if self.v2:
-                body = await self._v2_table(box, session, text, mention, new)
-                if body is not None:
-                    composed = True
-                    box.shown = shown
-                    attached = "file" in body or "attachments" in body
-                    return body
-                box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
-                return None
             table = await self._table(session, text, mention)
             if table is None:
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
@@ -538,8 +554,8 @@ class Outbox:
                         "anew", previous, exc.code, exc.text)
             box.picture = None
             box.lines = taken + box.lines
-            box.table = True
             box.fresh = True
+            await self._send_table(box, channel, session)
             return
         self._adopt(box, previous)
         if not done and composed:
@@ -563,53 +579,61 @@ class Outbox:
                 text, mentions = _turn_line(session, text, mention)
                 return text, table_embed(session), table_view(session), mentions
 
+    async def _v2_picture(self, box: _Channel, session: Session, new: bool
+                          ) -> _Picture | None:
+        """The table's picture as the game is now, drawn off the event loop and outside the
+        session's lock (clicks never wait for it); the live table's own when what it shows
+        has not changed (an edit then keeps its attachment). None: the game is over."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return None
+            view = table_picture_view(session)
+            message_id = session.table_message_id
+        if (not new and box.picture is not None and box.picture[0] == message_id
+                and box.picture[1] == view):
+            return _Picture(view, None, box.picture[2], same=True)
+        try:
+            png: bytes | None = await asyncio.to_thread(table_image, view)
+        except Exception:
+            log.exception("Drawing the table failed; it goes without its picture")
+            png = None
+        if png is None:
+            return _Picture(view, None, None, same=False)
+        box.pictures += 1
+        return _Picture(view, png, f"table-{box.pictures}.png", same=False)
+
     async def _v2_table(self, box: _Channel, session: Session, text: str | None,
-                        mention: str | None, new: bool) -> dict[str, Any] | None:
+                        mention: str | None, new: bool, picture: _Picture, *,
+                        last: bool) -> dict[str, Any] | None:
         """The live table as one Components V2 message: a post carries its picture; an edit
         attaches a new picture (under a new file name, replacing the old attachment) only
-        when what it shows changed. The picture is drawn off the event loop and outside the
-        session's lock (clicks are never kept waiting for it); without it (drawing failed)
-        the table's text still says everything."""
+        when what it shows changed; without a picture (drawing failed) the table's text
+        still says everything. None: the game is over; {}: the game moved since
+        ``picture`` was drawn (unless ``last``: then it goes as it is)."""
         async with session.lock:
             game = session.game
             if game is None or game.is_over or not self._is_live(session):
                 return None
-            picture_view = table_picture_view(session)
-            message_id = session.table_message_id
-        same = (not new and box.picture is not None and box.picture[0] == message_id
-                and box.picture[1] == picture_view)
-        png: bytes | None = None
-        if same:
-            assert box.picture is not None
-            name: str | None = box.picture[2]
-        else:
-            try:
-                png = await asyncio.to_thread(table_image, picture_view)
-            except Exception:
-                log.exception("Drawing the table failed; it goes without its picture")
-            box.pictures += 1
-            name = f"table-{box.pictures}.png" if png is not None else None
-        async with session.lock:
-            game = session.game
-            if game is None or game.is_over or not self._is_live(session):
-                return None
+            if not last and table_picture_view(session) != picture.view:
+                return {}
             with speaking(session.options.language):  # the channel's text: the game's language
                 text, mentions = _turn_line(session, text, mention)
-                layout = table_layout(session, text, name)
-                quiet = table_layout(session, text, name, buttons=False)
+                layout = table_layout(session, text, picture.name)
+                quiet = table_layout(session, text, picture.name, buttons=False)
         body: dict[str, Any] = {"view": layout, "allowed_mentions": mentions}
         if not new:
             # an old embed table becomes a V2 one: its content and embeds are emptied
             body.update(content=None, embed=None)
-        if png is not None and name is not None:
-            upload = discord.File(io.BytesIO(png), filename=name)
+        if picture.png is not None and picture.name is not None:
+            upload = discord.File(io.BytesIO(picture.png), filename=picture.name)
             if new:
                 body["file"] = upload
             else:
                 body["attachments"] = [upload]  # the old picture goes
-        elif not same and not new:
+        elif not picture.same and not new:
             body["attachments"] = []  # no picture this time: the old one would be wrong
-        box.composed = (picture_view, name, quiet)
+        box.composed = (picture.view, picture.name, quiet)
         return body
 
     def _adopt(self, box: _Channel, message_id: int) -> None:
@@ -626,6 +650,18 @@ class Outbox:
 
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)
+
+
+@dataclass(frozen=True)
+class _Picture:
+    """A table's picture: what it shows, its PNG (None: the live table's own, or none),
+    its file name (None: no picture)."""
+
+    view: TableView
+    png: bytes | None
+    name: str | None
+    same: bool
+    """The live table shows it already (an edit keeps its attachment)."""
 
 
 class _TokenGone(Exception):
