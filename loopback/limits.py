@@ -41,6 +41,13 @@ def _media_urls(comp: dict[str, Any]) -> Iterator[str]:
         yield str(comp["file"].get("url") or "")
 
 
+def gallery_urls(data: dict[str, Any]) -> list[str]:
+    """The ``attachment://`` URLs the media galleries of a message body show."""
+    return [url for comp in _walk(list(data.get("components") or []))
+            if comp.get("type") == 12 for url in _media_urls(comp)
+            if url.startswith(ATTACHMENT)]
+
+
 def check_v2(data: dict[str, Any], files: Collection[str] | None = None) -> list[str]:
     """Problems with a Components V2 message body (the IS_COMPONENTS_V2 flag): only
     components (no content, embeds, stickers or poll beside them), at most 40 components

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSMsgType, web
 
 from .bot_process import BotProcess
-from .limits import check_message_limits
+from .limits import IS_COMPONENTS_V2, check_message_limits, gallery_urls
 from .models import (
     DM_APP_PERMISSIONS,
     EPHEMERAL,
@@ -296,6 +296,10 @@ class LoopbackDiscord:
         # Discord lets a bot edit its own messages without SEND_MESSAGES (VIEW_CHANNEL is
         # enough); set True to refuse such edits with 50013 as well
         self.edit_requires_send_messages = False
+        self.gallery_edit_bug = True
+        """Model Discord's open bug (discord-api-docs issue 7529): an edit of a Components
+        V2 message whose media gallery shows a file uploaded with that edit is refused
+        (400 50035); posting a new message with it works."""
         self.requests: list[tuple[str, str, Any]] = []
         self.sessions: dict[str, GatewaySession] = {}
         self.current_session: GatewaySession | None = None
@@ -1000,6 +1004,13 @@ class LoopbackDiscord:
         if msg is not None:
             data = {**data, "flags": msg.flags | int(data.get("flags") or 0)}
         issues = check_message_limits(data, self._attachment_names(req, data, msg))
+        if msg is not None and self.gallery_edit_bug and int(data["flags"]) & IS_COMPONENTS_V2:
+            # Discord's open bug (discord-api-docs issue 7529): an edit whose media
+            # gallery shows a file uploaded with the edit is refused
+            uploaded: dict[str, bytes] = req.raw.get(UPLOADED_FILES) or {}
+            issues += [f"{url}: unfurled media attachment not found (an edit cannot bring a "
+                       "new file into a media gallery)" for url in gallery_urls(data)
+                       if url.removeprefix("attachment://") in uploaded]
         if not issues:
             return None
         for text in issues:
@@ -1415,7 +1426,11 @@ class LoopbackDiscord:
             assert bad is not None
             return bad
         data = dict(req.body or {})
-        bad = self._limits(req, data)
+        replaces = (state.ack_type == 5 and state.original is not None
+                    and state.original.loading and not state.original.deleted)
+        # the first followup after a thinking defer is an edit of that message (issue 7529
+        # refuses a new gallery file there as well)
+        bad = self._limits(req, data, state.original if replaces else None)
         if bad:
             return bad
         flags = int(data.get("flags") or 0)

@@ -1,7 +1,9 @@
 """The loopback Discord's Components V2 rules (IS_COMPONENTS_V2): only components, at most
 40 of them counted with the nested ones, at most 4,000 characters of text displays, media
 ``attachment://`` references that name one of the message's files; checked on posts and on
-edits, besides the OpenAPI description's schema for each component."""
+edits, besides the OpenAPI description's schema for each component; and Discord's open bug
+(discord-api-docs issue 7529): an edit whose media gallery shows a file uploaded with it is
+refused."""
 
 from __future__ import annotations
 
@@ -136,8 +138,17 @@ async def test_server_posts_and_edits_a_v2_table() -> None:
                                      "attachments": keep})
         assert status == 200, answer
         assert "Blue 2" in msg.text() and msg.files == {"table.png": PNG}
-        # an edit that replaces the picture with a new file under a new name
+        assert d.take_problems() == []
+        # Discord's open bug (discord-api-docs issue 7529): an edit cannot bring a new file
+        # into a media gallery (posting one works, as above)
         new = {**table("table-2.png"), "attachments": attached("table-2.png")}
+        status, answer = await call(d, "PATCH", f"{path}/{msg.id}", new, {"table-2.png": PNG})
+        assert status == 400 and answer["code"] == 50035, answer
+        [problem] = d.take_problems()
+        assert "unfurled media attachment not found" in str(problem)
+        assert list(msg.files) == ["table.png"] and "Blue 2" in msg.text()
+        # without the bug (should Discord fix it) the edit replaces the picture
+        d.gallery_edit_bug = False
         status, answer = await call(d, "PATCH", f"{path}/{msg.id}", new, {"table-2.png": PNG})
         assert status == 200, answer
         assert list(msg.files) == ["table-2.png"]

@@ -4,7 +4,10 @@ Announcements are queued per channel (never awaited by the table service, never 
 game's lock) and gathered with the live table into one message. The table is **edited in
 place** while nothing was posted below it and no turn needs a notification; a new table is
 posted only when it has scrolled away, a round ended, someone asked for it, or a player must
-be notified (mentioned) because they have not acted for a while.
+be notified (mentioned) because they have not acted for a while. The table is one
+Components V2 message with its picture (``UNO_TABLE_V2=0``: an embed); Discord refuses an
+edit that brings a new file into a media gallery (discord-api-docs issue 7529), so a V2
+table whose picture changed is posted anew too.
 
 Discord's limits decide the route. Channel routes (``/channels/{id}/messages``) share the
 bot's global limit of 50 requests per second with everything else it does, besides five
@@ -461,9 +464,11 @@ class Outbox:
             await self._send_table(box, channel, session)
         else:
             box.table = False
-        lines, box.lines = box.lines, []
-        for chunk in _chunks(lines):
-            await self._post(box, channel, _fixed(_plain(chunk)))
+        if not (box.table and session is not None and self._is_live(session)):
+            # (lines that came with a table while this one was written wait for it)
+            lines, box.lines = box.lines, []
+            for chunk in _chunks(lines):
+                await self._post(box, channel, _fixed(_plain(chunk)))
         for message_id, build in edits.items():
             await self._edit(box, channel, message_id, _built(build))
 
@@ -480,6 +485,10 @@ class Outbox:
             # one an interaction posts, whose token then edits it outside the global limit.
             await _answered(box.carrier)
             new = _token(box.carrier) is not None
+        if self.v2 and not new:
+            # Discord refuses an edit that brings a new picture into a media gallery
+            # (discord-api-docs issue 7529): a table whose picture changed is posted anew
+            new = await self._picture_changed(box, session, previous)
         if new:
             # lines that don't fit in the table's message go first, on their own
             chunks = _chunks(box.lines)
@@ -488,16 +497,19 @@ class Outbox:
                 await self._post(box, channel, _fixed(_plain(chunk)))
         taken: list[str] = []
         composed = False
-        attached = False
+        repost = False
         mention, box.mention = box.mention, None  # kept if the first route fails
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
-            nonlocal composed, attached
+            nonlocal composed, repost
             if self.v2:
                 for attempt in range(PICTURE_TRIES):
                     # the picture first (it takes a moment), then the lines that came
                     picture = await self._v2_picture(box, session, new)
+                    if picture is not None and not new and not picture.same:
+                        repost = True  # the game moved since: the table goes anew
+                        return None
                     lines, box.lines = box.lines, []
                     taken.extend(lines)
                     box.table = False
@@ -512,7 +524,6 @@ class Outbox:
                     if body:
                         composed = True
                         box.shown = shown
-                        attached = "file" in body or "attachments" in body
                         return body
                     # the game moved while the picture was drawn: draw it again
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
@@ -544,16 +555,8 @@ class Outbox:
                 await self._edit(box, channel, previous, _fixed(_closed(box, previous)))
             return
         assert previous is not None
-        try:
-            done = await self._edit(box, channel, previous, compose)
-        except discord.HTTPException as exc:
-            if not (attached and exc.status == 400):
-                raise
-            # Discord refused an edit that brings a new picture: the table is posted anew
-            log.warning("Editing table %s with a new picture was refused (%s %s): posted "
-                        "anew", previous, exc.code, exc.text)
-            box.picture = None
-            box.lines = taken + box.lines
+        done = await self._edit(box, channel, previous, compose)
+        if repost:
             box.fresh = True
             await self._send_table(box, channel, session)
             return
@@ -579,6 +582,18 @@ class Outbox:
                 text, mentions = _turn_line(session, text, mention)
                 return text, table_embed(session), table_view(session), mentions
 
+    async def _picture_changed(self, box: _Channel, session: Session,
+                               message_id: int | None) -> bool:
+        """Whether the live table ``message_id`` shows a picture other than the game's
+        now (or none: it was posted before a restart, or drawing failed)."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return False
+            view = table_picture_view(session)
+        return not (box.picture is not None and box.picture[0] == message_id
+                    and box.picture[1] == view)
+
     async def _v2_picture(self, box: _Channel, session: Session, new: bool
                           ) -> _Picture | None:
         """The table's picture as the game is now, drawn off the event loop and outside the
@@ -593,6 +608,8 @@ class Outbox:
         if (not new and box.picture is not None and box.picture[0] == message_id
                 and box.picture[1] == view):
             return _Picture(view, None, box.picture[2], same=True)
+        if not new:
+            return _Picture(view, None, None, same=False)  # not drawn: the table goes anew
         try:
             png: bytes | None = await asyncio.to_thread(table_image, view)
         except Exception:
@@ -606,11 +623,11 @@ class Outbox:
     async def _v2_table(self, box: _Channel, session: Session, text: str | None,
                         mention: str | None, new: bool, picture: _Picture, *,
                         last: bool) -> dict[str, Any] | None:
-        """The live table as one Components V2 message: a post carries its picture; an edit
-        attaches a new picture (under a new file name, replacing the old attachment) only
-        when what it shows changed; without a picture (drawing failed) the table's text
-        still says everything. None: the game is over; {}: the game moved since
-        ``picture`` was drawn (unless ``last``: then it goes as it is)."""
+        """The live table as one Components V2 message: a post uploads its picture
+        (``table-N.png``); an edit (only while the picture is the same) leaves the
+        attachment alone. Without a picture (drawing failed) the table's text still says
+        everything. None: the game is over; {}: the game moved since ``picture`` was
+        drawn (unless ``last``: then it goes as it is)."""
         async with session.lock:
             game = session.game
             if game is None or game.is_over or not self._is_live(session):
@@ -625,14 +642,8 @@ class Outbox:
         if not new:
             # an old embed table becomes a V2 one: its content and embeds are emptied
             body.update(content=None, embed=None)
-        if picture.png is not None and picture.name is not None:
-            upload = discord.File(io.BytesIO(picture.png), filename=picture.name)
-            if new:
-                body["file"] = upload
-            else:
-                body["attachments"] = [upload]  # the old picture goes
-        elif not picture.same and not new:
-            body["attachments"] = []  # no picture this time: the old one would be wrong
+        if new and picture.png is not None and picture.name is not None:
+            body["file"] = discord.File(io.BytesIO(picture.png), filename=picture.name)
         box.composed = (picture.view, picture.name, quiet)
         return body
 
