@@ -297,9 +297,11 @@ class LoopbackDiscord:
         # enough); set True to refuse such edits with 50013 as well
         self.edit_requires_send_messages = False
         self.gallery_edit_bug = True
-        """Model Discord's open bug (discord-api-docs issue 7529): an edit of a Components
-        V2 message whose media gallery shows a file uploaded with that edit is refused
-        (400 50035); posting a new message with it works."""
+        """Model Discord's open bug (discord-api-docs issue 7529): an edit that brings a
+        media gallery into a Components V2 message that had none, showing a file uploaded
+        with the edit, is refused (400 50035); posting a new message with it works. (The
+        report is about such edits; an edit that replaces the file of a gallery the message
+        already shows is let through.)"""
         self.requests: list[tuple[str, str, Any]] = []
         self.sessions: dict[str, GatewaySession] = {}
         self.current_session: GatewaySession | None = None
@@ -1004,12 +1006,14 @@ class LoopbackDiscord:
         if msg is not None:
             data = {**data, "flags": msg.flags | int(data.get("flags") or 0)}
         issues = check_message_limits(data, self._attachment_names(req, data, msg))
-        if msg is not None and self.gallery_edit_bug and int(data["flags"]) & IS_COMPONENTS_V2:
-            # Discord's open bug (discord-api-docs issue 7529): an edit whose media
-            # gallery shows a file uploaded with the edit is refused
+        if (msg is not None and self.gallery_edit_bug and int(data["flags"]) & IS_COMPONENTS_V2
+                and not any(c.get("type") == 12 for c in msg.walk_components())):
+            # Discord's open bug (discord-api-docs issue 7529): an edit that brings a media
+            # gallery into a message (one that had none), showing a file uploaded with the
+            # edit, is refused
             uploaded: dict[str, bytes] = req.raw.get(UPLOADED_FILES) or {}
             issues += [f"{url}: unfurled media attachment not found (an edit cannot bring a "
-                       "new file into a media gallery)" for url in gallery_urls(data)
+                       "media gallery with a new file)" for url in gallery_urls(data)
                        if url.removeprefix("attachment://") in uploaded]
         if not issues:
             return None

@@ -33,11 +33,7 @@ OPTS = Options(turn_timer=600)
 @pytest.fixture(scope="module")  # type: ignore[no-redef]
 def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     db = tmp_path_factory.mktemp("outbox-db") / "bot.db"
-    # The embed table: a Components V2 table whose picture changed is posted anew rather
-    # than edited (Discord refuses such an edit, discord-api-docs issue 7529), so the
-    # in-place editing and its routes are exercised here with the embed table;
-    # test_e2e_table_v2.py covers the V2 table.
-    return {"DATABASE_PATH": str(db), **FAST_ENV, "UNO_TABLE_V2": "0"}
+    return {"DATABASE_PATH": str(db), **FAST_ENV}
 
 
 def pair(ch: Channel) -> Session:

@@ -1,10 +1,10 @@
 """End to end through the loopback Discord: the live table as one Components V2 message
 (issue 11). One container: the recent lines and whose turn it is, the table's picture
 (``attachment://table-N.png``, uploaded with the message), the same information as text, and
-the table's buttons. Its buttons work; a move that changes the picture posts the table anew
-(Discord refuses an edit that brings a new file into a media gallery, and the loopback
-models that) and the old table keeps its text and picture without buttons; the public
-table never shows a hand's cards. ``UNO_TABLE_V2=0``: test_e2e_table_embed.py."""
+the table's buttons. Its buttons work; a move edits it in place with a new picture (a new
+file name, the old attachment dropped); if Discord refuses such an edit the table is posted
+anew; a closed table keeps its text and picture without buttons; the public table never
+shows a hand's cards. ``UNO_TABLE_V2=0``: test_e2e_table_embed.py."""
 
 from __future__ import annotations
 
@@ -106,21 +106,15 @@ async def test_the_table_is_one_v2_message_with_its_picture(
     assert "Top card: **🟥 3**" in first.text()
     assert turn_of(first) == bob.id
     before = picture_names(first)
-    # Bob's move changes the picture: Discord refuses an edit that brings a new file into
-    # a media gallery (discord-api-docs issue 7529), so the table is posted anew with it
+    # Bob's move edits the same message in place, with a new picture under a new name
     mark = ch.mark()
     await bob.slash("uno play", card="R6")
-    table = await said(ch, "bob plays 🟥 6.", mark)
-    assert table.id != first.id
-    assert_v2_table(table)
-    assert picture_names(table) != before and list(table.files) == picture_names(table)
-    assert "Top card: **🟥 6**" in table.text()
-    # the old table keeps its text and picture, without buttons
-    await ch.wait_for(lambda m: m.id == first.id and not m.button_labels(), after=0)
-    assert picture_names(first) == before and list(first.files) == before
-    assert "Top card: **🟥 3**" in first.text()
-    # one message per table: nothing else was posted
-    assert [m.id for m in ch.messages if m.id > first.id and not m.ephemeral] == [table.id]
+    edited = await said(ch, "bob plays 🟥 6.", mark)
+    assert edited.id == first.id and edited.history
+    assert_v2_table(edited)
+    assert picture_names(edited) != before and list(edited.files) == picture_names(edited)
+    assert "Top card: **🟥 6**" in edited.text()
+    assert [m for m in ch.messages[ch.messages.index(first) + 1:] if not m.ephemeral] == []
 
 
 async def test_the_buttons_on_the_v2_table_work(
@@ -166,22 +160,37 @@ async def test_the_v2_table_never_shows_a_hand(
         assert picture_names(m) and "Top card" in m.text()
 
 
-async def test_no_edit_brings_a_new_picture(
+async def test_a_refused_edit_with_a_new_picture_posts_the_table_anew(
         loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
-    """The loopback refuses an edit that uploads a file its gallery shows (Discord's bug);
-    the bot never sends one: a table whose picture changed is posted anew."""
+    """Discord may refuse an edit that brings a new picture (discord-api-docs issue 7529):
+    the table is then posted anew at once (with the move's line and its buttons), the old
+    one is closed, and later tables whose picture changed are posted anew (no more such
+    edits). Runs last in the module: the bot remembers the refusal."""
     ch = tables["refused"]
-    _alice, bob, _c = abc(ch)
-    server = loopback.discord
-    assert server.gallery_edit_bug
+    alice, bob, _c = abc(ch)
     first = await alice_plays_r3(ch)
-    seen = len(server.requests)
+    assert_v2_table(first)
+    server = loopback.discord
+    server.fail_next("PATCH", lambda req: req.params.get("mid") == str(first.id)
+                     and bool((req.body or {}).get("attachments")), 400, code=50035)
     mark = ch.mark()
     await bob.slash("uno play", card="R6")
-    await said(ch, "bob plays 🟥 6.", mark)
+    table = await ch.wait_for(lambda m: is_v2(m) and "bob plays 🟥 6." in m.text()
+                              and bool(m.button_labels()), after=mark, timeout=5)
+    assert table.id != first.id
+    assert_v2_table(table)
     await ch.wait_for(lambda m: m.id == first.id and not m.button_labels(), after=0)
-    edits = [body for method, _path, body in server.requests[seen:]
-             if method == "PATCH" and isinstance(body, dict)]
-    assert edits and not [b for b in edits if b.get("attachments")], edits
-    assert server.take_refused() == []
-
+    assert [r.code for r in server.take_refused()] == [50035]
+    assert not [m for m in ch.messages if m.id > first.id and not m.ephemeral
+                and not m.button_labels() and m.id != first.id], "the line went with the table"
+    assert loopback.bot.take_tracebacks() == []
+    # the next move changes the picture: posted anew, no edit with a file is tried
+    seen = len(server.requests)
+    mark = ch.mark()
+    await alice.slash("uno play", card="R4")
+    later = await ch.wait_for(lambda m: is_v2(m) and "alice plays 🟥 4." in m.text()
+                              and bool(m.button_labels()), after=mark, timeout=5)
+    assert later.id != table.id
+    assert_v2_table(later)
+    assert not [b for method, _p, b in server.requests[seen:]
+                if method == "PATCH" and isinstance(b, dict) and b.get("attachments")]

@@ -3,7 +3,7 @@
 ``attachment://`` references that name one of the message's files; checked on posts and on
 edits, besides the OpenAPI description's schema for each component; and Discord's open bug
 (discord-api-docs issue 7529): an edit whose media gallery shows a file uploaded with it is
-refused."""
+refused when it brings a gallery into a message that had none."""
 
 from __future__ import annotations
 
@@ -139,20 +139,33 @@ async def test_server_posts_and_edits_a_v2_table() -> None:
         assert status == 200, answer
         assert "Blue 2" in msg.text() and msg.files == {"table.png": PNG}
         assert d.take_problems() == []
-        # Discord's open bug (discord-api-docs issue 7529): an edit cannot bring a new file
-        # into a media gallery (posting one works, as above)
+        # an edit that replaces the picture with a new file under a new name
         new = {**table("table-2.png"), "attachments": attached("table-2.png")}
-        status, answer = await call(d, "PATCH", f"{path}/{msg.id}", new, {"table-2.png": PNG})
-        assert status == 400 and answer["code"] == 50035, answer
-        [problem] = d.take_problems()
-        assert "unfurled media attachment not found" in str(problem)
-        assert list(msg.files) == ["table.png"] and "Blue 2" in msg.text()
-        # without the bug (should Discord fix it) the edit replaces the picture
-        d.gallery_edit_bug = False
         status, answer = await call(d, "PATCH", f"{path}/{msg.id}", new, {"table-2.png": PNG})
         assert status == 200, answer
         assert list(msg.files) == ["table-2.png"]
         assert d.take_problems() == []
+
+
+async def test_server_models_the_gallery_edit_bug() -> None:
+    """Discord's open bug (discord-api-docs issue 7529): an edit that brings a media gallery
+    with a new file into a message that had none is refused; posting it works."""
+    async with LoopbackDiscord() as d:
+        channel = d.add_guild("Test").new_channel()
+        path = f"/channels/{channel.id}/messages"
+        status, _ = await call(d, "POST", path, table())  # text only
+        assert status == 200
+        [msg] = channel.messages
+        body = {**table("table.png"), "attachments": attached("table.png")}
+        status, answer = await call(d, "PATCH", f"{path}/{msg.id}", body, {"table.png": PNG})
+        assert status == 400 and answer["code"] == 50035, answer
+        [problem] = d.take_problems()
+        assert "unfurled media attachment not found" in str(problem)
+        assert msg.files == {} and not msg.history
+        d.gallery_edit_bug = False  # should Discord fix it
+        status, answer = await call(d, "PATCH", f"{path}/{msg.id}", body, {"table.png": PNG})
+        assert status == 200, answer
+        assert msg.files == {"table.png": PNG}
 
 
 async def test_server_refuses_v2_bodies_with_discords_error_shape() -> None:

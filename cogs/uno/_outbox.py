@@ -6,8 +6,9 @@ place** while nothing was posted below it and no turn needs a notification; a ne
 posted only when it has scrolled away, a round ended, someone asked for it, or a player must
 be notified (mentioned) because they have not acted for a while. The table is one
 Components V2 message with its picture (``UNO_TABLE_V2=0``: an embed); Discord refuses an
-edit that brings a new file into a media gallery (discord-api-docs issue 7529), so a V2
-table whose picture changed is posted anew too.
+edit that brings a media gallery's file in some cases (discord-api-docs issue 7529): if
+it refuses the edit of a table's new picture, that table and every later one whose picture
+changed are posted anew.
 
 Discord's limits decide the route. Channel routes (``/channels/{id}/messages``) share the
 bot's global limit of 50 requests per second with everything else it does, besides five
@@ -189,6 +190,10 @@ class Outbox:
         self.client = client
         self.v2 = v2
         """The table as one Components V2 message with its picture (else an embed)."""
+        self.picture_edits = True
+        """Edits may bring a table's new picture; False once Discord refused one (an open
+        bug refuses an edit that brings a media gallery's file, discord-api-docs issue
+        7529): a table whose picture changed is then posted anew."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
         self.is_live: Callable[[Session], bool] = lambda session: True
@@ -485,9 +490,9 @@ class Outbox:
             # one an interaction posts, whose token then edits it outside the global limit.
             await _answered(box.carrier)
             new = _token(box.carrier) is not None
-        if self.v2 and not new:
-            # Discord refuses an edit that brings a new picture into a media gallery
-            # (discord-api-docs issue 7529): a table whose picture changed is posted anew
+        if self.v2 and not new and not self.picture_edits:
+            # Discord refused an edit that brought a new picture (see _v2_table): a table
+            # whose picture changed is posted anew
             new = await self._picture_changed(box, session, previous)
         if new:
             # lines that don't fit in the table's message go first, on their own
@@ -498,16 +503,18 @@ class Outbox:
         taken: list[str] = []
         composed = False
         repost = False
+        attached = False
         mention, box.mention = box.mention, None  # kept if the first route fails
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
-            nonlocal composed, repost
+            nonlocal composed, repost, attached
             if self.v2:
                 for attempt in range(PICTURE_TRIES):
                     # the picture first (it takes a moment), then the lines that came
                     picture = await self._v2_picture(box, session, new)
-                    if picture is not None and not new and not picture.same:
+                    if (picture is not None and not new and not picture.same
+                            and not self.picture_edits):
                         repost = True  # the game moved since: the table goes anew
                         return None
                     lines, box.lines = box.lines, []
@@ -524,6 +531,7 @@ class Outbox:
                     if body:
                         composed = True
                         box.shown = shown
+                        attached = "attachments" in body
                         return body
                     # the game moved while the picture was drawn: draw it again
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
@@ -555,7 +563,19 @@ class Outbox:
                 await self._edit(box, channel, previous, _fixed(_closed(box, previous)))
             return
         assert previous is not None
-        done = await self._edit(box, channel, previous, compose)
+        try:
+            done = await self._edit(box, channel, previous, compose)
+        except discord.HTTPException as exc:
+            if not (attached and exc.status == 400):
+                raise
+            # Discord refused an edit that brings a new picture into the gallery: from now
+            # on a table whose picture changed is posted anew instead
+            log.warning("Editing table %s with a new picture was refused (%s %s): tables "
+                        "whose picture changed are posted anew from now on", previous,
+                        exc.code, exc.text)
+            self.picture_edits = False
+            repost = True
+            box.lines = taken + box.lines
         if repost:
             box.fresh = True
             await self._send_table(box, channel, session)
@@ -608,7 +628,7 @@ class Outbox:
         if (not new and box.picture is not None and box.picture[0] == message_id
                 and box.picture[1] == view):
             return _Picture(view, None, box.picture[2], same=True)
-        if not new:
+        if not new and not self.picture_edits:
             return _Picture(view, None, None, same=False)  # not drawn: the table goes anew
         try:
             png: bytes | None = await asyncio.to_thread(table_image, view)
@@ -624,10 +644,11 @@ class Outbox:
                         mention: str | None, new: bool, picture: _Picture, *,
                         last: bool) -> dict[str, Any] | None:
         """The live table as one Components V2 message: a post uploads its picture
-        (``table-N.png``); an edit (only while the picture is the same) leaves the
-        attachment alone. Without a picture (drawing failed) the table's text still says
-        everything. None: the game is over; {}: the game moved since ``picture`` was
-        drawn (unless ``last``: then it goes as it is)."""
+        (``table-N.png``); an edit uploads a new one (a new name, replacing the old
+        attachment: the edit's ``attachments`` are the ones to keep or add) only when what
+        it shows changed, else leaves the attachment alone. Without a picture (drawing
+        failed) the table's text still says everything. None: the game is over; {}: the
+        game moved since ``picture`` was drawn (unless ``last``: then it goes as it is)."""
         async with session.lock:
             game = session.game
             if game is None or game.is_over or not self._is_live(session):
@@ -642,8 +663,14 @@ class Outbox:
         if not new:
             # an old embed table becomes a V2 one: its content and embeds are emptied
             body.update(content=None, embed=None)
-        if new and picture.png is not None and picture.name is not None:
-            body["file"] = discord.File(io.BytesIO(picture.png), filename=picture.name)
+        if picture.png is not None and picture.name is not None:
+            upload = discord.File(io.BytesIO(picture.png), filename=picture.name)
+            if new:
+                body["file"] = upload
+            else:
+                body["attachments"] = [upload]  # a new name; the old picture goes
+        elif not new and not picture.same:
+            body["attachments"] = []  # drawing failed: the old picture would be wrong
         box.composed = (picture.view, picture.name, quiet)
         return body
 
