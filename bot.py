@@ -59,6 +59,9 @@ class Config:
     """Card faces are uploaded as application emojis for the menus (UNO_CARD_EMOJIS=0: no)."""
     art_cache: str | None = None
     """Where drawn cards are kept between runs (UNO_ART_CACHE; memory only if unset)."""
+    table_v2: bool = True
+    """The live table is one Components V2 message with its picture (UNO_TABLE_V2=0: the
+    embed table with a row of buttons)."""
 
     @classmethod
     def from_env(cls) -> Config:
@@ -87,6 +90,7 @@ class Config:
             card_images=_flag("UNO_CARD_IMAGES", True),
             card_emojis=_flag("UNO_CARD_EMOJIS", True),
             art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
+            table_v2=_flag("UNO_TABLE_V2", True),
         )
 
 

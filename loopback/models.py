@@ -275,9 +275,12 @@ class Message:
         if "components" in data:
             self.components = list(data["components"] or [])
         if "attachments" in data:
+            # an entry with the id of an attachment the message has keeps it
+            old = {str(a["id"]): a for a in ([] if initial else self.attachments)}
             self.attachments = [
-                {
-                    "id": str(a.get("id", snowflake())),
+                old.get(str(a.get("id")))
+                or {
+                    "id": str(snowflake()) if "filename" in a else str(a.get("id", snowflake())),
                     "filename": a.get("filename", "file"),
                     "size": 0,
                     "url": "http://127.0.0.1/attachment",

@@ -20,7 +20,7 @@ from aiohttp import WSMsgType, web
 
 from .bot_process import BotProcess
 from .emojis import EmojiRoutes
-from .limits import check_message_limits
+from .limits import IS_COMPONENTS_V2, check_message_limits, gallery_urls
 from .models import (
     DM_APP_PERMISSIONS,
     EPHEMERAL,
@@ -299,6 +299,12 @@ class LoopbackDiscord:
         # Discord lets a bot edit its own messages without SEND_MESSAGES (VIEW_CHANNEL is
         # enough); set True to refuse such edits with 50013 as well
         self.edit_requires_send_messages = False
+        self.gallery_edit_bug = True
+        """Model Discord's open bug (discord-api-docs issue 7529): an edit that brings a
+        media gallery into a Components V2 message that had none, showing a file uploaded
+        with the edit, is refused (400 50035); posting a new message with it works. (The
+        report is about such edits; an edit that replaces the file of a gallery the message
+        already shows is let through.)"""
         self.requests: list[tuple[str, str, Any]] = []
         self.sessions: dict[str, GatewaySession] = {}
         self.current_session: GatewaySession | None = None
@@ -975,10 +981,46 @@ class LoopbackDiscord:
         return json_response(self.global_commands)
 
     # -- messages --------------------------------------------------------------------
-    def _limits(self, req: Request, data: dict[str, Any] | None) -> web.Response | None:
+    @staticmethod
+    def _attachment_names(req: Request, data: dict[str, Any],
+                          msg: Message | None = None) -> set[str]:
+        """The file names the message will have once ``data`` is applied: the attachments
+        it lists (an existing one by its id) and the files uploaded with it, or, when it
+        lists none, those ``msg`` (the edited message) has now."""
+        uploaded: dict[str, bytes] = req.raw.get(UPLOADED_FILES) or {}
+        names = set(uploaded)
+        if "attachments" not in data:
+            names.update(str(a.get("filename")) for a in (msg.attachments if msg else []))
+            return names
+        known = {str(a.get("id")): str(a.get("filename")) for a in
+                 (msg.attachments if msg else [])}
+        for a in data.get("attachments") or []:
+            if not isinstance(a, dict):
+                continue
+            if a.get("filename"):
+                names.add(str(a["filename"]))
+            elif str(a.get("id")) in known:
+                names.add(known[str(a.get("id"))])
+        return names
+
+    def _limits(self, req: Request, data: dict[str, Any] | None,
+                msg: Message | None = None) -> web.Response | None:
+        """Discord's 400 50035 for a message body past its limits (``msg``: the message
+        an edit changes, whose flags and attachments count)."""
         if not isinstance(data, dict):
             return None
-        issues = check_message_limits(data)
+        if msg is not None:
+            data = {**data, "flags": msg.flags | int(data.get("flags") or 0)}
+        issues = check_message_limits(data, self._attachment_names(req, data, msg))
+        if (msg is not None and self.gallery_edit_bug and int(data["flags"]) & IS_COMPONENTS_V2
+                and not any(c.get("type") == 12 for c in msg.walk_components())):
+            # Discord's open bug (discord-api-docs issue 7529): an edit that brings a media
+            # gallery into a message (one that had none), showing a file uploaded with the
+            # edit, is refused
+            uploaded: dict[str, bytes] = req.raw.get(UPLOADED_FILES) or {}
+            issues += [f"{url}: unfurled media attachment not found (an edit cannot bring a "
+                       "media gallery with a new file)" for url in gallery_urls(data)
+                       if url.removeprefix("attachment://") in uploaded]
         if not issues:
             return None
         for text in issues:
@@ -1057,6 +1099,9 @@ class LoopbackDiscord:
             for a in msg.attachments:
                 if a.get("filename") in files:
                     a["size"] = len(files[a["filename"]])
+        kept = {a.get("filename") for a in msg.attachments}
+        for name in [n for n in msg.files if n not in kept]:
+            del msg.files[name]  # an edit that left the file out removed it
 
     def edit_message(self, msg: Message, data: dict[str, Any]) -> None:
         msg.apply(data)
@@ -1179,11 +1224,12 @@ class LoopbackDiscord:
         if not own:
             self.problem("forbidden", "editing a message authored by another user", req, 50005)
             return error_response(403, 50005, "Cannot edit a message authored by another user")
-        bad = self._limits(req, req.body)
+        bad = self._limits(req, req.body, msg)
         if bad:
             return bad
         channel.record_write()
         self.edit_message(msg, req.body or {})
+        self._keep_files(msg, req)
         return json_response(msg.payload())
 
     async def _typing(self, req: Request) -> web.StreamResponse:
@@ -1298,7 +1344,7 @@ class LoopbackDiscord:
             self._fail_interaction(req, text, 50035)
             return error_response(400, 50035, "Invalid Form Body")
         if rtype in (4, 7):
-            bad = self._limits(req, data)
+            bad = self._limits(req, data, state.source_message if rtype == 7 else None)
             if bad:
                 return bad
         # in a thread: a locked one refuses new messages, an archived one refuses edits
@@ -1390,7 +1436,11 @@ class LoopbackDiscord:
             assert bad is not None
             return bad
         data = dict(req.body or {})
-        bad = self._limits(req, data)
+        replaces = (state.ack_type == 5 and state.original is not None
+                    and state.original.loading and not state.original.deleted)
+        # the first followup after a thinking defer is an edit of that message (issue 7529
+        # refuses a new gallery file there as well)
+        bad = self._limits(req, data, state.original if replaces else None)
         if bad:
             return bad
         flags = int(data.get("flags") or 0)
@@ -1438,7 +1488,7 @@ class LoopbackDiscord:
             self.delete_message(msg)
             return web.Response(status=204)
         data = dict(req.body or {})
-        bad = self._limits(req, {**data, "flags": msg.flags | int(data.get("flags") or 0)})
+        bad = self._limits(req, data, msg)
         if bad:
             return bad
         self.edit_message(msg, data)

@@ -54,9 +54,16 @@ def component_strings(msg: Message | dict[str, Any]) -> list[str]:
     while stack:
         c = stack.pop()
         out += [str(c.get(k)) for k in ("label", "placeholder") if c.get(k)]
+        if c.get("type") == 10 and c.get("content"):  # a Components V2 text display
+            out.append(str(c["content"]))
+        for item in c.get("items") or []:  # a media gallery's descriptions (alt text)
+            if isinstance(item, dict) and item.get("description"):
+                out.append(str(item["description"]))
         for o in c.get("options") or []:
             out += [str(o.get("label", "")), str(o.get("description", ""))]
         stack += list(c.get("components") or [])
+        if isinstance(c.get("accessory"), dict):
+            stack.append(c["accessory"])
     return out
 
 
@@ -193,7 +200,7 @@ class PrivacyWatch:
 
 def turn_of(table: Message) -> int | None:
     """The member the table's turn line mentions (None: a computer player's turn)."""
-    found = TURN_PING.findall(table.content)
+    found = TURN_PING.findall(table.text())
     return int(found[-1]) if found else None
 
 

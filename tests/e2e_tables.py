@@ -72,7 +72,19 @@ async def said(ch: Channel, text: str, after: int | None, timeout: float = 5.0) 
 def versions(m: Message) -> list[str]:
     """The message's content in each version, oldest first, the current one last (a table
     is edited in place)."""
-    return [str(old.get("content") or "") for old in m.history] + [m.text()]
+    return [_shown(old) for old in m.history] + [m.text()]
+
+
+def _shown(payload: dict[str, Any]) -> str:
+    """The text of a stored version: its content and its Components V2 text displays."""
+    parts = [str(payload.get("content") or "")]
+    stack = list(payload.get("components") or [])
+    while stack:
+        c = stack.pop(0)
+        if c.get("type") == 10 and c.get("content"):
+            parts.append(str(c["content"]))
+        stack += list(c.get("components") or [])
+    return "\n".join(p for p in parts if p)
 
 
 def first_saying(ch: Channel, text: str) -> str:

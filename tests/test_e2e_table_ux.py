@@ -200,9 +200,12 @@ async def test_a_table_button_without_its_table_is_out_of_date(
     table = table_message(ch)
     # The same table as the previous release posted it: its buttons carry no serial.
     rows = json.loads(json.dumps(table.components))
-    for row in rows:
-        for button in row["components"]:
-            button["custom_id"] = ":".join(str(button["custom_id"]).split(":")[:4])
+    stack = list(rows)  # action rows, or a Components V2 container holding them
+    while stack:
+        comp = stack.pop()
+        stack += comp.get("components") or []
+        if comp.get("type") == 2:
+            comp["custom_id"] = ":".join(str(comp["custom_id"]).split(":")[:4])
     loopback.discord.edit_message(table, {"components": rows})
     before = await state(ch)
     for label in ("Draw", "Catch"):

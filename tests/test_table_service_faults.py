@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import discord
 import pytest
 from test_table_service import (
     ALICE,
@@ -125,7 +126,12 @@ class _Channel:
 
     async def send(self, content: str | None = None, **kw: Any) -> Any:
         embed = kw.get("embed")
-        self.posts.append({"content": content, "embed": embed.to_dict() if embed else None})
+        view = kw.get("view")
+        texts = ([item.content for item in view.walk_children()
+                  if isinstance(item, discord.ui.TextDisplay)]
+                 if isinstance(view, discord.ui.LayoutView) else [])  # a Components V2 table
+        self.posts.append({"content": content, "embed": embed.to_dict() if embed else None,
+                           "texts": texts})
         return type("Sent", (), {"id": 900 + len(self.posts)})()
 
     def get_partial_message(self, message_id: int) -> Any:
@@ -167,7 +173,9 @@ async def test_the_table_never_shows_a_move_that_was_not_saved(db: Database) -> 
     with pytest.raises(SaveFailed):
         await bob
     await asyncio.sleep(0.3)
-    shown = [p["embed"]["description"].split("\n")[0] for p in client.posts if p["embed"]]
+    shown = [line for p in client.posts
+             for line in "\n".join([(p["embed"] or {}).get("description", ""), *p["texts"]])
+             .splitlines() if line.startswith("Top card")]
     assert shown and all("🟥 3" in line for line in shown), shown
     await service.close()
     await outbox.close()

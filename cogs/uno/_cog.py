@@ -155,7 +155,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
              group_description="Play UNO Power Grab (or classic UNO) in this channel"):
     def __init__(self, bot: UnoBot) -> None:
         self.bot = bot
-        self.outbox = Outbox(bot, time_scale=bot.config.time_scale)
+        self.outbox = Outbox(bot, time_scale=bot.config.time_scale, v2=bot.config.table_v2)
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)

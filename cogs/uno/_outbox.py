@@ -4,7 +4,11 @@ Announcements are queued per channel (never awaited by the table service, never 
 game's lock) and gathered with the live table into one message. The table is **edited in
 place** while nothing was posted below it and no turn needs a notification; a new table is
 posted only when it has scrolled away, a round ended, someone asked for it, or a player must
-be notified (mentioned) because they have not acted for a while.
+be notified (mentioned) because they have not acted for a while. The table is one
+Components V2 message with its picture (``UNO_TABLE_V2=0``: an embed); Discord refuses an
+edit that brings a media gallery's file in some cases (discord-api-docs issue 7529): if
+it refuses the edit of a table's new picture, that table and every later one whose picture
+changed are posted anew.
 
 Discord's limits decide the route. Channel routes (``/channels/{id}/messages``) share the
 bot's global limit of 50 requests per second with everything else it does, besides five
@@ -25,6 +29,7 @@ time limit, not dropped.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import time
 from collections import OrderedDict, deque
@@ -36,9 +41,11 @@ import discord
 
 from cogs.i18n import speaking
 from cogs.uno._contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
+from cogs.uno._layout import table_layout, table_picture_view
 from cogs.uno._menus import lobby_view, table_view, turn_ping
 from cogs.uno._render import lobby_embed, table_embed
 from cogs.uno._session import Session
+from cogs.uno.art import TableView, table_image
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +70,8 @@ MAX_WAITING_CARRIERS = 256
 MIN_POST_GAP = 0.5
 """Seconds gathered before a post, so a move and its consequences go out together."""
 RECENT_LINES = 6
+PICTURE_TRIES = 3
+"""Times a table's picture is drawn again when the game moved meanwhile."""
 """Announcement lines a table edited in place keeps showing (the newest)."""
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
@@ -116,6 +125,15 @@ class _Channel:
     """The newest interaction showed the bot lacks a permission to post here."""
     newest_id: int = 0
     """The newest message id seen in the channel (to know when the table scrolled away)."""
+    quiet: dict[int, discord.ui.LayoutView] = field(default_factory=dict)
+    """Components V2 tables (id → the same table without its buttons): a table that is
+    closed keeps its text and picture (a V2 message without components would be empty)."""
+    picture: tuple[int, TableView, str] | None = None
+    """The live table's picture: its message id, what it shows, its file name."""
+    pictures: int = 0
+    """Pictures attached so far (each new one gets a new file name)."""
+    composed: tuple[TableView, str | None, discord.ui.LayoutView] | None = None
+    """The V2 table being written: its picture's view and file name, its quiet form."""
 
 
 class ChannelLost(Exception):
@@ -168,8 +186,14 @@ def _token(carrier: discord.Interaction[Any] | _Token | None) -> _Token | None:
 
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
-                 global_writes: float = GLOBAL_WRITES) -> None:
+                 global_writes: float = GLOBAL_WRITES, v2: bool = True) -> None:
         self.client = client
+        self.v2 = v2
+        """The table as one Components V2 message with its picture (else an embed)."""
+        self.picture_edits = True
+        """Edits may bring a table's new picture; False once Discord refused one (an open
+        bug refuses an edit that brings a media gallery's file, discord-api-docs issue
+        7529): a table whose picture changed is then posted anew."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
         self.is_live: Callable[[Session], bool] = lambda session: True
@@ -203,7 +227,7 @@ class Outbox:
             # The game is over or gone: its last table loses its buttons.
             stale = session.table_message_id
             session.table_message_id = None
-            box.edits[stale] = lambda: {"view": None}
+            box.edits[stale] = lambda: _closed(box, stale)
             box.shown = []
         self._kick(session.channel_id, box)
 
@@ -226,7 +250,7 @@ class Outbox:
         if message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[message_id] = lambda: {"view": None}
+        box.edits[message_id] = lambda: _closed(box, message_id)
         self._kick(session.channel_id, box)
 
     def reopen(self, channel_id: int) -> None:
@@ -445,9 +469,11 @@ class Outbox:
             await self._send_table(box, channel, session)
         else:
             box.table = False
-        lines, box.lines = box.lines, []
-        for chunk in _chunks(lines):
-            await self._post(box, channel, _fixed(_plain(chunk)))
+        if not (box.table and session is not None and self._is_live(session)):
+            # (lines that came with a table while this one was written wait for it)
+            lines, box.lines = box.lines, []
+            for chunk in _chunks(lines):
+                await self._post(box, channel, _fixed(_plain(chunk)))
         for message_id, build in edits.items():
             await self._edit(box, channel, message_id, _built(build))
 
@@ -464,6 +490,10 @@ class Outbox:
             # one an interaction posts, whose token then edits it outside the global limit.
             await _answered(box.carrier)
             new = _token(box.carrier) is not None
+        if self.v2 and not new and not self.picture_edits:
+            # Discord refused an edit that brought a new picture (see _v2_table): a table
+            # whose picture changed is posted anew
+            new = await self._picture_changed(box, session, previous)
         if new:
             # lines that don't fit in the table's message go first, on their own
             chunks = _chunks(box.lines)
@@ -472,11 +502,40 @@ class Outbox:
                 await self._post(box, channel, _fixed(_plain(chunk)))
         taken: list[str] = []
         composed = False
+        repost = False
+        attached = False
         mention, box.mention = box.mention, None  # kept if the first route fails
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
-            nonlocal composed
+            nonlocal composed, repost, attached
+            if self.v2:
+                for attempt in range(PICTURE_TRIES):
+                    # the picture first (it takes a moment), then the lines that came
+                    picture = await self._v2_picture(box, session, new)
+                    if (picture is not None and not new and not picture.same
+                            and not self.picture_edits):
+                        repost = True  # the game moved since: the table goes anew
+                        return None
+                    lines, box.lines = box.lines, []
+                    taken.extend(lines)
+                    box.table = False
+                    shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
+                    text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+                    if picture is None:
+                        break
+                    body = await self._v2_table(box, session, text, mention, new, picture,
+                                                last=attempt == PICTURE_TRIES - 1)
+                    if body is None:
+                        break
+                    if body:
+                        composed = True
+                        box.shown = shown
+                        attached = "attachments" in body
+                        return body
+                    # the game moved while the picture was drawn: draw it again
+                box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
+                return None
             lines, box.lines = box.lines, []
             taken.extend(lines)
             box.table = False
@@ -498,12 +557,31 @@ class Outbox:
             if message_id is None:
                 return
             session.table_message_id = message_id
+            self._adopt(box, message_id)
             if previous is not None:
                 box.edits.pop(previous, None)
-                await self._edit(box, channel, previous, _fixed({"view": None}))
+                await self._edit(box, channel, previous, _fixed(_closed(box, previous)))
             return
         assert previous is not None
-        if not await self._edit(box, channel, previous, compose) and composed:
+        try:
+            done = await self._edit(box, channel, previous, compose)
+        except discord.HTTPException as exc:
+            if not (attached and exc.status == 400):
+                raise
+            # Discord refused an edit that brings a new picture into the gallery: from now
+            # on a table whose picture changed is posted anew instead
+            log.warning("Editing table %s with a new picture was refused (%s %s): tables "
+                        "whose picture changed are posted anew from now on", previous,
+                        exc.code, exc.text)
+            self.picture_edits = False
+            repost = True
+            box.lines = taken + box.lines
+        if repost:
+            box.fresh = True
+            await self._send_table(box, channel, session)
+            return
+        self._adopt(box, previous)
+        if not done and composed:
             # the table message is gone (someone deleted it): post it anew
             if session.table_message_id == previous:
                 session.table_message_id = None
@@ -520,25 +598,137 @@ class Outbox:
             game = session.game
             if game is None or game.is_over or not self._is_live(session):
                 return None
-            ping = None
             with speaking(session.options.language):  # the channel's text: the game's language
-                if (session.options.mention_turn and game.turn.isdigit()
-                        and not session.is_cpu(game.turn)):
-                    # Every table names whose turn it is; the mention notifies once per turn.
-                    ping = mention if mention == game.turn and not session.paused else None
-                    line = turn_ping(session, game)
-                    text = f"{text}\n{line}" if text else line
-                mentions = discord.AllowedMentions(
-                    users=[discord.Object(int(ping))] if ping else [], everyone=False,
-                    roles=False)
+                text, mentions = _turn_line(session, text, mention)
                 return text, table_embed(session), table_view(session), mentions
+
+    async def _picture_changed(self, box: _Channel, session: Session,
+                               message_id: int | None) -> bool:
+        """Whether the live table ``message_id`` shows a picture other than the game's
+        now (or none: it was posted before a restart, or drawing failed)."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return False
+            view = table_picture_view(session)
+        return not (box.picture is not None and box.picture[0] == message_id
+                    and box.picture[1] == view)
+
+    async def _v2_picture(self, box: _Channel, session: Session, new: bool
+                          ) -> _Picture | None:
+        """The table's picture as the game is now, drawn off the event loop and outside the
+        session's lock (clicks never wait for it); the live table's own when what it shows
+        has not changed (an edit then keeps its attachment). None: the game is over."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return None
+            view = table_picture_view(session)
+            message_id = session.table_message_id
+        if (not new and box.picture is not None and box.picture[0] == message_id
+                and box.picture[1] == view):
+            return _Picture(view, None, box.picture[2], same=True)
+        if not new and not self.picture_edits:
+            return _Picture(view, None, None, same=False)  # not drawn: the table goes anew
+        try:
+            png: bytes | None = await asyncio.to_thread(table_image, view)
+        except Exception:
+            log.exception("Drawing the table failed; it goes without its picture")
+            png = None
+        if png is None:
+            return _Picture(view, None, None, same=False)
+        box.pictures += 1
+        return _Picture(view, png, f"table-{box.pictures}.png", same=False)
+
+    async def _v2_table(self, box: _Channel, session: Session, text: str | None,
+                        mention: str | None, new: bool, picture: _Picture, *,
+                        last: bool) -> dict[str, Any] | None:
+        """The live table as one Components V2 message: a post uploads its picture
+        (``table-N.png``); an edit uploads a new one (a new name, replacing the old
+        attachment: the edit's ``attachments`` are the ones to keep or add) only when what
+        it shows changed, else leaves the attachment alone. Without a picture (drawing
+        failed) the table's text still says everything. None: the game is over; {}: the
+        game moved since ``picture`` was drawn (unless ``last``: then it goes as it is)."""
+        async with session.lock:
+            game = session.game
+            if game is None or game.is_over or not self._is_live(session):
+                return None
+            if not last and table_picture_view(session) != picture.view:
+                return {}
+            with speaking(session.options.language):  # the channel's text: the game's language
+                text, mentions = _turn_line(session, text, mention)
+                layout = table_layout(session, text, picture.name)
+                quiet = table_layout(session, text, picture.name, buttons=False)
+        body: dict[str, Any] = {"view": layout, "allowed_mentions": mentions}
+        if not new:
+            # an old embed table becomes a V2 one: its content and embeds are emptied
+            body.update(content=None, embed=None)
+        if picture.png is not None and picture.name is not None:
+            upload = discord.File(io.BytesIO(picture.png), filename=picture.name)
+            if new:
+                body["file"] = upload
+            else:
+                body["attachments"] = [upload]  # a new name; the old picture goes
+        elif not new and not picture.same:
+            body["attachments"] = []  # drawing failed: the old picture would be wrong
+        box.composed = (picture.view, picture.name, quiet)
+        return body
+
+    def _adopt(self, box: _Channel, message_id: int) -> None:
+        """The table just written is ``message_id``: remember its picture and its quiet
+        form (for when it is closed)."""
+        composed, box.composed = box.composed, None
+        if composed is None:
+            return
+        picture_view, name, quiet = composed
+        box.picture = (message_id, picture_view, name) if name is not None else None
+        box.quiet[message_id] = quiet
+        while len(box.quiet) > 4:
+            del box.quiet[next(iter(box.quiet))]
 
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)
 
 
+@dataclass(frozen=True)
+class _Picture:
+    """A table's picture: what it shows, its PNG (None: the live table's own, or none),
+    its file name (None: no picture)."""
+
+    view: TableView
+    png: bytes | None
+    name: str | None
+    same: bool
+    """The live table shows it already (an edit keeps its attachment)."""
+
+
 class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
+
+
+def _turn_line(session: Session, text: str | None, mention: str | None
+               ) -> tuple[str | None, discord.AllowedMentions]:
+    """``text`` with the line that names whose turn it is, and who it may notify (under the
+    session's lock, in the game's language)."""
+    game = session.game
+    assert game is not None
+    ping = None
+    if (session.options.mention_turn and game.turn.isdigit()
+            and not session.is_cpu(game.turn)):
+        # Every table names whose turn it is; the mention notifies once per turn.
+        ping = mention if mention == game.turn and not session.paused else None
+        line = turn_ping(session, game)
+        text = f"{text}\n{line}" if text else line
+    mentions = discord.AllowedMentions(
+        users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
+    return text, mentions
+
+
+def _closed(box: _Channel, message_id: int) -> dict[str, Any]:
+    """What a table (or lobby) that is closed becomes: without its buttons; a Components V2
+    table keeps its text and picture."""
+    quiet = box.quiet.pop(message_id, None)
+    return {"view": quiet}
 
 
 def _in_language(session: Session, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
