@@ -204,7 +204,8 @@ class Bench:
             "DEV_GUILD_ID": "",  # commands synced globally, as in production
             "UNO_GC_STATS": str(self.gc_file),
         }
-        for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES"):
+        for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES", "UNO_TABLE_V2",
+                    "UNO_CARD_EMOJIS"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
