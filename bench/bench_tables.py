@@ -138,7 +138,7 @@ class Table:
         return msg is not None and msg.change_seq == self.moved_on
 
     def whose_turn(self, msg: Message) -> Member | None:
-        found = TURN.findall(msg.content or "")
+        found = TURN.findall(msg.text())  # the turn line (a V2 table: in a text display)
         return self.by_id.get(int(found[-1])) if found else None
 
 
