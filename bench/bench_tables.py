@@ -203,6 +203,9 @@ class Bench:
             "LOG_LEVEL": "WARNING",
             "DEV_GUILD_ID": "",  # commands synced globally, as in production
             "UNO_GC_STATS": str(self.gc_file),
+            # a process serving hundreds of busy tables runs the embed table (README,
+            # "Card art"); UNO_TABLE_V2=1 in the environment measures the picture table
+            "UNO_TABLE_V2": "0",
         }
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES", "UNO_TABLE_V2",
                     "UNO_CARD_EMOJIS"):
