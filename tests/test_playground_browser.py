@@ -161,6 +161,20 @@ def ephemeral_count(driver: WebDriver) -> int:
     return len(driver.find_elements(By.CSS_SELECTOR, ".msg.ephemeral"))
 
 
+def with_picture(driver: WebDriver, menu: WebElement) -> WebElement:
+    """The hand menu once its picture came (the bot adds it by an edit after answering,
+    and the page draws the edited message anew): the fresh element."""
+    mid = str(menu.get_attribute("data-id"))
+
+    def fresh(d: WebDriver) -> WebElement | None:
+        for m in d.find_elements(By.CSS_SELECTOR, f'.msg[data-id="{mid}"]'):
+            if m.find_elements(By.CSS_SELECTOR, ".attachment"):
+                return m
+        return None
+    found: WebElement = wait(driver, fresh, "the hand's picture")
+    return found
+
+
 def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
     """Click the table's My hand until the private menu says it is Alice's turn."""
     deadline = time.monotonic() + 20
@@ -174,6 +188,7 @@ def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
             # this one just before the click reached it (Discord refuses such a click too).
             time.sleep(0.3)
             continue
+        menu = with_picture(driver, menu)
         if "Your turn: pick a card" in menu.text:
             return menu
         time.sleep(0.3)
@@ -290,13 +305,14 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         wait(a, lambda d: last_button(d, "My hand"), "the table")
         before = ephemeral_count(b)
         click(b, "My hand")
-        bob_menu = wait(b, lambda d: ephemeral_count(d) > before and newest_ephemeral(d),
-                        "Bob's hand")
+        bob_menu = with_picture(b, wait(
+            b, lambda d: ephemeral_count(d) > before and newest_ephemeral(d), "Bob's hand"))
         assert "Only you can see this" in bob_menu.text
         assert "Your hand" in bob_menu.text
         before = ephemeral_count(a)
         click(a, "My hand")
-        wait(a, lambda d: ephemeral_count(d) > before, "Alice's hand")
+        with_picture(a, wait(a, lambda d: ephemeral_count(d) > before and newest_ephemeral(d),
+                             "Alice's hand"))
         a.save_screenshot(str(tmp_path / "game-in-progress.png"))
         if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):
             a.save_screenshot(str(ROOT / "docs" / "playground.png"))
