@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE)
 
 
+
+SHARED_ART_CACHE = Path(tempfile.gettempdir()) / f"uno-art-cache-{os.getuid()}"
+"""The card art's disk cache shared by the bots the loopback starts (tests, benchmarks)."""
+
 class BotProcess:
     """A bot process pointed at a LoopbackDiscord.
 
@@ -55,6 +59,10 @@ class BotProcess:
                 "DATABASE_PATH": str(self.workdir / "bot.db"),
                 "LOG_LEVEL": "INFO",
                 "PYTHONUNBUFFERED": "1",
+                # Cards drawn once for every bot these tests start; card emojis only where a
+                # test asks for them (UNO_CARD_EMOJIS=1): each start would upload 96.
+                "UNO_ART_CACHE": str(SHARED_ART_CACHE),
+                "UNO_CARD_EMOJIS": "0",
             }
         )
         env.update(self.server.bot_env())
