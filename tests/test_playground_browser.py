@@ -157,14 +157,20 @@ def newest_ephemeral(driver: WebDriver) -> WebElement | None:
     return found[-1] if found else None
 
 
+def newest_ephemeral_id(driver: WebDriver) -> str | None:
+    """The id of the newest private message (read at once: the element may be re-rendered
+    by an edit a moment later, and the wait that calls this retries a stale read)."""
+    newest = newest_ephemeral(driver)
+    return str(newest.get_attribute("data-id")) if newest else None
+
+
 def ephemeral_count(driver: WebDriver) -> int:
     return len(driver.find_elements(By.CSS_SELECTOR, ".msg.ephemeral"))
 
 
-def with_picture(driver: WebDriver, menu: WebElement) -> WebElement:
-    """The hand menu once its picture came (the bot adds it by an edit after answering,
-    and the page draws the edited message anew): the fresh element."""
-    mid = str(menu.get_attribute("data-id"))
+def with_picture(driver: WebDriver, mid: str) -> WebElement:
+    """The hand menu ``mid`` once its picture came (the bot adds it by an edit after
+    answering, and the page draws the edited message anew): the fresh element."""
 
     def fresh(d: WebDriver) -> WebElement | None:
         for m in d.find_elements(By.CSS_SELECTOR, f'.msg[data-id="{mid}"]'):
@@ -181,14 +187,16 @@ def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
     while time.monotonic() < deadline:
         before = ephemeral_count(driver)
         table = click(driver, "My hand")
-        menu = wait(driver, lambda d, n=before, t=table: failure(d, t) or (
-            ephemeral_count(d) > n and newest_ephemeral(d)), "the private hand menu")
-        if isinstance(menu, str):
+        failed, mid = wait(driver, lambda d, n=before, t=table: (
+            (True, "") if failure(d, t) else
+            (ephemeral_count(d) > n and (mid := newest_ephemeral_id(d)) and (False, mid))),
+            "the private hand menu")
+        if failed:
             # The computer players moved: the bot posted a new table and took the buttons off
             # this one just before the click reached it (Discord refuses such a click too).
             time.sleep(0.3)
             continue
-        menu = with_picture(driver, menu)
+        menu = with_picture(driver, mid)
         if "Your turn: pick a card" in menu.text:
             return menu
         time.sleep(0.3)
@@ -306,12 +314,12 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         before = ephemeral_count(b)
         click(b, "My hand")
         bob_menu = with_picture(b, wait(
-            b, lambda d: ephemeral_count(d) > before and newest_ephemeral(d), "Bob's hand"))
+            b, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d), "Bob's hand"))
         assert "Only you can see this" in bob_menu.text
         assert "Your hand" in bob_menu.text
         before = ephemeral_count(a)
         click(a, "My hand")
-        with_picture(a, wait(a, lambda d: ephemeral_count(d) > before and newest_ephemeral(d),
+        with_picture(a, wait(a, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d),
                              "Alice's hand"))
         a.save_screenshot(str(tmp_path / "game-in-progress.png"))
         if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):
