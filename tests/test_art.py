@@ -23,9 +23,12 @@ from cogs.uno.art import (
     ArtCache,
     SeatView,
     TableView,
+    TableWords,
+    _compose,
     all_cards,
     card_height,
     hand_image,
+    table_canvas,
     table_image,
     tower_height,
 )
@@ -272,6 +275,38 @@ def test_table_image_without_towers_and_with_ten_seats() -> None:
     view = TableView(top=Card.parse("R5"), seats=seats, turn=9, draw_count=1)
     img = _png(table_image(view))
     assert img.height > 10 * 38
+
+
+def test_table_pieces_land_where_they_belong() -> None:
+    """A table is its cached base with cached pieces pasted on it: a change to one seat
+    changes the pixels of that seat's row and nothing else, and a table drawn from empty
+    piece caches is the same image as one drawn from warm ones."""
+    view = _table()
+    before = table_canvas(view, cache=ArtCache())
+    seats = list(view.seats)
+    seats[2] = dataclasses.replace(seats[2], cards=11)
+    after = table_canvas(dataclasses.replace(view, seats=tuple(seats)), cache=ArtCache())
+    box = ImageChops.difference(before.convert("RGB"), after.convert("RGB")).getbbox()
+    assert box is not None
+    row_top = _compose._ROWS_TOP + 2 * (_compose.ROW_H + 6)
+    assert row_top <= box[1] and box[3] <= row_top + _compose.ROW_H
+    assert box[0] >= _compose.SEATS_X
+    for cached in (_compose._text, _compose._base, _compose._chip, _compose._row_back,
+                   _compose._count_card, _compose._badge, _compose._tag):
+        cached.cache_clear()
+    assert table_canvas(view, cache=ArtCache()).tobytes() == before.tobytes()
+
+
+def test_table_words_change_the_picture_and_not_its_size() -> None:
+    view = _table()
+    french = TableWords(top_card="Carte du talon", draw_pile="Pioche", players="Joueurs",
+                        cards="{n} cartes", colour="couleur : {color}", green="vert")
+    english = _png(table_image(view, cache=ArtCache()))
+    translated = _png(table_image(dataclasses.replace(view, words=french), cache=ArtCache()))
+    assert english.size == translated.size
+    assert ImageChops.difference(english.convert("RGB"), translated.convert("RGB")).getbbox()
+    assert french.count(1) == "1 card" and french.count(5) == "5 cartes"
+    assert french.color_name(Color.GREEN) == "vert"
 
 
 def test_table_view_from_a_real_game() -> None:

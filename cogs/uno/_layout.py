@@ -11,15 +11,16 @@ cut from the top to fit).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import discord
 
-from cogs.i18n import Locale
+from cogs.i18n import Locale, _, speaking
 from cogs.uno._menus import table_view
 from cogs.uno._render import table_embed
 from cogs.uno._session import Session
-from cogs.uno.art import TableView
+from cogs.uno.art import TableView, TableWords
 
 MAX_TEXT = 4000
 """Discord's limit for the text displays of one message, all together."""
@@ -45,7 +46,24 @@ def table_picture_view(session: Session) -> TableView:
     assert game is not None
     view = game.public_view()
     cpu = [p["id"] for p in view["players"] if session.is_cpu(p["id"])]
-    return TableView.from_public_view(view, cpu=cpu)
+    return TableView.from_public_view(view, cpu=cpu,
+                                      words=table_words(session.options.language))
+
+
+@lru_cache(maxsize=16)
+def table_words(language: str | None) -> TableWords:
+    """The words of the table's picture in ``language`` (the game's)."""
+    with speaking(language):
+        return TableWords(
+            top_card=_("Top card"), draw_pile=_("Draw pile"), direction=_("Direction"),
+            # TRANSLATORS: the table picture's direction, on two short lines: "play goes" /
+            # "down the list" (of seats, top to bottom) or "up the list".
+            play_goes=_("play goes"), down=_("down the list"), up=_("up the list"),
+            towers=_("Towers"), players=_("Players"), tray=_("tray"),
+            # TRANSLATORS: the tag beside a computer player's name in the table picture.
+            cpu=_("CPU"), uno=_("UNO!"), one_card=_("1 card"), cards=_("{n} cards"),
+            colour=_("colour: {color}"), red=_("red"), blue=_("blue"), green=_("green"),
+            yellow=_("yellow"), player=_("Player {n}"))
 
 
 def table_layout(session: Session, lines: str | None, picture: str | None, *,

@@ -25,6 +25,7 @@ from ._cache import ART_VERSION, ArtCache
 from ._compose import (
     SeatView,
     TableView,
+    TableWords,
     configure,
     default_cache,
     hand_image,
@@ -43,6 +44,7 @@ __all__ = [
     "ArtCache",
     "SeatView",
     "TableView",
+    "TableWords",
     "all_cards",
     "card_back",
     "card_height",

@@ -7,7 +7,8 @@ hold a hand's cards (only the top card, and counts).
 from __future__ import annotations
 
 import io
-from collections.abc import Collection, Iterable, Mapping
+import math
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -19,7 +20,7 @@ from engine.editions import EDITIONS
 
 from . import _draw
 from ._cache import ArtCache
-from ._draw import SS, Palette, Pen, palette
+from ._draw import RGB, SS, Palette, Pen, palette
 
 HAND_PER_ROW: Final = 10
 """Cards per row of a hand image; more wrap onto further rows."""
@@ -124,6 +125,40 @@ class SeatView:
 
 
 @dataclass(frozen=True, slots=True)
+class TableWords:
+    """The words the table's picture shows, in the game's language (English here; the
+    bot passes its translations). ``cards`` takes ``{n}``, ``colour`` takes ``{color}``,
+    ``player`` (a name the font cannot show) takes ``{n}``."""
+
+    top_card: str = "Top card"
+    draw_pile: str = "Draw pile"
+    direction: str = "Direction"
+    play_goes: str = "play goes"
+    down: str = "down the list"
+    up: str = "up the list"
+    towers: str = "Towers"
+    players: str = "Players"
+    tray: str = "tray"
+    cpu: str = "CPU"
+    uno: str = "UNO!"
+    one_card: str = "1 card"
+    cards: str = "{n} cards"
+    colour: str = "colour: {color}"
+    red: str = "red"
+    blue: str = "blue"
+    green: str = "green"
+    yellow: str = "yellow"
+    player: str = "Player {n}"
+
+    def color_name(self, color: Color) -> str:
+        return {Color.RED: self.red, Color.BLUE: self.blue, Color.GREEN: self.green,
+                Color.YELLOW: self.yellow}[color]
+
+    def count(self, n: int) -> str:
+        return self.one_card if n == 1 else self.cards.format(n=n)
+
+
+@dataclass(frozen=True, slots=True)
 class TableView:
     """What the public table shows (no hand: the top card, counts, towers, turn).
 
@@ -143,6 +178,7 @@ class TableView:
     draw_count: int = 0
     title: str = ""
     contrast: bool = False
+    words: TableWords = TableWords()
 
     def __post_init__(self) -> None:
         if self.turn is not None and not 0 <= self.turn < len(self.seats):
@@ -155,7 +191,8 @@ class TableView:
 
     @classmethod
     def from_public_view(cls, view: Mapping[str, Any], *, title: str = "",
-                         cpu: Collection[str] = (), contrast: bool = False) -> TableView:
+                         cpu: Collection[str] = (), contrast: bool = False,
+                         words: TableWords = TableWords()) -> TableView:
         """From ``Game.public_view()`` (which holds no hand either)."""
         players = list(view["players"])
         index = {p["id"]: i for i, p in enumerate(players)}
@@ -172,7 +209,8 @@ class TableView:
         return cls(top=top, seats=seats, turn=index.get(view.get("turn")),
                    direction=1 if int(view.get("direction", 1)) >= 0 else -1, color=color,
                    has_towers=has_towers, towers=towers,
-                   draw_count=int(view.get("draw_count", 0)), title=title, contrast=contrast)
+                   draw_count=int(view.get("draw_count", 0)), title=title, contrast=contrast,
+                   words=words)
 
 
 TABLE_W: Final = 880
@@ -196,17 +234,14 @@ _LOOKS: Final = {
     False: _Look(felt=(26, 86, 62), row=(18, 64, 46), text=(250, 250, 247), dim=(196, 222, 208)),
     True: _Look(felt=(0, 0, 0), row=(40, 40, 40), text=(255, 255, 255), dim=(255, 255, 255)),
 }
-_COLOR_NAMES: Final = {Color.RED: "red", Color.BLUE: "blue", Color.GREEN: "green",
-                       Color.YELLOW: "yellow"}
-
-
-def _fit(pen: Pen, s: str, px_height: float, max_w: float) -> str:
-    """``s`` in the font's characters, shortened with an ellipsis to fit ``max_w`` units."""
+def _fit(s: str, height: float, max_w: float) -> str:
+    """``s`` in the font's characters, shortened with an ellipsis to fit ``max_w`` units
+    when written ``height`` units tall."""
     s = _draw.printable(s)
-    f = _draw.font(round(pen.px(px_height) * 1.36))
-    if f.getlength(s) <= pen.px(max_w):
+    f = _draw.font(round(2 * height * 1.36))
+    if f.getlength(s) <= 2 * max_w:
         return s
-    while s and f.getlength(s + "…") > pen.px(max_w):
+    while s and f.getlength(s + "…") > 2 * max_w:
         s = s[:-1]
     return s + "…"
 
@@ -214,7 +249,9 @@ def _fit(pen: Pen, s: str, px_height: float, max_w: float) -> str:
 def _seat_name(view: TableView, i: int) -> str:
     """A seat's name as the font can show it ("Player 3" when nothing of it can be)."""
     name = _draw.printable(view.seats[i].name)
-    return name if any(c.isalnum() for c in name) else f"Player {i + 1}"
+    if any(c.isalnum() for c in name):
+        return name
+    return _draw.printable(view.words.player.format(n=i + 1))
 
 
 def _left_text(pen: Pen, x: float, cy: float, s: str, height: float,
@@ -237,6 +274,7 @@ def _left_height(view: TableView) -> int:
     return h
 
 
+@lru_cache(maxsize=8)
 def table_image(view: TableView, *, cache: ArtCache | None = None,
                 exact: bool = False) -> bytes:
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
@@ -244,83 +282,136 @@ def table_image(view: TableView, *, cache: ArtCache | None = None,
     return png_bytes(table_canvas(view, cache=cache), exact=exact)
 
 
-def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Image:
-    art = cache if cache is not None else default_cache()
-    pal = palette(view.contrast)
-    look = _LOOKS[view.contrast]
-    height = max(_seats_height(view), _left_height(view)) + 14
+# A table is its base (the frame, the fixed labels, the direction: cached per shape of
+# table) with small pieces pasted on it (texts, the colour chip, seat rows' parts: each
+# drawn twice as large on its own opaque background, scaled down and cached) and the
+# cached cards and towers composited on top. Drawing a table is then mostly copying
+# pixels; a piece's position is rounded to a whole pixel.
+
+_TOP_Y: Final = 62
+_ROWS_TOP: Final = 62
+
+
+def _piece(width: float, height: float, bg: RGB, draw: Callable[[Pen], object]
+           ) -> Image.Image:
+    """``draw`` on an opaque ``bg`` rectangle at twice the size, scaled down."""
+    img = Image.new("RGBA", (math.ceil(width) * 2, math.ceil(height) * 2), (*bg, 255))
+    draw(Pen(img, 2))
+    return img.reduce(2)
+
+
+@lru_cache(maxsize=1024)
+def _text(s: str, height: float, fg: RGB, bg: RGB) -> tuple[Image.Image, float]:
+    """``s`` written ``height`` units tall on ``bg`` (with a pixel of margin on the left),
+    and its length in units."""
+    length = _draw.font(round(2 * height * 1.36)).getlength(s) / 2
+    h = round(2 * height)
+    return _piece(length + 3, h, bg, lambda pen: _left_text(pen, 1, h / 2, s, height, fg)
+                  ), length
+
+
+def _put(canvas: Image.Image, text: tuple[Image.Image, float], x: float, cy: float) -> float:
+    """Paste a ``_text`` piece starting at ``x``, centred on ``cy``; where it ends."""
+    img, length = text
+    canvas.paste(img, (round(x) - 1, round(cy) - img.height // 2))
+    return x + length
+
+
+@lru_cache(maxsize=16)
+def _base(contrast: bool, height: int, has_towers: bool, seats: int, direction: int,
+          words: TableWords) -> Image.Image:
+    """The frame with the labels that don't change during a game and the direction."""
+    pal = palette(contrast)
+    look = _LOOKS[contrast]
     chrome = Image.new("RGBA", (TABLE_W * 2, height * 2), (0, 0, 0, 0))
     pen = Pen(chrome, 2)
     pen.rrect(0.5, 0.5, TABLE_W - 0.5, height - 0.5, 18, look.felt, pal.ink, 1.5)
-    if view.title:
-        _left_text(pen, 20, 24, _fit(pen, view.title, 13, TABLE_W - 40), 13, look.text)
-    # the top card and the colour in play
-    _left_text(pen, 20, 50, "Top card", 10, look.dim)
-    top_y = 62
-    chip_y = top_y + _draw.card_height(TOP_W) + 10
-    if view.color is not None:
-        _color_chip(pen, view.color, 20, chip_y, TOP_W, 32, pal)
-    # the draw pile
-    pile_x = 20 + TOP_W + 24
-    _left_text(pen, pile_x, 50, "Draw pile", 10, look.dim)
+    _left_text(pen, 20, 50, _fit(words.top_card, 10, TOP_W), 10, look.dim)
+    _left_text(pen, _PILE_X, 50, _fit(words.draw_pile, 10, SEATS_X - _PILE_X - 30), 10, look.dim)
     pile_h = _draw.card_height(PILE_W)
-    _left_text(pen, pile_x, top_y + pile_h + 16, _count(view.draw_count), 11, look.text)
-    # the direction
-    _direction(pen, pile_x, top_y + pile_h + 40, view.direction, look, pal)
-    # the towers
-    tower_y = chip_y + 44
+    _direction(pen, _PILE_X, _TOP_Y + pile_h + 40, direction, look, words)
+    if has_towers:
+        _left_text(pen, 20, _tower_y() + 8, _fit(words.towers, 10, 200), 10, look.dim)
+    _left_text(pen, SEATS_X, 50, _fit(words.players, 10, 200), 10, look.dim)
+    if seats > 1:
+        _direction_rail(pen, SEATS_X - 22, _ROWS_TOP, _ROWS_TOP + seats * (ROW_H + 6) - 6,
+                        direction, pal)
+    return chrome.reduce(2)
+
+
+_PILE_X: Final = 20 + TOP_W + 24
+
+
+def _chip_y() -> int:
+    return _TOP_Y + _draw.card_height(TOP_W) + 10
+
+
+def _tower_y() -> int:
+    return _chip_y() + 44
+
+
+def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Image:
+    art = cache if cache is not None else default_cache()
+    look = _LOOKS[view.contrast]
+    words = view.words
+    height = max(_seats_height(view), _left_height(view)) + 14
+    canvas = _base(view.contrast, height, view.has_towers, len(view.seats), view.direction,
+                   words).copy()
+    if view.title:
+        _put(canvas, _text(_fit(view.title, 13, TABLE_W - 40), 13, look.text, look.felt), 20, 24)
+    # the top card, the colour in play, the draw pile
+    if view.color is not None:
+        canvas.paste(_chip(view.color, view.contrast, words), (20, _chip_y()))
+    pile_h = _draw.card_height(PILE_W)
+    _put(canvas, _text(_fit(words.count(view.draw_count), 11, SEATS_X - _PILE_X - 30), 11,
+                       look.text, look.felt), _PILE_X, _TOP_Y + pile_h + 16)
+    if view.top is not None:
+        canvas.alpha_composite(art.card(view.top, contrast=view.contrast, width=TOP_W),
+                               (20, _TOP_Y))
+    canvas.alpha_composite(art.back(contrast=view.contrast, width=PILE_W), (_PILE_X, _TOP_Y))
+    # the towers and who holds each
     if view.has_towers:
-        _left_text(pen, 20, tower_y + 8, "Towers", 10, look.dim)
         holders = dict(view.towers)
+        tower_y = _tower_y()
         for i, tower in enumerate(Tower):
             x = 20 + i * (TOWER_SMALL + 12)
             holder = holders.get(tower)
-            label = _seat_name(view, holder) if holder is not None else "tray"
-            y = tower_y + 22 + _draw.tower_height(TOWER_SMALL) + 10
-            label = _fit(pen, label, 9, TOWER_SMALL + 10)
-            f = _draw.font(round(pen.px(9) * 1.36))
-            w = f.getlength(label) / pen.u
-            _left_text(pen, x + (TOWER_SMALL - w) / 2, y, label,
-                       9, look.text if holder is not None else look.dim)
+            label = _seat_name(view, holder) if holder is not None else words.tray
+            text = _text(_fit(label, 9, TOWER_SMALL + 10), 9,
+                         look.text if holder is not None else look.dim, look.felt)
+            _put(canvas, text, x + (TOWER_SMALL - text[1]) / 2,
+                 tower_y + 22 + _draw.tower_height(TOWER_SMALL) + 10)
+            canvas.alpha_composite(art.tower(tower, held=holder is not None,
+                                             contrast=view.contrast, width=TOWER_SMALL),
+                                   (x, tower_y + 20))
     # the seats
-    _left_text(pen, SEATS_X, 50, "Players", 10, look.dim)
-    rows_top = 62
     for i, seat in enumerate(view.seats):
-        _seat_row(pen, seat, i, rows_top + i * (ROW_H + 6), view, look, pal)
-    if len(view.seats) > 1:
-        _direction_rail(pen, SEATS_X - 22, rows_top,
-                        rows_top + len(view.seats) * (ROW_H + 6) - 6, view.direction, pal)
-    canvas = chrome.reduce(2)
-    if view.top is not None:
-        canvas.alpha_composite(art.card(view.top, contrast=view.contrast, width=TOP_W),
-                               (20, top_y))
-    canvas.alpha_composite(art.back(contrast=view.contrast, width=PILE_W), (pile_x, top_y))
-    if view.has_towers:
-        holders = dict(view.towers)
-        for i, tower in enumerate(Tower):
-            img = art.tower(tower, held=holders.get(tower) is not None,
-                            contrast=view.contrast, width=TOWER_SMALL)
-            canvas.alpha_composite(img, (20 + i * (TOWER_SMALL + 12), tower_y + 20))
+        _seat_row(canvas, seat, i, _ROWS_TOP + i * (ROW_H + 6), view)
     return canvas
 
 
-def _count(n: int) -> str:
-    return f"{n} card" if n == 1 else f"{n} cards"
+@lru_cache(maxsize=32)
+def _chip(color: Color, contrast: bool, words: TableWords) -> Image.Image:
+    """The colour in play: a chip of the colour, its marker and its name."""
+    pal = palette(contrast)
+    h = 32
+    label = _draw.printable(words.colour.format(color=words.color_name(color)))
+    length = _draw.font(round(2 * 11 * 1.36)).getlength(label) / 2
+    w = min(max(TOP_W, math.ceil(h + 6 + length + 8)), _PILE_X - 20 - 8)
+    label = _fit(label, 11, w - h - 12)
+    ink = pal.ink if color is Color.YELLOW else pal.paper
 
-
-def _color_chip(pen: Pen, color: Color, x: float, y: float, w: float, h: float,
-                pal: Palette) -> None:
-    pen.rrect(x, y, x + w, y + h, 8, pal.colors[color], pal.ink, pal.line * 0.7)
-    _draw.color_marker(pen, color, x + h / 2 + 2, y + h / 2, h * 0.34, pal)
-    label = f"colour: {_COLOR_NAMES[color]}"
-    text = pal.ink if color is Color.YELLOW else pal.paper
-    _left_text(pen, x + h + 6, y + h / 2, label, 11, text)
+    def draw(pen: Pen) -> None:
+        pen.rrect(0, 0, w, h, 8, pal.colors[color], pal.ink, pal.line * 0.7)
+        _draw.color_marker(pen, color, h / 2 + 2, h / 2, h * 0.34, pal)
+        _left_text(pen, h + 6, h / 2, label, 11, ink)
+    return _piece(w, h, _LOOKS[contrast].felt, draw)
 
 
 def _direction(pen: Pen, x: float, y: float, direction: int, look: _Look,
-               pal: Palette) -> None:
+               words: TableWords) -> None:
     """A circular arrow and a sentence: which way play goes down the list of seats."""
-    _left_text(pen, x, y, "Direction", 10, look.dim)
+    _left_text(pen, x, y, _fit(words.direction, 10, SEATS_X - x - 30), 10, look.dim)
     cx, cy, r = x + 16, y + 30, 13.0
     pen.d.arc(pen.box(cx - r, cy - r, cx + r, cy + r), 40, 320, fill=look.text,
               width=pen.w(3.5))
@@ -332,10 +423,10 @@ def _direction(pen: Pen, x: float, y: float, direction: int, look: _Look,
         tip = [(cx + r * 0.77 + 5, cy + r * 0.64 - 5), (cx + r * 0.77 - 6, cy + r * 0.64 - 2),
                (cx + r * 0.77 + 2, cy + r * 0.64 + 8)]
     pen.poly(tip, look.text)
-    words = "down the list" if direction > 0 else "up the list"
-    _left_text(pen, x + 38, cy - 7, "play goes", 10, look.text)
-    _left_text(pen, x + 38, cy + 7, words, 10, look.text)
-    del pal
+    room = SEATS_X - (x + 38) - 30
+    _left_text(pen, x + 38, cy - 7, _fit(words.play_goes, 10, room), 10, look.text)
+    _left_text(pen, x + 38, cy + 7, _fit(words.down if direction > 0 else words.up, 10, room),
+               10, look.text)
 
 
 def _direction_rail(pen: Pen, x: float, y0: float, y1: float, direction: int,
@@ -355,49 +446,95 @@ def _direction_rail(pen: Pen, x: float, y0: float, y1: float, direction: int,
     pen.poly(pts, pal.paper, pal.ink, 1.2)
 
 
-def _seat_row(pen: Pen, seat: SeatView, i: int, y: float, view: TableView, look: _Look,
-              pal: Palette) -> None:
-    x0, x1 = SEATS_X, TABLE_W - 20
+_ROW_X0: Final = SEATS_X
+_ROW_X1: Final = TABLE_W - 20
+
+
+def _row_colors(turn: bool, contrast: bool) -> tuple[RGB, RGB]:
+    """A seat row's background and text colours (the turn's row is light)."""
+    pal, look = palette(contrast), _LOOKS[contrast]
+    return (pal.paper, pal.ink) if turn else (look.row, look.text)
+
+
+@lru_cache(maxsize=8)
+def _row_back(turn: bool, contrast: bool) -> Image.Image:
+    """A seat row's background; the turn's row is outlined and has a pointer."""
+    pal = palette(contrast)
+    w, h = _ROW_X1 - _ROW_X0, ROW_H
+
+    def draw(pen: Pen) -> None:
+        if turn:
+            pen.rrect(0, 0, w, h, 9, pal.paper, pal.ink, 2.5)
+            pen.poly([(8, 9), (22, h / 2), (8, h - 9)], pal.ink)
+        else:
+            pen.rrect(0, 0, w, h, 9, _LOOKS[contrast].row)
+    return _piece(w, h, _LOOKS[contrast].felt, draw)
+
+
+@lru_cache(maxsize=8)
+def _count_card(turn: bool, contrast: bool) -> Image.Image:
+    """The small card beside a seat's count."""
+    pal = palette(contrast)
+    bg, _fg = _row_colors(turn, contrast)
+    return _piece(15, 22, bg, lambda pen: pen.rrect(
+        0, 0, 15, 22, 3, pal.back if not turn else pal.ink,
+        pal.paper if not turn else pal.ink, 1.2))
+
+
+@lru_cache(maxsize=16)
+def _badge(tower: Tower, turn: bool, contrast: bool) -> Image.Image:
+    """A held tower beside a seat: its outline in its colour and its letter."""
+    pal = palette(contrast)
+    bg, _fg = _row_colors(turn, contrast)
+
+    def draw(pen: Pen) -> None:
+        col = pal.colors[_draw.TOWER_COLOR[tower]]
+        pen.poly(_draw.tower_outline(13, 26, 22, 24), col, pal.ink, 1.2)
+        pen.text(13, 16, tower.value, 10, pal.paper, pal.ink, 1.6)
+    return _piece(26, 28, bg, draw)
+
+
+@lru_cache(maxsize=16)
+def _tag(s: str, turn: bool, contrast: bool, filled: bool) -> Image.Image:
+    """A small boxed word ("CPU", or "UNO!" filled in yellow)."""
+    pal = palette(contrast)
+    bg, fg = _row_colors(turn, contrast)
+    w = _draw.font(round(2 * 10 * 1.36)).getlength(s) / 2 + 12
+
+    def draw(pen: Pen) -> None:
+        if filled:
+            pen.rrect(0, 0, w, 20, 5, pal.colors[Color.YELLOW], pal.ink, 1.2)
+            _left_text(pen, 6, 10, s, 10, pal.ink)
+        else:
+            pen.rrect(0, 0, w, 20, 5, None, fg, 1.2)
+            _left_text(pen, 6, 10, s, 10, fg)
+    return _piece(w, 20, bg, draw)
+
+
+def _seat_row(canvas: Image.Image, seat: SeatView, i: int, y: int, view: TableView) -> None:
     turn = view.turn == i
-    if turn:
-        pen.rrect(x0, y, x1, y + ROW_H, 9, pal.paper, pal.ink, 2.5)
-        pen.poly([(x0 + 8, y + 9), (x0 + 22, y + ROW_H / 2), (x0 + 8, y + ROW_H - 9)], pal.ink)
-        fg = pal.ink
-    else:
-        pen.rrect(x0, y, x1, y + ROW_H, 9, look.row)
-        fg = look.text
-    cy = y + ROW_H / 2
-    name = _fit(pen, _seat_name(view, i), 12, 150 if seat.cpu else 200)
-    end = _left_text(pen, x0 + 30, cy, name, 12, fg)
+    contrast = view.contrast
+    bg, fg = _row_colors(turn, contrast)
+    canvas.paste(_row_back(turn, contrast), (_ROW_X0, y))
+    cy = y + ROW_H // 2
+    name = _fit(_seat_name(view, i), 12, 150 if seat.cpu else 200)
+    end = _put(canvas, _text(name, 12, fg, bg), _ROW_X0 + 30, cy)
     if seat.cpu:
-        _tag(pen, end + 8, cy, "CPU", fg, pal, filled=False)
+        canvas.paste(_tag(_fit(view.words.cpu, 10, 40), turn, contrast, False),
+                     (round(end + 8), cy - 10))
     # the card count: a small card and the number
-    cx = x0 + 270
-    pen.rrect(cx, cy - 11, cx + 15, cy + 11, 3, pal.back if not turn else pal.ink,
-              pal.paper if not turn else pal.ink, 1.2)
-    _left_text(pen, cx + 21, cy, f"x {seat.cards}", 12, fg)
+    cx = _ROW_X0 + 270
+    canvas.paste(_count_card(turn, contrast), (cx, cy - 11))
+    _put(canvas, _text(f"x {seat.cards}", 12, fg, bg), cx + 21, cy)
     # towers held
     tx = cx + 70
     held = [t for t, h in view.towers if h == i] if view.has_towers else []
     for t in held:
-        col = pal.colors[_draw.TOWER_COLOR[t]]
-        pen.poly(_draw.tower_outline(tx + 11, cy + 12, 22, 24), col, pal.ink, 1.2)
-        pen.text(tx + 11, cy + 2, t.value, 10, pal.paper, pal.ink, 1.6)
+        canvas.paste(_badge(t, turn, contrast), (tx - 2, cy - 14))
         tx += 27
     if seat.uno:
-        _tag(pen, x1 - 58, cy, "UNO!", fg, pal, filled=True)
-
-
-def _tag(pen: Pen, x: float, cy: float, s: str, fg: tuple[int, int, int], pal: Palette, *,
-         filled: bool) -> None:
-    f = _draw.font(round(pen.px(10) * 1.36))
-    w = f.getlength(s) / pen.u + 12
-    if filled:
-        pen.rrect(x, cy - 10, x + w, cy + 10, 5, pal.colors[Color.YELLOW], pal.ink, 1.2)
-        _left_text(pen, x + 6, cy, s, 10, pal.ink)
-    else:
-        pen.rrect(x, cy - 10, x + w, cy + 10, 5, None, fg, 1.2)
-        _left_text(pen, x + 6, cy, s, 10, fg)
+        canvas.paste(_tag(_fit(view.words.uno, 10, 44), turn, contrast, True),
+                     (_ROW_X1 - 58, cy - 10))
 
 
 # -- the shared cache --------------------------------------------------------------------------
