@@ -274,7 +274,6 @@ def _left_height(view: TableView) -> int:
     return h
 
 
-@lru_cache(maxsize=8)
 def table_image(view: TableView, *, cache: ArtCache | None = None,
                 exact: bool = False) -> bytes:
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
