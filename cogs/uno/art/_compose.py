@@ -299,7 +299,7 @@ def _piece(width: float, height: float, bg: RGB, draw: Callable[[Pen], object]
     return img.reduce(2)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)
 def _text(s: str, height: float, fg: RGB, bg: RGB) -> tuple[Image.Image, float]:
     """``s`` written ``height`` units tall on ``bg`` (with a pixel of margin on the left),
     and its length in units."""
@@ -316,7 +316,7 @@ def _put(canvas: Image.Image, text: tuple[Image.Image, float], x: float, cy: flo
     return x + length
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def _base(contrast: bool, height: int, has_towers: bool, seats: int, direction: int,
           words: TableWords) -> Image.Image:
     """The frame with the labels that don't change during a game and the direction."""
