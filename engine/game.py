@@ -8,7 +8,8 @@ together. The rest of the engine's game logic sits beside it:
 * engine/state.py: what a game holds (``Decision``, ``State``, ``PlayerStats``,
   ``Counters``) and its saved form;
 * engine/legal.py: listing the legal moves (``LegalMoves``, ``PlayNeeds``);
-* engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups.
+* engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups;
+* engine/lap.py: the Victory Lap (the hands travelling round the table).
 
 The public names that lived here before the split are still importable from here.
 """
@@ -48,8 +49,6 @@ from engine.events import (
     Event,
     GameWon,
     InstantUno,
-    LapKept,
-    LapPassed,
     Left,
     Passed,
     Played,
@@ -62,6 +61,7 @@ from engine.events import (
     Turn,
     UnoCalled,
 )
+from engine.lap import check_lap, do_lap, start_lap
 from engine.legal import LegalMoves as LegalMoves
 from engine.legal import PlayNeeds as PlayNeeds
 from engine.moves import (
@@ -83,8 +83,8 @@ from engine.setup import arrange, choose_dealer, start_round
 from engine.state import STATE_VERSION as STATE_VERSION
 from engine.state import Counters as Counters
 from engine.state import Decision as Decision
-from engine.state import LapRecord, State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 from engine.state import PlayerStats as PlayerStats
+from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 
 READABLE_VERSIONS = (1, 2, STATE_VERSION)
 """Saved games this engine reads: version 1 kept the random generator's state as a list of
@@ -551,7 +551,7 @@ class Game:
         self._need_player(move.player)
         p = move.player
         if s.pending is Decision.LAP:
-            return self._check_lap(move)
+            return check_lap(self, move)
         if isinstance(move, CallUno):
             return self._check_call(p)
         if isinstance(move, Catch):
@@ -587,31 +587,6 @@ class Game:
         if isinstance(move, Lap):
             raise IllegalMoveError("There is no Victory Lap hand to keep or pass now.")
         raise ParseError("Unknown move.")  # pragma: no cover
-
-    def _check_lap(self, move: Move) -> Move:
-        """R-VL-ONLY: while the hands travel, only the card's player keeps or passes."""
-        s = self.s
-        lap = s.lap
-        assert lap is not None
-        if move.player != lap.player:
-            raise self._not_your_turn(move.player)
-        if not isinstance(move, Lap):
-            raise self._wrong_decision()
-        if move.keep:
-            if move.color is None:
-                if s.color is None:
-                    raise ChoiceError("Name the colour as you keep the hand: the Victory Lap "
-                                      "was played without one.")
-                return move
-            if s.color is None:
-                return move
-            if move.color is not s.color:
-                raise ChoiceError("You already named {color} with the Victory Lap.",
-                                  color=s.color)
-            return replace(move, color=None)
-        if lap.step >= len(self.players):
-            raise IllegalMoveError("Your own hand is back: you must keep it.")
-        return replace(move, color=None) if move.color is not None else move
 
     def _wrong_decision(self) -> IllegalMoveError:
         s = self.s
@@ -737,7 +712,7 @@ class Game:
         if isinstance(move, Keep):
             return self._do_keep(move)
         if isinstance(move, Lap):
-            return self._do_lap(move)
+            return do_lap(self, move)
         assert isinstance(move, ChooseColor)
         self.s.color = move.color
         self.s.pending = Decision.PLAY
@@ -874,52 +849,11 @@ class Game:
             events.append(Skipped(victim))
             return events + self._end_turn(victim)
         if kind is Kind.VICTORY_LAP:
-            return events + self._start_lap(p)
+            return events + start_lap(self, p)
         return events + self._end_turn(p)
 
     # ------------------------------------------------------------------ Victory Lap
-    def _start_lap(self, p: str) -> list[Event]:
-        """R-VL-LAP: every hand moves one seat in the direction of play; ``p`` looks at the
-        hand in front of them. UNO calls belonged to the old hands (R-VL-UNO)."""
-        s = self.s
-        s.called.clear()
-        s.catchable = None
-        s.lap = LapRecord(p, 0)
-        return self._lap_step()
-
-    def _lap_step(self) -> list[Event]:
-        """Every hand moves one more seat in the direction of play."""
-        s = self.s
-        lap = s.lap
-        assert lap is not None
-        seats = self.players
-        n = len(seats)
-        moved = {seats[(i + s.direction) % n]: s.hands[q] for i, q in enumerate(seats)}
-        s.hands = {q: moved[q] for q in s.hands}
-        lap.step += 1
-        s.turn = lap.player
-        s.pending = Decision.LAP
-        return [self._turn_event()]
-
-    def _do_lap(self, move: Lap) -> list[Event]:
-        s = self.s
-        lap = s.lap
-        p = move.player
-        assert lap is not None and lap.player == p
-        if not move.keep:
-            passed = LapPassed(p, len(s.hands[p]), lap.step)
-            return [passed, *self._lap_step()]
-        events: list[Event] = [LapKept(p, lap.step)]
-        s.lap = None
-        if move.color is not None:
-            s.color = move.color
-            events.append(ColorChosen(p, move.color))
-        if len(s.hands[p]) == 1:
-            # R-VL-UNO: keeping one card needs a call after the keep; catchable until the
-            # next player's first move. Others given one card are not at risk.
-            s.catchable = p
-        return events + self._end_turn(p)
-
+    # Its rules (start, step, keep or pass, what may be done meanwhile): engine/lap.py.
     @property
     def lap(self) -> dict[str, Any] | None:
         """The Victory Lap under way (``player``, ``step``: seats the hands have moved,
@@ -1145,7 +1079,7 @@ class Game:
             # R-LEAVE: a Victory Lap under way ends first, as on a timeout.
             lap_keep = self.timeout_moves()[0]
             assert isinstance(lap_keep, Lap)
-            events += self._do_lap(lap_keep)
+            events += do_lap(self, lap_keep)
         cards = s.hands.pop(player)
         s.draw[0:0] = cards
         events.append(Left(player, len(cards)))
