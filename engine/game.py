@@ -9,7 +9,8 @@ together. The rest of the engine's game logic sits beside it:
   ``Counters``) and its saved form;
 * engine/legal.py: listing the legal moves (``LegalMoves``, ``PlayNeeds``);
 * engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups;
-* engine/lap.py: the Victory Lap (the hands travelling round the table).
+* engine/lap.py: the Victory Lap (the hands travelling round the table);
+* engine/teams.py: partner play's teams (``check_teams``) and a partner round's scoring.
 
 The public names that lived here before the split are still importable from here.
 """
@@ -85,60 +86,15 @@ from engine.state import Counters as Counters
 from engine.state import Decision as Decision
 from engine.state import PlayerStats as PlayerStats
 from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
+from engine.teams import TEAM_SIZES as TEAM_SIZES
+from engine.teams import check_teams as check_teams
+from engine.teams import end_team_round
 
 READABLE_VERSIONS = (1, 2, STATE_VERSION)
 """Saved games this engine reads: version 1 kept the random generator's state as a list of
 625 numbers, version 2 as one compact text, version 3 added partner play (``teams``,
 ``team_scores``) and the round limit (``max_rounds``); a game saved before version 3 has
 neither."""
-
-TEAM_SIZES = (4, 6)
-"""Partner play: how many players a partner table seats, in teams of two (sheet 004,
-Playing with Partners; RULINGS): two teams with four players, three with six."""
-
-
-def check_teams(players: Sequence[str], teams: Sequence[Sequence[str]],
-                *, restoring: bool = False) -> tuple[tuple[str, ...], ...]:
-    """The teams of a partner game, as tuples in the order given, or a ``SettingsError``
-    saying in one sentence what is wrong. Every team is two partners, every seated player is
-    on exactly one team, the table seats 4 or 6 players (so 2 or 3 teams), and partners sit
-    across the table: the player in seat ``i`` (counting from 0) partners the player in
-    seat ``i + n/2`` (the refusal counts seats from 1, as players do). A saved game
-    (``restoring``) may have lost players, so only the pairs and that every seated player
-    is on a team are checked."""
-    if not restoring and len(players) not in TEAM_SIZES:
-        raise SettingsError("Partner play needs 4 or 6 players, not {n}.", n=len(players))
-    if isinstance(teams, str) or any(isinstance(t, str) for t in teams):
-        raise SettingsError("A team lists its players by name.")
-    out = tuple(tuple(t) for t in teams)
-    members = [p for t in out for p in t]
-    if not all(isinstance(p, str) and p for p in members):
-        raise SettingsError("A team lists its players by name.")
-    if len(set(members)) != len(members):
-        raise SettingsError("Each player can be on only one team.")
-    for t in out:
-        if len(t) != 2:
-            raise SettingsError("Partners play in pairs: every team is two players, "
-                                "not {size}.", size=len(t))
-    for p in players:
-        if p not in members:
-            raise SettingsError("{name} is not on a team.", name=p)
-    if restoring:
-        return out
-    n = len(players)
-    for p in members:
-        if p not in players:
-            raise SettingsError("{name} is on a team but not seated.", name=p)
-    seat = {p: i for i, p in enumerate(players)}
-    half = n // 2
-    for a, b in out:
-        if seat[b] != (seat[a] + half) % n:
-            first = a if seat[a] < seat[b] else b
-            raise SettingsError("Partners sit across the table: {name} sits in seat {seat}, "
-                                "so their partner must sit in seat {across}.",
-                                name=first, seat=seat[first] + 1,
-                                across=(seat[first] + half) % n + 1)
-    return out
 
 
 def _rng_to_text(state: Any) -> str:
@@ -955,7 +911,7 @@ class Game:
     def _end_round(self, winner: str) -> list[Event]:
         s = self.s
         if self.teams:
-            return self._end_team_round(winner)
+            return end_team_round(self, winner)
         pts = self.card_points
         gained = {p: 0 for p in self.players}
         if self.settings.scoring == "standard":
@@ -994,46 +950,6 @@ class Game:
             if q in self._team_of:
                 self.stats[q].team_games_won += 1
         return [GameWon(tuple(s.winners), dict(s.scores))]
-
-    def _end_team_round(self, winner: str) -> list[Event]:
-        """Partner play (R-TEAM-SCORE): standard scoring gives the winner's team the cards
-        in every opposing hand (all the other teams'; not the partner's); alternative
-        scoring (R-TEAM-ALT) gives every team the cards in its own hands. Each seated
-        player adds what their team gained, and the team totals race to the target: when
-        one reaches it (or the last round is played) the highest total wins (alternative:
-        the lowest), and every team on that total shares the win."""
-        s = self.s
-        pts = self.card_points
-        ours = self._team_of[winner]
-        gain = [0 for _ in self.teams]
-        for q in self.players:
-            held = sum(pts(c) for c in s.hands[q])
-            if self.settings.scoring == "standard":
-                if self._team_of[q] != ours:
-                    gain[ours] += held
-            else:
-                gain[self._team_of[q]] += held
-        won = gain[ours] if self.settings.scoring == "standard" else 0
-        gained = {q: gain[self._team_of[q]] for q in self.players}
-        for q, g in gained.items():
-            s.scores[q] += g
-        for i, g in enumerate(gain):
-            s.team_scores[i] += g
-        st = self.stats[winner]
-        st.rounds_won += 1
-        st.best_round = max(st.best_round, won)
-        for q in self.teams[ours]:
-            if q in self.stats:
-                self.stats[q].team_rounds_won += 1
-        events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores),
-                                         self.round_number, team=self.teams[ours])]
-        totals = s.team_scores
-        if any(v >= self.settings.target for v in totals) or self._last_round():
-            top = max(totals) if self.settings.scoring == "standard" else min(totals)
-            s.winners = [q for q in self.players if totals[self._team_of[q]] == top]
-            return events + self._game_over()
-        s.dealer = self._next(s.dealer, 1)
-        return events + start_round(self)
 
     # ------------------------------------------------------------------ out-of-band
     def timeout_moves(self) -> list[Move]:
