@@ -7,16 +7,15 @@ import logging
 import os
 import sqlite3
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import aiosqlite
 
 from data import queries
+from data.batching import PendingSave, SaveQueue, Turns
 from data.errors import (
     DatabaseError,
     DatabaseOpenError,
@@ -40,7 +39,6 @@ logger = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
 LEADERBOARD_MAX_LIMIT = 100
-SAVE_BATCH_MAX = 64  # at most this many saves share one transaction
 
 _CORRUPT = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 _UNWRITABLE = ("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH", "SQLITE_IOERR")
@@ -178,7 +176,8 @@ class Database:
     ``record_game`` or ``end_game`` is never overtaken by a ``save_game`` called before it,
     nor preceded by one called after it. A save made while the connection is idle is
     written at once, alone. ``group_commit=False`` gives every save its own turn and
-    transaction (for the benchmark and tests).
+    transaction (for the benchmark and tests). The line (``Turns``) and the queue of saves
+    (``SaveQueue``) are in data/batching.py.
     """
 
     def __init__(
@@ -191,11 +190,9 @@ class Database:
     ) -> None:
         self._conn = conn
         self._path = path
-        self._turns = _Turns()
+        self._turns = Turns()
         self._group_commit = group_commit
-        # The saves still open to more saves, if the last call in line is a group of saves.
-        self._open_group: _SaveGroup | None = None
-        self._runners: set[asyncio.Task[None]] = set()
+        self._saves = SaveQueue(self._turns, self._write_together, self._write_alone, path)
         # The file opened, to notice it being deleted or replaced (None: nothing to watch).
         self._file_id = file_id
         self._stat_path = os.path.abspath(path) if file_id is not None else path
@@ -307,7 +304,7 @@ class Database:
         Waits for every call queued before this one, saves waiting for a batch included,
         and closes the open group of saves: saves called later are queued behind this.
         """
-        self._open_group = None
+        self._saves.close_group()
         turn = self._turns.reserve()
         await self._turns.wait(turn)
         try:
@@ -452,65 +449,22 @@ class Database:
             async with self._write(_save_what(game)) as conn:
                 await _save(conn, game, entries)
             return
-        item = _PendingSave(game, entries, asyncio.get_running_loop().create_future())
-        self._enqueue_save(item)
+        item = PendingSave(game, entries, asyncio.get_running_loop().create_future())
+        self._saves.enqueue(item)
         await item.future
 
-    def _enqueue_save(self, item: _PendingSave) -> None:
-        """Add the save to the open group, or open a new one (with its place in line)."""
-        group = self._open_group
-        if group is None:
-            group = _SaveGroup(self._turns.reserve(), [])
-            self._open_group = group
-            runner = asyncio.get_running_loop().create_task(self._run_group(group))
-            self._runners.add(runner)
-            runner.add_done_callback(self._runners.discard)
-        group.items.append(item)
-        if len(group.items) >= SAVE_BATCH_MAX:
-            self._open_group = None
+    async def _write_together(self, items: list[PendingSave]) -> None:
+        """Several queued saves in one transaction (``SaveQueue``; the turn is held)."""
+        self._check_file()
+        async with self._transaction() as conn:
+            await conn.executemany(queries.UPSERT_GAME,
+                                   [_game_params(item.game) for item in items])
+            await _insert_log(conn, [e for item in items for e in item.log])
 
-    async def _run_group(self, group: _SaveGroup) -> None:
-        """Wait for the group's turn, write its saves, and answer every one of them."""
-        try:
-            await self._turns.wait(group.turn)
-            if self._open_group is group:
-                self._open_group = None  # later saves form the next group
-            try:
-                await self._write_saves([i for i in group.items if not i.future.done()])
-            finally:
-                self._turns.release()
-        finally:
-            if self._open_group is group:
-                self._open_group = None
-            for item in group.items:
-                if not item.future.done():  # only when this task itself was cancelled
-                    item.future.cancel()
-
-    async def _write_saves(self, items: list[_PendingSave]) -> None:
-        """Write the saves (the turn is held) and settle each one's future: all in one
-        transaction, or each alone when that fails (or when there is only one)."""
-        if len(items) > 1:
-            try:
-                self._check_file()
-                async with self._transaction() as conn:
-                    await conn.executemany(queries.UPSERT_GAME,
-                                           [_game_params(item.game) for item in items])
-                    await _insert_log(conn, [e for item in items for e in item.log])
-            except Exception:
-                logger.debug("A batch of %d saves to %s failed; saving each alone",
-                             len(items), self._path, exc_info=True)
-            else:
-                for item in items:
-                    _settle(item.future)
-                return
-        for item in items:
-            try:
-                async with self._write_in_turn(_save_what(item.game)) as conn:
-                    await _save(conn, item.game, item.log)
-            except Exception as error:
-                _settle(item.future, error)
-            else:
-                _settle(item.future)
+    async def _write_alone(self, item: PendingSave) -> None:
+        """One queued save in its own transaction (``SaveQueue``; the turn is held)."""
+        async with self._write_in_turn(_save_what(item.game)) as conn:
+            await _save(conn, item.game, item.log)
 
     async def save_games(self, games: Sequence[SavedGame], log: Sequence[LogEntry] = ()
                          ) -> None:
@@ -771,80 +725,6 @@ class Database:
         async with self._exclusive(), self._conn.execute(sql, params) as cursor:
             rows = await cursor.fetchall()
         return [SetAsideGame.from_row(row) for row in rows]
-
-
-class _Turns:
-    """A first-come, first-served lock whose place in line is taken without awaiting.
-
-    ``reserve()`` returns a future resolved when that place's turn comes (at once when the
-    line is empty); the holder of a turn calls ``release()`` exactly once, which hands the
-    turn to the next place still wanted. A place is given up by cancelling its future. Unlike
-    ``asyncio.Lock`` a place belongs to no task, so a group of saves keeps the place its first
-    save took whichever task ends up writing it.
-    """
-
-    def __init__(self) -> None:
-        self._held = False
-        self._waiting: deque[asyncio.Future[None]] = deque()  # empty unless held
-
-    @property
-    def free(self) -> bool:
-        """Nobody holds a turn (so nobody waits either)."""
-        return not self._held
-
-    def reserve(self) -> asyncio.Future[None]:
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        if self._held:
-            self._waiting.append(turn)
-        else:
-            self._held = True
-            turn.set_result(None)
-        return turn
-
-    async def wait(self, turn: asyncio.Future[None]) -> None:
-        """Wait for ``turn``. Cancelled while waiting, the place is given up, and a turn that
-        came just then is handed on."""
-        try:
-            await turn
-        except asyncio.CancelledError:
-            if turn.done() and not turn.cancelled():
-                self.release()
-            raise
-
-    def release(self) -> None:
-        while self._waiting:
-            turn = self._waiting.popleft()
-            if not turn.done():  # else cancelled: that place was given up
-                turn.set_result(None)
-                return
-        self._held = False
-
-
-@dataclass(eq=False, slots=True)
-class _PendingSave:
-    """One ``save_game`` call waiting for its batch; ``future`` is its answer."""
-
-    game: SavedGame
-    log: tuple[LogEntry, ...]
-    future: asyncio.Future[None]
-
-
-@dataclass(eq=False, slots=True)
-class _SaveGroup:
-    """Saves queued one after another, written together when ``turn`` comes."""
-
-    turn: asyncio.Future[None]
-    items: list[_PendingSave]
-
-
-def _settle(future: asyncio.Future[None], error: BaseException | None = None) -> None:
-    """Answer a save's caller, unless the caller is gone (its future was cancelled)."""
-    if future.done():
-        return
-    if error is None:
-        future.set_result(None)
-    else:
-        future.set_exception(error)
 
 
 def _save_what(game: SavedGame) -> str:

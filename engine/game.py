@@ -8,7 +8,9 @@ together. The rest of the engine's game logic sits beside it:
 * engine/state.py: what a game holds (``Decision``, ``State``, ``PlayerStats``,
   ``Counters``) and its saved form;
 * engine/legal.py: listing the legal moves (``LegalMoves``, ``PlayNeeds``);
-* engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups.
+* engine/setup.py: the draw for dealer, the deal, the opening card, scenario setups;
+* engine/lap.py: the Victory Lap (the hands travelling round the table);
+* engine/teams.py: partner play's teams (``check_teams``) and a partner round's scoring.
 
 The public names that lived here before the split are still importable from here.
 """
@@ -48,8 +50,6 @@ from engine.events import (
     Event,
     GameWon,
     InstantUno,
-    LapKept,
-    LapPassed,
     Left,
     Passed,
     Played,
@@ -62,6 +62,7 @@ from engine.events import (
     Turn,
     UnoCalled,
 )
+from engine.lap import check_lap, do_lap, start_lap
 from engine.legal import LegalMoves as LegalMoves
 from engine.legal import PlayNeeds as PlayNeeds
 from engine.moves import (
@@ -83,62 +84,17 @@ from engine.setup import arrange, choose_dealer, start_round
 from engine.state import STATE_VERSION as STATE_VERSION
 from engine.state import Counters as Counters
 from engine.state import Decision as Decision
-from engine.state import LapRecord, State, W4Record, state_from_dict, state_to_dict, stats_to_dict
 from engine.state import PlayerStats as PlayerStats
+from engine.state import State, W4Record, state_from_dict, state_to_dict, stats_to_dict
+from engine.teams import TEAM_SIZES as TEAM_SIZES
+from engine.teams import check_teams as check_teams
+from engine.teams import end_team_round
 
 READABLE_VERSIONS = (1, 2, STATE_VERSION)
 """Saved games this engine reads: version 1 kept the random generator's state as a list of
 625 numbers, version 2 as one compact text, version 3 added partner play (``teams``,
 ``team_scores``) and the round limit (``max_rounds``); a game saved before version 3 has
 neither."""
-
-TEAM_SIZES = (4, 6)
-"""Partner play: how many players a partner table seats, in teams of two (sheet 004,
-Playing with Partners; RULINGS): two teams with four players, three with six."""
-
-
-def check_teams(players: Sequence[str], teams: Sequence[Sequence[str]],
-                *, restoring: bool = False) -> tuple[tuple[str, ...], ...]:
-    """The teams of a partner game, as tuples in the order given, or a ``SettingsError``
-    saying in one sentence what is wrong. Every team is two partners, every seated player is
-    on exactly one team, the table seats 4 or 6 players (so 2 or 3 teams), and partners sit
-    across the table: the player in seat ``i`` (counting from 0) partners the player in
-    seat ``i + n/2`` (the refusal counts seats from 1, as players do). A saved game
-    (``restoring``) may have lost players, so only the pairs and that every seated player
-    is on a team are checked."""
-    if not restoring and len(players) not in TEAM_SIZES:
-        raise SettingsError("Partner play needs 4 or 6 players, not {n}.", n=len(players))
-    if isinstance(teams, str) or any(isinstance(t, str) for t in teams):
-        raise SettingsError("A team lists its players by name.")
-    out = tuple(tuple(t) for t in teams)
-    members = [p for t in out for p in t]
-    if not all(isinstance(p, str) and p for p in members):
-        raise SettingsError("A team lists its players by name.")
-    if len(set(members)) != len(members):
-        raise SettingsError("Each player can be on only one team.")
-    for t in out:
-        if len(t) != 2:
-            raise SettingsError("Partners play in pairs: every team is two players, "
-                                "not {size}.", size=len(t))
-    for p in players:
-        if p not in members:
-            raise SettingsError("{name} is not on a team.", name=p)
-    if restoring:
-        return out
-    n = len(players)
-    for p in members:
-        if p not in players:
-            raise SettingsError("{name} is on a team but not seated.", name=p)
-    seat = {p: i for i, p in enumerate(players)}
-    half = n // 2
-    for a, b in out:
-        if seat[b] != (seat[a] + half) % n:
-            first = a if seat[a] < seat[b] else b
-            raise SettingsError("Partners sit across the table: {name} sits in seat {seat}, "
-                                "so their partner must sit in seat {across}.",
-                                name=first, seat=seat[first] + 1,
-                                across=(seat[first] + half) % n + 1)
-    return out
 
 
 def _rng_to_text(state: Any) -> str:
@@ -551,7 +507,7 @@ class Game:
         self._need_player(move.player)
         p = move.player
         if s.pending is Decision.LAP:
-            return self._check_lap(move)
+            return check_lap(self, move)
         if isinstance(move, CallUno):
             return self._check_call(p)
         if isinstance(move, Catch):
@@ -587,31 +543,6 @@ class Game:
         if isinstance(move, Lap):
             raise IllegalMoveError("There is no Victory Lap hand to keep or pass now.")
         raise ParseError("Unknown move.")  # pragma: no cover
-
-    def _check_lap(self, move: Move) -> Move:
-        """R-VL-ONLY: while the hands travel, only the card's player keeps or passes."""
-        s = self.s
-        lap = s.lap
-        assert lap is not None
-        if move.player != lap.player:
-            raise self._not_your_turn(move.player)
-        if not isinstance(move, Lap):
-            raise self._wrong_decision()
-        if move.keep:
-            if move.color is None:
-                if s.color is None:
-                    raise ChoiceError("Name the colour as you keep the hand: the Victory Lap "
-                                      "was played without one.")
-                return move
-            if s.color is None:
-                return move
-            if move.color is not s.color:
-                raise ChoiceError("You already named {color} with the Victory Lap.",
-                                  color=s.color)
-            return replace(move, color=None)
-        if lap.step >= len(self.players):
-            raise IllegalMoveError("Your own hand is back: you must keep it.")
-        return replace(move, color=None) if move.color is not None else move
 
     def _wrong_decision(self) -> IllegalMoveError:
         s = self.s
@@ -737,7 +668,7 @@ class Game:
         if isinstance(move, Keep):
             return self._do_keep(move)
         if isinstance(move, Lap):
-            return self._do_lap(move)
+            return do_lap(self, move)
         assert isinstance(move, ChooseColor)
         self.s.color = move.color
         self.s.pending = Decision.PLAY
@@ -874,52 +805,11 @@ class Game:
             events.append(Skipped(victim))
             return events + self._end_turn(victim)
         if kind is Kind.VICTORY_LAP:
-            return events + self._start_lap(p)
+            return events + start_lap(self, p)
         return events + self._end_turn(p)
 
     # ------------------------------------------------------------------ Victory Lap
-    def _start_lap(self, p: str) -> list[Event]:
-        """R-VL-LAP: every hand moves one seat in the direction of play; ``p`` looks at the
-        hand in front of them. UNO calls belonged to the old hands (R-VL-UNO)."""
-        s = self.s
-        s.called.clear()
-        s.catchable = None
-        s.lap = LapRecord(p, 0)
-        return self._lap_step()
-
-    def _lap_step(self) -> list[Event]:
-        """Every hand moves one more seat in the direction of play."""
-        s = self.s
-        lap = s.lap
-        assert lap is not None
-        seats = self.players
-        n = len(seats)
-        moved = {seats[(i + s.direction) % n]: s.hands[q] for i, q in enumerate(seats)}
-        s.hands = {q: moved[q] for q in s.hands}
-        lap.step += 1
-        s.turn = lap.player
-        s.pending = Decision.LAP
-        return [self._turn_event()]
-
-    def _do_lap(self, move: Lap) -> list[Event]:
-        s = self.s
-        lap = s.lap
-        p = move.player
-        assert lap is not None and lap.player == p
-        if not move.keep:
-            passed = LapPassed(p, len(s.hands[p]), lap.step)
-            return [passed, *self._lap_step()]
-        events: list[Event] = [LapKept(p, lap.step)]
-        s.lap = None
-        if move.color is not None:
-            s.color = move.color
-            events.append(ColorChosen(p, move.color))
-        if len(s.hands[p]) == 1:
-            # R-VL-UNO: keeping one card needs a call after the keep; catchable until the
-            # next player's first move. Others given one card are not at risk.
-            s.catchable = p
-        return events + self._end_turn(p)
-
+    # Its rules (start, step, keep or pass, what may be done meanwhile): engine/lap.py.
     @property
     def lap(self) -> dict[str, Any] | None:
         """The Victory Lap under way (``player``, ``step``: seats the hands have moved,
@@ -1021,7 +911,7 @@ class Game:
     def _end_round(self, winner: str) -> list[Event]:
         s = self.s
         if self.teams:
-            return self._end_team_round(winner)
+            return end_team_round(self, winner)
         pts = self.card_points
         gained = {p: 0 for p in self.players}
         if self.settings.scoring == "standard":
@@ -1060,46 +950,6 @@ class Game:
             if q in self._team_of:
                 self.stats[q].team_games_won += 1
         return [GameWon(tuple(s.winners), dict(s.scores))]
-
-    def _end_team_round(self, winner: str) -> list[Event]:
-        """Partner play (R-TEAM-SCORE): standard scoring gives the winner's team the cards
-        in every opposing hand (all the other teams'; not the partner's); alternative
-        scoring (R-TEAM-ALT) gives every team the cards in its own hands. Each seated
-        player adds what their team gained, and the team totals race to the target: when
-        one reaches it (or the last round is played) the highest total wins (alternative:
-        the lowest), and every team on that total shares the win."""
-        s = self.s
-        pts = self.card_points
-        ours = self._team_of[winner]
-        gain = [0 for _ in self.teams]
-        for q in self.players:
-            held = sum(pts(c) for c in s.hands[q])
-            if self.settings.scoring == "standard":
-                if self._team_of[q] != ours:
-                    gain[ours] += held
-            else:
-                gain[self._team_of[q]] += held
-        won = gain[ours] if self.settings.scoring == "standard" else 0
-        gained = {q: gain[self._team_of[q]] for q in self.players}
-        for q, g in gained.items():
-            s.scores[q] += g
-        for i, g in enumerate(gain):
-            s.team_scores[i] += g
-        st = self.stats[winner]
-        st.rounds_won += 1
-        st.best_round = max(st.best_round, won)
-        for q in self.teams[ours]:
-            if q in self.stats:
-                self.stats[q].team_rounds_won += 1
-        events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores),
-                                         self.round_number, team=self.teams[ours])]
-        totals = s.team_scores
-        if any(v >= self.settings.target for v in totals) or self._last_round():
-            top = max(totals) if self.settings.scoring == "standard" else min(totals)
-            s.winners = [q for q in self.players if totals[self._team_of[q]] == top]
-            return events + self._game_over()
-        s.dealer = self._next(s.dealer, 1)
-        return events + start_round(self)
 
     # ------------------------------------------------------------------ out-of-band
     def timeout_moves(self) -> list[Move]:
@@ -1145,7 +995,7 @@ class Game:
             # R-LEAVE: a Victory Lap under way ends first, as on a timeout.
             lap_keep = self.timeout_moves()[0]
             assert isinstance(lap_keep, Lap)
-            events += self._do_lap(lap_keep)
+            events += do_lap(self, lap_keep)
         cards = s.hands.pop(player)
         s.draw[0:0] = cards
         events.append(Left(player, len(cards)))

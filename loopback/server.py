@@ -20,10 +20,11 @@ from aiohttp import WSMsgType, web
 
 from .bot_process import BotProcess
 from .emojis import EmojiRoutes
+from .interactions import InteractionRoutes
+from .interactions import InteractionState as InteractionState
 from .limits import IS_COMPONENTS_V2, check_message_limits, gallery_urls
 from .models import (
     DM_APP_PERMISSIONS,
-    EPHEMERAL,
     LOADING,
     Channel,
     Guild,
@@ -169,26 +170,6 @@ class Request:
     raw: web.Request
 
 
-@dataclass
-class InteractionState:
-    id: int
-    token: str
-    type: int
-    user: Identity
-    channel: Channel
-    payload: dict[str, Any]
-    sent_at: float
-    label: str
-    source_message: Message | None = None
-    ack_type: int | None = None
-    acked_at: float | None = None
-    original: Message | None = None
-    followups: list[Message] = field(default_factory=list)
-    response_data: dict[str, Any] | None = None
-    ack: asyncio.Future[int] | None = None
-    waiting: bool = False
-
-
 class Connection:
     """One websocket; a single writer task sends frames in the order they were queued."""
 
@@ -317,6 +298,7 @@ class LoopbackDiscord:
         self._routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
         self.bots: list[BotProcess] = []
         self.thread_routes = ThreadRoutes(self)
+        self.interaction_routes = InteractionRoutes(self)
         self.emojis = EmojiRoutes(self)
         """Application emojis (emojis.py): ``emojis.of()``, ``emojis.names()``."""
         self._setup_routes()
@@ -461,7 +443,9 @@ class LoopbackDiscord:
         text = ERROR_MESSAGES[code]
         self.refused.append(Refusal(status, code, text, req.method, req.path, reason, detail))
         if status not in RETRIED_STATUSES:
-            self._fail_interaction(req, f"Discord answered {status} code {code}: {text}", code)
+            self.interaction_routes.fail(
+                req, f"Discord answered {status} code {code}: {text}", code
+            )
         return error_response(status, code, text)
 
     def take_refused(
@@ -746,7 +730,7 @@ class LoopbackDiscord:
                 Refusal(fault.status, code, fault.text(), req.method, req.path, "injected")
             )
             if fault.status not in RETRIED_STATUSES:
-                self._fail_interaction(req, f"injected {fault.status} {fault.text()}", code)
+                self.interaction_routes.fail(req, f"injected {fault.status} {fault.text()}", code)
             return response
         if not self.enforce_rate_limits:
             self.rate_limiter.count(req.method, req.path, req.template)
@@ -784,7 +768,9 @@ class LoopbackDiscord:
                 if errors and self.validator.find(method, path) is not None:
                     for text in errors:
                         self.problem("invalid_body", text, req, 50035)
-                    self._fail_interaction(req, "Discord rejected: " + "; ".join(errors), 50035)
+                    self.interaction_routes.fail(
+                        req, "Discord rejected: " + "; ".join(errors), 50035
+                    )
                     tree = self.validator.error_tree(method, path, req.body)
                     return error_response(400, 50035, "Invalid Form Body", tree)
         try:
@@ -837,11 +823,8 @@ class LoopbackDiscord:
         r("GET", "/applications/{app}/commands")(self._get_commands)
         r("PUT", "/applications/{app}/guilds/{guild}/commands")(self._put_commands)
         r("GET", "/applications/{app}/guilds/{guild}/commands")(self._get_commands)
-        r("POST", "/interactions/{iid}/{token}/callback")(self._callback)
-        r("POST", "/webhooks/{app}/{token}")(self._followup)
-        r("GET", "/webhooks/{app}/{token}/messages/{mid}")(self._webhook_message)
-        r("PATCH", "/webhooks/{app}/{token}/messages/{mid}")(self._webhook_message)
-        r("DELETE", "/webhooks/{app}/{token}/messages/{mid}")(self._webhook_message)
+        # interactions.py: /interactions/{iid}/{token}/callback, /webhooks/{app}/{token}...
+        self.interaction_routes.register()
         r("GET", "/channels/{cid}")(self._get_channel)
         r("GET", "/channels/{cid}/messages")(self._list_messages)
         r("POST", "/channels/{cid}/messages")(self._create_message)
@@ -1025,7 +1008,7 @@ class LoopbackDiscord:
             return None
         for text in issues:
             self.problem("limits", text, req, 50035)
-        self._fail_interaction(req, "Discord rejected: " + "; ".join(issues), 50035)
+        self.interaction_routes.fail(req, "Discord rejected: " + "; ".join(issues), 50035)
         return error_response(
             400,
             50035,
@@ -1276,224 +1259,6 @@ class LoopbackDiscord:
 
     def dm_channel(self, ident: Identity) -> Channel | None:
         return next((c for c in self.channels.values() if c.recipient is ident), None)
-
-    # -- interactions ----------------------------------------------------------------
-    def _interaction(self, req: Request) -> InteractionState | None:
-        try:
-            state = self.interactions.get(int(req.params["iid"]))
-        except ValueError:
-            return None
-        if state is None or state.token != req.params["token"]:
-            return None
-        return state
-
-    def _fail_interaction(self, req: Request, text: str, code: int) -> None:
-        """A rejected callback: the user action waiting on it raises InteractionFailed (the
-        problem stays recorded too)."""
-        if not req.template.endswith("/callback"):
-            return
-        state = self._interaction(req)
-        if state is not None and state.ack is not None and not state.ack.done():
-            from .users import InteractionFailed
-
-            state.ack.set_exception(InteractionFailed(text, code=code))
-            state.ack.exception()  # mark retrieved: nobody may be waiting any more
-
-    async def _callback(self, req: Request) -> web.StreamResponse:
-        state = self._interaction(req)
-        if state is None:
-            self.problem("unknown_interaction", "callback for an unknown interaction", req, 10062)
-            return error_response(404, 10062, "Unknown interaction")
-        if state.channel.deleted:
-            return self.refuse(req, 404, 10003, "unknown_channel", f"#{state.channel.name} deleted")
-        loop = asyncio.get_running_loop()
-        elapsed = loop.time() - state.sent_at
-        if state.ack_type is not None:
-            self.problem(
-                "double_ack",
-                f"{state.label}: second acknowledgement (already answered with type "
-                f"{state.ack_type})",
-                req,
-                40060,
-            )
-            return error_response(400, 40060, "Interaction has already been acknowledged.")
-        if elapsed > self.ack_deadline:
-            text = (
-                f"{state.label}: acknowledged after {elapsed:.2f} s (Discord's limit is "
-                f"{self.ack_deadline:g} s); Discord answers 404 code 10062 Unknown interaction"
-            )
-            self.problem("late_ack", text, req, 10062)
-            self._fail_interaction(req, text, 10062)
-            state.ack_type = -1
-            return error_response(404, 10062, "Unknown interaction")
-        body = req.body or {}
-        rtype = int(body.get("type", 0))
-        data = body.get("data") or {}
-        allowed = {
-            2: {4, 5, 9},
-            3: {4, 5, 6, 7, 9},
-            4: {8},
-            5: {4, 5, 6, 7},
-        }[state.type]
-        if rtype not in allowed:
-            text = (
-                f"{state.label}: callback type {rtype} is not valid for interaction type "
-                f"{state.type}"
-            )
-            self.problem("invalid_callback", text, req, 50035)
-            self._fail_interaction(req, text, 50035)
-            return error_response(400, 50035, "Invalid Form Body")
-        if rtype in (4, 7):
-            bad = self._limits(req, data, state.source_message if rtype == 7 else None)
-            if bad:
-                return bad
-        # in a thread: a locked one refuses new messages, an archived one refuses edits
-        # (a new message unarchives it)
-        if rtype in (4, 5):
-            refused = self.thread_routes.before_post(req, state.channel)
-            if refused is not None:
-                return refused
-        elif rtype == 7:
-            refused = self.thread_routes.before_change(req, state.channel)
-            if refused is not None:
-                return refused
-        flags = int(data.get("flags") or 0)
-        ephemeral_for = state.user.id if flags & EPHEMERAL else None
-        resource: dict[str, Any] = {"type": rtype}
-        message: Message | None = None
-        if rtype == 4:
-            message = self.store_message(
-                state.channel,
-                data,
-                ephemeral_for=ephemeral_for,
-                msg_type=20 if state.type == 2 else 0,
-                interaction=state,
-            )
-            state.original = message
-            self._keep_files(message, req)
-            resource["message"] = message.payload()
-        elif rtype == 5:
-            message = self.store_message(
-                state.channel,
-                {"content": "", "flags": flags & EPHEMERAL},
-                ephemeral_for=ephemeral_for,
-                msg_type=20 if state.type == 2 else 0,
-                interaction=state,
-                loading=True,
-            )
-            state.original = message
-        elif rtype in (6, 7):
-            message = state.source_message
-            state.original = message
-            if rtype == 7 and message is not None:
-                self.edit_message(message, data)
-                resource["message"] = message.payload()
-        elif rtype in (8, 9):
-            state.response_data = data
-        state.ack_type = rtype
-        state.acked_at = loop.time()
-        if state.ack is not None and not state.ack.done():
-            state.ack.set_result(rtype)
-        if req.query.get("with_response") not in ("1", "true", "True"):
-            return web.Response(status=204)
-        interaction: dict[str, Any] = {"id": str(state.id), "type": state.type}
-        if message is not None and rtype in (4, 5):
-            interaction["response_message_id"] = str(message.id)
-            interaction["response_message_loading"] = rtype == 5
-            interaction["response_message_ephemeral"] = message.ephemeral
-        result: dict[str, Any] = {"interaction": interaction}
-        if rtype != 6:
-            result["resource"] = resource
-        return json_response(result)
-
-    def _webhook_state(self, req: Request) -> tuple[InteractionState | None, web.Response | None]:
-        if req.params["app"] != str(self.application_id):
-            self.problem("unknown_webhook", "webhook call with a wrong application id", req)
-            return None, error_response(404, 10015, "Unknown Webhook")
-        state = self.interactions_by_token.get(req.params["token"])
-        if state is None:
-            self.problem("unknown_webhook", "webhook call with an unknown token", req, 10015)
-            return None, error_response(404, 10015, "Unknown Webhook")
-        if state.ack_type is None or state.ack_type < 0:
-            self.problem(
-                "unknown_webhook", f"{state.label}: followup before acknowledgement", req, 10015
-            )
-            return None, error_response(404, 10015, "Unknown Webhook")
-        if state.channel.deleted:
-            detail = f"#{state.channel.name} deleted"
-            return None, self.refuse(req, 404, 10003, "unknown_channel", detail)
-        age = asyncio.get_running_loop().time() - state.sent_at
-        if age > self.interaction_token_life:
-            self.problem("expired_token", f"{state.label}: token used {age:.0f} s after the "
-                         f"interaction (it works for {self.interaction_token_life:.0f} s)",
-                         req, 50027)
-            return None, error_response(401, 50027, "Invalid Webhook Token")
-        return state, None
-
-    async def _followup(self, req: Request) -> web.StreamResponse:
-        state, bad = self._webhook_state(req)
-        if state is None:
-            assert bad is not None
-            return bad
-        data = dict(req.body or {})
-        replaces = (state.ack_type == 5 and state.original is not None
-                    and state.original.loading and not state.original.deleted)
-        # the first followup after a thinking defer is an edit of that message (issue 7529
-        # refuses a new gallery file there as well)
-        bad = self._limits(req, data, state.original if replaces else None)
-        if bad:
-            return bad
-        flags = int(data.get("flags") or 0)
-        refused = self.thread_routes.before_post(req, state.channel)
-        if refused is not None:
-            return refused
-        # the first followup after a thinking defer replaces the "thinking" message (a new
-        # message, with its own flags, once the bot has deleted that one)
-        if (state.ack_type == 5 and state.original is not None and state.original.loading
-                and not state.original.deleted):
-            self.edit_message(state.original, data)
-            self._keep_files(state.original, req)
-            return json_response(state.original.payload())
-        msg = self.store_message(
-            state.channel,
-            data,
-            ephemeral_for=state.user.id if flags & EPHEMERAL else None,
-            msg_type=20 if state.type == 2 else 0,
-            interaction=state,
-        )
-        state.followups.append(msg)
-        self._keep_files(msg, req)
-        return json_response(msg.payload())
-
-    async def _webhook_message(self, req: Request) -> web.StreamResponse:
-        state, bad = self._webhook_state(req)
-        if state is None:
-            assert bad is not None
-            return bad
-        mid = req.params["mid"]
-        if mid == "@original":
-            msg = state.original
-        else:
-            msg = next((m for m in state.followups if str(m.id) == mid), None)
-            if msg is None and state.original is not None and str(state.original.id) == mid:
-                msg = state.original
-        if msg is None or msg.deleted:
-            return error_response(404, 10008, "Unknown Message")
-        if req.method == "GET":
-            return json_response(msg.payload())
-        refused = self.thread_routes.before_change(req, state.channel)
-        if refused is not None:
-            return refused
-        if req.method == "DELETE":
-            self.delete_message(msg)
-            return web.Response(status=204)
-        data = dict(req.body or {})
-        bad = self._limits(req, data, msg)
-        if bad:
-            return bad
-        self.edit_message(msg, data)
-        self._keep_files(msg, req)
-        return json_response(msg.payload())
 
     # -- sending interactions (used by users.Member) -----------------------------------
     async def send_interaction(

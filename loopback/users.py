@@ -12,7 +12,8 @@ from .models import Channel, Guild, Identity, Message, Role
 from .threads import Thread
 
 if TYPE_CHECKING:
-    from .server import InteractionState, LoopbackDiscord
+    from .interactions import InteractionState
+    from .server import LoopbackDiscord
 
 OPTION_STRING, OPTION_INTEGER, OPTION_BOOLEAN = 3, 4, 5
 OPTION_USER, OPTION_CHANNEL, OPTION_ROLE, OPTION_MENTIONABLE, OPTION_NUMBER = 6, 7, 8, 9, 10

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from cogs.uno._session import Session
-from e2e_support import saved_state
+from cogs.uno._session import Options, Session
+from e2e_support import install, install_header, saved_state, scenario_session
+from loopback.bot_process import BotProcess
 from loopback.models import Channel, Message
+from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
 
 Scenario = Callable[[Channel], Session]
+LONG_TURNS = Options(turn_timer=600)
+"""Long turns: the scenarios wait while earlier tests run."""
 
 
 def registry() -> tuple[dict[str, Scenario], Callable[[Scenario], Scenario]]:
@@ -27,8 +31,35 @@ def registry() -> tuple[dict[str, Scenario], Callable[[Scenario], Scenario]]:
     return scenarios, scenario
 
 
+async def open_tables(server: LoopbackDiscord, bot: BotProcess, db_path: str,
+                      scenarios: Mapping[str, Scenario], *,
+                      logged: Collection[str] = ()) -> dict[str, Channel]:
+    """One channel per scenario, all installed as saved games (those named in ``logged``
+    with a move log header, as if the bot had started them), then one restart of the bot;
+    returns once every table with a game says it goes on."""
+    guild = server.guilds[0]
+    channels = {name: guild.new_channel(name) for name in scenarios}
+    sessions = {name: build(channels[name]) for name, build in scenarios.items()}
+    await install(db_path, *sessions.values())
+    for name in logged:
+        await install_header(db_path, sessions[name])
+    await bot.restart()
+    for name, ch in channels.items():
+        if sessions[name].game is not None:
+            await ch.wait_for(lambda m: "goes on" in m.text(), timeout=15)
+    return channels
+
+
 def abc(ch: Channel) -> tuple[Member, Member, Member]:
     return ch.member("alice"), ch.member("bob"), ch.member("carol")
+
+
+def pair(ch: Channel) -> Session:
+    """Alice and Bob with red cards to play in turn; Alice to move (long turns)."""
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 R4 R5 B4", b: "R6 R7 R8 G1"},
+                            discard="R9", draw="Y1 Y2 Y3 Y4 Y5 Y6", turn=a,
+                            options=LONG_TURNS)
 
 
 def db_of(ch: Channel) -> str:

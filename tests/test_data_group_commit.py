@@ -29,7 +29,7 @@ from data import (
     SavedGame,
     queries,
 )
-from data.database import SAVE_BATCH_MAX, _Turns
+from data.batching import SAVE_BATCH_MAX, Turns
 from data_support import opened
 
 GUILD = 1
@@ -336,7 +336,7 @@ async def test_a_caller_cancelled_before_its_batch_writes_nothing(db_path: str) 
         gone = asyncio.create_task(db.save_game(game(2)))
         kept = asyncio.create_task(db.save_game(game(3)))
         await asyncio.sleep(0)
-        group = db._open_group
+        group = db._saves.open_group
         assert group is not None and len(group.items) == 2  # both wait for one batch
         gone.cancel()
         await asyncio.wait_for(asyncio.gather(first, kept), 10)
@@ -356,7 +356,7 @@ async def test_close_writes_the_saves_still_queued_and_answers_every_caller(
     try:
         saves = [asyncio.create_task(db.save_game(game(c), [entry(c, 0)])) for c in range(n)]
         await asyncio.sleep(0)  # one is writing, the others are queued
-        assert db._runners
+        assert db._saves.runners
         closing = asyncio.create_task(db.close())
         await asyncio.sleep(0)
         late = [asyncio.create_task(db.save_game(game(n + i))) for i in range(3)]
@@ -370,7 +370,7 @@ async def test_close_writes_the_saves_still_queued_and_answers_every_caller(
         assert len({id(error) for error in outcome}) == len(late)
         with pytest.raises(ValueError):
             await asyncio.wait_for(db.save_game(game(999)), 10)
-        assert not db._runners
+        assert not db._saves.runners
     finally:
         await db.close()
     async with opened(db_path) as db:
@@ -382,7 +382,7 @@ async def test_close_writes_the_saves_still_queued_and_answers_every_caller(
 
 
 async def test_turns_are_first_come_first_served_and_skip_who_gave_up() -> None:
-    turns = _Turns()
+    turns = Turns()
     order: list[str] = []
 
     async def user(name: str) -> None:
@@ -404,7 +404,7 @@ async def test_turns_are_first_come_first_served_and_skip_who_gave_up() -> None:
 
 
 async def test_a_turn_that_comes_as_its_waiter_is_cancelled_is_handed_on() -> None:
-    turns = _Turns()
+    turns = Turns()
     order: list[str] = []
 
     async def user(name: str) -> None:

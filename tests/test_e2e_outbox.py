@@ -11,14 +11,12 @@ answered twice. The loopback enforces Discord's rate limits in this module.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import pytest
 import pytest_asyncio
-from e2e_tables import abc, hand, said, state, table_message
+from e2e_tables import Scenario, abc, hand, open_tables, pair, said, state, table_message
 
-from cogs.uno._session import Options, Session
-from e2e_support import FAST_ENV, install, scenario_session
+from e2e_support import FAST_ENV
 from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
@@ -27,8 +25,6 @@ from loopback.server import InteractionState, LoopbackDiscord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-OPTS = Options(turn_timer=600)
-
 
 @pytest.fixture(scope="module")  # type: ignore[no-redef]
 def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
@@ -36,14 +32,7 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     return {"DATABASE_PATH": str(db), **FAST_ENV}
 
 
-def pair(ch: Channel) -> Session:
-    """Alice and Bob with red cards to play in turn; Alice to move."""
-    a, b, _c = abc(ch)
-    return scenario_session(ch, [a, b], hands={a: "R3 R4 R5 B4", b: "R6 R7 R8 G1"},
-                            discard="R9", draw="Y1 Y2 Y3 Y4 Y5 Y6", turn=a, options=OPTS)
-
-
-SCENARIOS: dict[str, Callable[[Channel], Session]] = {
+SCENARIOS: dict[str, Scenario] = {
     name: pair for name in ("in_place", "scrolled", "expired", "expired_post", "busy",
                             "too_late")}
 
@@ -51,13 +40,8 @@ SCENARIOS: dict[str, Callable[[Channel], Session]] = {
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
-    guild = loopback_discord.guilds[0]
-    channels = {name: guild.new_channel(name) for name in SCENARIOS}
-    await install(loopback_bot_env["DATABASE_PATH"],
-                  *(build(channels[name]) for name, build in SCENARIOS.items()))
-    await loopback_bot.restart()
-    for ch in channels.values():
-        await ch.wait_for(lambda m: "goes on" in m.text(), timeout=15)
+    channels = await open_tables(loopback_discord, loopback_bot,
+                                 loopback_bot_env["DATABASE_PATH"], SCENARIOS)
     loopback_discord.enforce_rate_limits = True
     return channels
 

@@ -15,11 +15,22 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from e2e_tables import abc, db_of, hand, pid, refused, registry, said, state, table_message
+from e2e_tables import (
+    abc,
+    db_of,
+    hand,
+    open_tables,
+    pid,
+    refused,
+    registry,
+    said,
+    state,
+    table_message,
+)
 
 from cogs.uno._session import Options, Seat, Session
 from data import Database
-from e2e_support import FAST_ENV, install, install_header, saved_state, scenario_session
+from e2e_support import FAST_ENV, saved_state, scenario_session
 from engine import Tower
 from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403
@@ -47,24 +58,12 @@ LOGGED: set[str] = set()
 """Scenarios whose move log starts with a header, as if the bot had started them."""
 
 
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
     """One channel per scenario, all installed, then one restart of the bot."""
-    guild = loopback_discord.guilds[0]
-    channels = {name: guild.new_channel(name) for name in SCENARIOS}
-    db_path = loopback_bot_env["DATABASE_PATH"]
-    sessions = {name: build(channels[name]) for name, build in SCENARIOS.items()}
-    await install(db_path, *sessions.values())
-    for name in LOGGED:
-        await install_header(db_path, sessions[name])
-    await loopback_bot.restart()
-    for name, ch in channels.items():
-        if sessions[name].game is not None:
-            await ch.wait_for(lambda m: "goes on" in m.text(), timeout=15)
-    return channels
+    return await open_tables(loopback_discord, loopback_bot,
+                             loopback_bot_env["DATABASE_PATH"], SCENARIOS, logged=LOGGED)
 
 
 # ------------------------------------------------------------------ helpers

@@ -8,15 +8,12 @@ shows a hand's cards. ``UNO_TABLE_V2=0``: test_e2e_table_embed.py."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 import pytest_asyncio
 from e2e_driver import hands_of, stray_card_labels, turn_of
-from e2e_tables import abc, hand, said, state, table_message
+from e2e_tables import Scenario, abc, hand, open_tables, pair, said, state, table_message
 
-from cogs.uno._session import Options, Session
-from e2e_support import FAST_ENV, install, scenario_session
+from e2e_support import FAST_ENV
 from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
@@ -26,7 +23,6 @@ from loopback.server import LoopbackDiscord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-OPTS = Options(turn_timer=600)
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -36,28 +32,15 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     return {"DATABASE_PATH": str(db), **FAST_ENV}
 
 
-def pair(ch: Channel) -> Session:
-    """Alice and Bob with red cards to play in turn; Alice to move."""
-    a, b, _c = abc(ch)
-    return scenario_session(ch, [a, b], hands={a: "R3 R4 R5 B4", b: "R6 R7 R8 G1"},
-                            discard="R9", draw="Y1 Y2 Y3 Y4 Y5 Y6", turn=a, options=OPTS)
-
-
-SCENARIOS: dict[str, Callable[[Channel], Session]] = {
+SCENARIOS: dict[str, Scenario] = {
     "one_message": pair, "buttons": pair, "privacy": pair, "refused": pair}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
-    guild = loopback_discord.guilds[0]
-    channels = {name: guild.new_channel(name) for name in SCENARIOS}
-    await install(loopback_bot_env["DATABASE_PATH"],
-                  *(build(channels[name]) for name, build in SCENARIOS.items()))
-    await loopback_bot.restart()
-    for ch in channels.values():
-        await ch.wait_for(lambda m: "goes on" in m.text(), timeout=15)
-    return channels
+    return await open_tables(loopback_discord, loopback_bot,
+                             loopback_bot_env["DATABASE_PATH"], SCENARIOS)
 
 
 async def alice_plays_r3(ch: Channel) -> Message:

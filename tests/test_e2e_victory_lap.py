@@ -16,13 +16,24 @@ import pytest
 import pytest_asyncio
 import test_table_service as ts
 from e2e_driver import shown_codes, stray_card_labels
-from e2e_tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
+from e2e_tables import (
+    abc,
+    hand,
+    open_tables,
+    pid,
+    poll_state,
+    refused,
+    registry,
+    said,
+    state,
+    table_message,
+)
 
 from cogs.uno._autoplay import timeout_moves
 from cogs.uno._movelog import log_line
 from cogs.uno._session import Options, Session
 from data_support import opened
-from e2e_support import FAST_ENV, cards, install, install_header, scenario_session
+from e2e_support import FAST_ENV, cards, scenario_session
 from engine import Card, Color, Decision, Game, Lap, Play
 from engine.replay import move_to_json
 from loopback.bot_process import BotProcess
@@ -47,23 +58,12 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
 SCENARIOS, scenario = registry()
 
 
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
     """One channel per scenario, all installed (with a move log), then one restart."""
-    guild = loopback_discord.guilds[0]
-    channels = {name: guild.new_channel(name) for name in SCENARIOS}
-    db_path = loopback_bot_env["DATABASE_PATH"]
-    sessions = {name: build(channels[name]) for name, build in SCENARIOS.items()}
-    await install(db_path, *sessions.values())
-    for session in sessions.values():
-        await install_header(db_path, session)
-    await loopback_bot.restart()
-    for ch in channels.values():
-        await ch.wait_for(lambda m: "goes on" in m.text(), timeout=15)
-    return channels
+    return await open_tables(loopback_discord, loopback_bot,
+                             loopback_bot_env["DATABASE_PATH"], SCENARIOS, logged=SCENARIOS)
 
 
 # ------------------------------------------------------------------ helpers

@@ -1,0 +1,91 @@
+"""The Victory Lap (R-VL-LAP): the hands travel round the table, one seat a step, until the
+player of the Victory Lap keeps the hand in front of them.
+
+Functions that take the ``Game`` and move its table (``game.s``), as engine/setup.py does:
+``Game.validate`` calls ``check_lap`` while a lap is under way, ``Game._effect`` starts
+one (``start_lap``) and ``Game.push`` makes the ``Lap`` move (``do_lap``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from engine.errors import ChoiceError, IllegalMoveError
+from engine.events import ColorChosen, Event, LapKept, LapPassed
+from engine.moves import Lap, Move
+from engine.state import Decision, LapRecord
+
+if TYPE_CHECKING:
+    from engine.game import Game
+
+
+def check_lap(game: Game, move: Move) -> Move:
+    """R-VL-ONLY: while the hands travel, only the card's player keeps or passes."""
+    s = game.s
+    lap = s.lap
+    assert lap is not None
+    if move.player != lap.player:
+        raise game._not_your_turn(move.player)
+    if not isinstance(move, Lap):
+        raise game._wrong_decision()
+    if move.keep:
+        if move.color is None:
+            if s.color is None:
+                raise ChoiceError("Name the colour as you keep the hand: the Victory Lap "
+                                  "was played without one.")
+            return move
+        if s.color is None:
+            return move
+        if move.color is not s.color:
+            raise ChoiceError("You already named {color} with the Victory Lap.",
+                              color=s.color)
+        return replace(move, color=None)
+    if lap.step >= len(game.players):
+        raise IllegalMoveError("Your own hand is back: you must keep it.")
+    return replace(move, color=None) if move.color is not None else move
+
+
+def start_lap(game: Game, p: str) -> list[Event]:
+    """R-VL-LAP: every hand moves one seat in the direction of play; ``p`` looks at the
+    hand in front of them. UNO calls belonged to the old hands (R-VL-UNO)."""
+    s = game.s
+    s.called.clear()
+    s.catchable = None
+    s.lap = LapRecord(p, 0)
+    return lap_step(game)
+
+
+def lap_step(game: Game) -> list[Event]:
+    """Every hand moves one more seat in the direction of play."""
+    s = game.s
+    lap = s.lap
+    assert lap is not None
+    seats = game.players
+    n = len(seats)
+    moved = {seats[(i + s.direction) % n]: s.hands[q] for i, q in enumerate(seats)}
+    s.hands = {q: moved[q] for q in s.hands}
+    lap.step += 1
+    s.turn = lap.player
+    s.pending = Decision.LAP
+    return [game._turn_event()]
+
+
+def do_lap(game: Game, move: Lap) -> list[Event]:
+    s = game.s
+    lap = s.lap
+    p = move.player
+    assert lap is not None and lap.player == p
+    if not move.keep:
+        passed = LapPassed(p, len(s.hands[p]), lap.step)
+        return [passed, *lap_step(game)]
+    events: list[Event] = [LapKept(p, lap.step)]
+    s.lap = None
+    if move.color is not None:
+        s.color = move.color
+        events.append(ColorChosen(p, move.color))
+    if len(s.hands[p]) == 1:
+        # R-VL-UNO: keeping one card needs a call after the keep; catchable until the
+        # next player's first move. Others given one card are not at risk.
+        s.catchable = p
+    return events + game._end_turn(p)
