@@ -297,6 +297,24 @@ def test_table_pieces_land_where_they_belong() -> None:
     assert table_canvas(view, cache=ArtCache()).tobytes() == before.tobytes()
 
 
+def test_table_picture_takes_a_fixed_palette_faithfully() -> None:
+    """Table pictures map their pixels to one palette made per look (fast): the frame's
+    corners stay transparent and every opaque pixel stays close to the exact picture."""
+    for contrast in (False, True):
+        view = dataclasses.replace(_table(), contrast=contrast)
+        fast = _png(table_image(view, cache=ArtCache()))
+        exact = _png(table_image(view, cache=ArtCache(), exact=True)).convert("RGBA")
+        assert fast.mode == "P" and fast.info.get("transparency") == 255
+        fast = fast.convert("RGBA")
+        assert fast.getpixel((0, 0))[3] == 0 and exact.getpixel((0, 0))[3] == 0
+        centre = (fast.width // 2, fast.height // 2)
+        assert fast.getpixel(centre)[3] == 255
+        opaque = exact.getchannel("A").point(lambda a: 255 if a == 255 else 0)
+        diff = ImageChops.difference(fast.convert("RGB"), exact.convert("RGB")).convert("L")
+        worst = ImageChops.multiply(diff, opaque).getextrema()[1]
+        assert worst < 48, f"a pixel is {worst} off its colour"
+
+
 def test_table_words_change_the_picture_and_not_its_size() -> None:
     view = _table()
     french = TableWords(top_card="Carte du talon", draw_pile="Pioche", players="Joueurs",
