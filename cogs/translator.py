@@ -45,16 +45,14 @@ def translate_command_string(text: str, locale: discord.Locale | str,
 def command_strings() -> Iterator[tuple[str | None, str]]:
     """Every (msgctxt, msgid) of the slash commands: names in ``COMMAND_NAME``, the rest
     without a context. Numeric choice names are left out (they read the same)."""
+    from cogs.uno import COMMAND_COGS
     from cogs.uno._cog import UnoCog
-    from cogs.uno._leaderboard import LeaderboardCog
-    from cogs.uno._movelog import LogCog
-    from cogs.uno._rules import RulesCog
 
     yield COMMAND_NAME, str(UnoCog.__cog_group_name__)
     group_description = UnoCog.__cog_group_description__
     if isinstance(group_description, str) and group_description != "…":
         yield None, group_description
-    for cog in (UnoCog, LeaderboardCog, LogCog, RulesCog):
+    for cog in COMMAND_COGS:
         for command in cog.__cog_app_commands__:
             yield COMMAND_NAME, command.name
             yield None, command.description

@@ -14,7 +14,7 @@ import pathlib
 import pytest
 from PIL import Image
 
-from cogs.uno._cog import HAND_CARD_WIDTH
+from cogs.uno._pictures import HAND_CARD_WIDTH
 from e2e_support import FAST_ENV, saved_state
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest

@@ -158,13 +158,9 @@ def test_slash_command_strings_follow_discords_rules(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_translated_command_names_stay_distinct(language: str) -> None:
-    from cogs.uno._cog import UnoCog
-    from cogs.uno._leaderboard import LeaderboardCog
-    from cogs.uno._movelog import LogCog
-    from cogs.uno._rules import RulesCog
+    from cogs.uno import COMMAND_COGS
 
-    commands = [c for cog in (UnoCog, LeaderboardCog, LogCog, RulesCog)
-                for c in cog.__cog_app_commands__]
+    commands = [c for cog in COMMAND_COGS for c in cog.__cog_app_commands__]
     names = [pgettext(COMMAND_NAME, c.name, language) for c in commands]
     assert len(set(names)) == len(names), sorted(names)
     for command in commands:

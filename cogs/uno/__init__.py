@@ -9,9 +9,13 @@ from cogs.uno._components import FAMILIES
 from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
 from cogs.uno._movelog import LogCog
 from cogs.uno._rules import RulesCog, RulesPage
+from cogs.uno._settings import SettingsCog
 
 if TYPE_CHECKING:
     from bot import UnoBot
+
+COMMAND_COGS = (UnoCog, LeaderboardCog, LogCog, RulesCog, SettingsCog)
+"""Every cog whose slash commands are in the ``/uno`` group (the first one owns it)."""
 
 
 async def setup(bot: UnoBot) -> None:
@@ -23,3 +27,4 @@ async def setup(bot: UnoBot) -> None:
     await bot.add_cog(LeaderboardCog(bot, group))
     await bot.add_cog(LogCog(bot, uno.service, group))
     await bot.add_cog(RulesCog(group))
+    await bot.add_cog(SettingsCog(bot.db, uno.service, uno.pictures, group))

@@ -8,12 +8,8 @@ scheduler runs the timers; the menus are pure functions.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import dataclasses
-import io
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of, server_language
+from cogs.i18n import _, server_language
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -64,21 +60,18 @@ from cogs.uno._menus import (
     uno_button,
 )
 from cogs.uno._outbox import Outbox
+from cogs.uno._pictures import HandPictures
 from cogs.uno._render import (
     error_text,
     hand_banner,
     lobby_embed,
-    settings_text,
     team_name,
 )
 from cogs.uno._reply import Reply, answer
 from cogs.uno._scheduler import Scheduler
-from cogs.uno._service import TableService, options_from
+from cogs.uno._service import TableService
 from cogs.uno._session import Session
 from cogs.uno.art import configure as configure_art
-from cogs.uno.art import hand_image
-from data import DatabaseError, UserSettings
-from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import (
     Accept,
     CallUno,
@@ -99,20 +92,12 @@ from engine import (
     Play,
     Tower,
 )
-from engine.settings import GRAB2_POINTS
 
 if TYPE_CHECKING:
     from bot import UnoBot
 
 log = logging.getLogger(__name__)
 
-MAX_PENDING_PICTURES = 32
-"""Hand pictures drawn at once at most; a busy bot answers with the text alone."""
-LOOK_TTL = 60.0
-"""Seconds a person's look is kept before it is read again."""
-MAX_LOOKS = 10_000
-HAND_CARD_WIDTH = 80
-"""Pixels per card in the hand picture (2 ms for seven cards, 13 KB; 120 px: 3.7 ms, 20 KB)."""
 MAX_ECHO = 12
 """At most this much of a typed card code is repeated back in a refusal."""
 LOG_LINES = 15
@@ -127,14 +112,6 @@ def actor_of(interaction: discord.Interaction[Any]) -> Actor:
                  admin=bool(perms.manage_guild or perms.administrator),
                  locale=interaction.locale, guild_locale=interaction.guild_locale,
                  missing=missing)
-
-
-def language_text(chosen: str | None, guild_locale: Locale, locale: Locale) -> str:
-    """The server's language for new games, as /uno settings shows it."""
-    if chosen:
-        return _("language: {language}", locale, language=LANGUAGE_NAMES[chosen])
-    return _("language: the server's ({language})", locale,
-             language=LANGUAGE_NAMES[language_of(guild_locale)])
 
 
 def parse_card(code: str, locale: Any) -> Card:
@@ -159,10 +136,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)
-        self._pictures: set[asyncio.Task[None]] = set()
-        """Hand pictures being drawn and attached (bounded: past it, text only)."""
-        self._looks: dict[int, tuple[bool, float]] = {}
-        """Each person's look (high contrast?) and when it was read."""
+        self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.outbox.on_lost = self.service.channel_lost
         if bot.config.art_cache:
             configure_art(bot.config.art_cache)
@@ -181,8 +155,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     async def cog_unload(self) -> None:
         self.sweeper.cancel()
-        for task in list(self._pictures):
-            task.cancel()
+        self.pictures.close()
         await self.card_emojis.stop()
         await self.service.close()
         await self.outbox.close()
@@ -255,60 +228,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             menu = self._hand(session, game, actor, page=page)
             cards, playable = shown_cards(game, actor.id)
         await reply.menu(menu)
-        if cards and self.bot.config.card_images:
-            # The picture follows the answer: drawing it never delays the acknowledgement.
-            if len(self._pictures) < MAX_PENDING_PICTURES:
-                task = asyncio.create_task(self._attach_picture(reply, cards, playable,
-                                                                actor.id))
-                self._pictures.add(task)
-                task.add_done_callback(self._pictures.discard)
-            else:
-                log.info("Busy: a hand goes without its picture")
-
-    async def _attach_picture(self, reply: Reply, cards: list[Card], playable: set[Card],
-                              user: str) -> None:
-        """Draw the hand and put it on the menu just sent (best effort: the text lists the
-        same cards)."""
-        image = await self._picture(cards, playable, user)
-        if image is None or reply.expired:
-            return
-        try:
-            await reply.interaction.edit_original_response(
-                attachments=[discord.File(io.BytesIO(image), filename="hand.png")])
-        except discord.HTTPException as exc:
-            log.info("Adding the hand picture to %s failed: %s", reply.interaction.id, exc)
-
-    async def _picture(self, cards: list[Card], playable: set[Card], user: str
-                       ) -> bytes | None:
-        """The hand as a picture (drawn off the event loop; cards come from a cache), in
-        the person's look, or None: no cards to show, pictures off, or drawing failed (the
-        text says it all)."""
-        if not cards or not self.bot.config.card_images:
-            return None
-        contrast = await self._high_contrast(int(user))
-        try:
-            return await asyncio.to_thread(hand_image, cards, playable, width=HAND_CARD_WIDTH,
-                                           contrast=contrast)
-        except Exception:
-            log.exception("Drawing a hand failed; the menu goes without its picture")
-            return None
-
-    async def _high_contrast(self, user: int) -> bool:
-        """The person's look, read from the database at most once a minute (another process
-        of the bot may have changed it)."""
-        now = time.monotonic()
-        known = self._looks.get(user)
-        if known is not None and now - known[1] < LOOK_TTL:
-            return known[0]
-        try:
-            contrast = (await self.bot.db.get_user_settings(user)).high_contrast
-        except Exception as exc:
-            log.warning("Reading the settings of user %s failed (%s)", user, exc)
-            contrast = known[0] if known is not None else False
-        self._looks[user] = (contrast, now)
-        while len(self._looks) > MAX_LOOKS:
-            del self._looks[next(iter(self._looks))]
-        return contrast
+        # The picture follows the answer: drawing it never delays the acknowledgement.
+        self.pictures.follow(reply, cards, playable, actor.id)
 
     async def _move(self, reply: Reply, interaction: discord.Interaction[Any],
                     make: Callable[[Session, Game, str], Move], *, gid: str | None = None,
@@ -754,124 +675,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                                      session.options.language,
                                                      name=actor.name)], fresh=True)
             await reply.send(_("The table is posted below.", actor.locale))
-        await answer(interaction, work)
-
-    @app_commands.command(name="settings", description="Show or change the game settings")
-    @app_commands.describe(
-        target=f"Points that win the game ({TARGET_MIN}-{TARGET_MAX})",
-        scoring="standard: the winner scores the other hands; alternative: lowest total wins",
-        edition="Which deck to play", grab2_points="What a Grab-2-Towers card scores",
-        turn_timer=f"Seconds per turn ({TURN_TIMER_MIN}-{TURN_TIMER_MAX})",
-        mention_turn="Mention the player whose turn it is",
-        shuffle_seats="Shuffle the seats at the start",
-        threads="Server default: /uno new opens each game in a new thread (Manage Server)",
-        mode="solo; partners (4 or 6, partners across); rotating partners match (4, 3 hands)",
-        server_default="Also save these as this server's defaults (Manage Server)",
-        language="Language of new games' channel text (Manage Server); private replies follow "
-                 "yours")
-    @app_commands.choices(
-        scoring=[app_commands.Choice(name="standard", value="standard"),
-                 app_commands.Choice(name="alternative", value="alternative")],
-        edition=[app_commands.Choice(name="UNO Power Grab", value="power-grab"),
-                 app_commands.Choice(name="Classic UNO", value="classic"),
-                 app_commands.Choice(name="UNO Victory Lap", value="victory-lap")])
-    @app_commands.choices(grab2_points=[app_commands.Choice(name=str(v), value=v)
-                                        for v in GRAB2_POINTS])
-    @app_commands.choices(mode=[app_commands.Choice(name="everyone for themselves",
-                                                   value="solo"),
-                               app_commands.Choice(name="partners", value="partners"),
-                               app_commands.Choice(name="rotating partners match",
-                                                   value="rotating")])
-    @app_commands.choices(language=[app_commands.Choice(name=LANGUAGE_NAMES[code], value=code)
-                                    for code in LANGUAGES])
-    @app_commands.guild_only()
-    async def settings(self, interaction: discord.Interaction[Any],
-                       target: app_commands.Range[int, TARGET_MIN, TARGET_MAX] | None = None,
-                       scoring: str | None = None, edition: str | None = None,
-                       grab2_points: int | None = None,
-                       turn_timer: app_commands.Range[int, TURN_TIMER_MIN, TURN_TIMER_MAX]
-                       | None = None,
-                       mention_turn: bool | None = None, shuffle_seats: bool | None = None,
-                       threads: bool | None = None, mode: str | None = None,
-                       server_default: bool = False, language: str | None = None) -> None:
-        changes = {k: v for k, v in {
-            "target": target, "scoring": scoring, "edition": edition,
-            "grab2_points": grab2_points, "turn_timer": turn_timer,
-            "mention_turn": mention_turn, "shuffle_seats": shuffle_seats,
-            "mode": mode}.items()
-            if v is not None}
-        server_only = {k: v for k, v in {"threads": threads, "language": language}.items()
-                       if v is not None}
-        await answer(interaction,
-                     lambda reply: self._settings(reply, interaction, changes,
-                                                  server_default, server_only))
-
-    async def _settings(self, reply: Reply, interaction: discord.Interaction[Any],
-                        changes: dict[str, Any], server_default: bool,
-                        server_only: dict[str, Any]) -> None:
-        """``server_only``: settings of the server, not of a game (games in threads)."""
-        assert interaction.guild_id is not None and interaction.channel_id is not None
-        actor = actor_of(interaction)
-        locale = actor.locale
-        session = self.service.sessions.get(interaction.channel_id)
-        server_default = server_default or bool(server_only)
-        if server_default and not actor.admin:
-            raise Refusal(_("Only members with Manage Server can change the server's defaults.",
-                            locale))
-        game_changes = dict(changes)
-        if "language" in server_only and session is not None and not session.started:
-            game_changes["language"] = server_only["language"]  # the open lobby too
-        if session is not None and game_changes and not (server_default and session.started):
-            session = await self.service.configure(interaction.channel_id, actor,
-                                                   game_changes)
-        if session is None and "mode" in changes:
-            raise Refusal(_("Partner play is chosen per game: open a lobby with /uno new, "
-                            "then set its mode.", locale))
-        if server_default or (session is None and changes):
-            changes = {k: v for k, v in changes.items() if k != "mode"}  # a game's choice
-            if not actor.admin:
-                raise Refusal(_("Only members with Manage Server can change the server's "
-                                "defaults.", locale))
-            current = await self.bot.db.get_guild_settings(interaction.guild_id)
-            try:
-                merged = dataclasses.replace(current, **changes, **server_only)
-            except ValueError as exc:
-                raise Refusal(_(str(exc), locale)) from None
-            await self.bot.db.set_guild_settings(merged)
-        parts = []
-        if session is not None:
-            parts.append(_("Settings for this game: {s}", locale,
-                           s=settings_text(session, locale)))
-        if session is None or server_default:
-            defaults = await self.bot.db.get_guild_settings(interaction.guild_id)
-            probe = Session(0, 0, "", options=options_from(defaults))
-            parts.append(_("This server's defaults: {s}", locale, s=settings_text(probe, locale))
-                         + " · " + (_("games open in a new thread", locale) if defaults.threads
-                                    else _("games open in the channel", locale))
-                         + " · " + language_text(defaults.language, interaction.guild_locale,
-                                                 locale))
-        await reply.send("\n".join(parts))
-
-    @app_commands.command(name="appearance",
-                          description="How your cards are drawn for you (only you see this)")
-    @app_commands.describe(high_contrast="Stronger colours and thicker outlines for your cards")
-    async def appearance(self, interaction: discord.Interaction[Any],
-                         high_contrast: bool | None = None) -> None:
-        async def work(reply: Reply) -> None:
-            locale = interaction.locale
-            user = interaction.user.id
-            if high_contrast is not None:
-                try:
-                    await self.bot.db.set_user_settings(UserSettings(user, high_contrast))
-                except DatabaseError:
-                    raise Refusal(_("Your choice couldn't be saved: try again in a moment.",
-                                    locale)) from None
-                self._looks[user] = (high_contrast, time.monotonic())
-            contrast = await self._high_contrast(user)
-            await reply.send(_("Your cards are drawn in high contrast (in every server).", locale)
-                             if contrast else
-                             _("Your cards are drawn in the normal look (in every server).",
-                               locale))
         await answer(interaction, work)
 
     # ================================================================== commands: moves

@@ -1,0 +1,109 @@
+"""Hand pictures: drawn after the answer, in the person's look, added to their menu.
+
+The hand menu answers with its text at once; the picture is drawn in a thread and put on
+the menu by an edit (best effort: the text lists the same cards). At most
+``MAX_PENDING_PICTURES`` are drawn at a time; past that a hand goes without its picture.
+A person's look (high contrast or not) is read from the database at most once a minute.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import time
+
+import discord
+
+from cogs.uno._reply import Reply
+from cogs.uno.art import hand_image
+from data import Database, UserSettings
+from engine import Card
+
+log = logging.getLogger(__name__)
+
+MAX_PENDING_PICTURES = 32
+"""Hand pictures drawn at once at most; a busy bot answers with the text alone."""
+LOOK_TTL = 60.0
+"""Seconds a person's look is kept before it is read again."""
+MAX_LOOKS = 10_000
+HAND_CARD_WIDTH = 80
+"""Pixels per card in the hand picture (2 ms for seven cards, 13 KB; 120 px: 3.7 ms, 20 KB)."""
+
+
+class HandPictures:
+    def __init__(self, db: Database, *, enabled: bool) -> None:
+        self.db = db
+        self.enabled = enabled
+        self._pending: set[asyncio.Task[None]] = set()
+        """Hand pictures being drawn and attached (bounded: past it, text only)."""
+        self._looks: dict[int, tuple[bool, float]] = {}
+        """Each person's look (high contrast?) and when it was read."""
+
+    def follow(self, reply: Reply, cards: list[Card], playable: set[Card], user: str) -> None:
+        """Draw ``cards`` for ``user`` and add the picture to the menu ``reply`` just sent
+        (in the background: drawing never delays an acknowledgement)."""
+        if not cards or not self.enabled:
+            return
+        if len(self._pending) >= MAX_PENDING_PICTURES:
+            log.info("Busy: a hand goes without its picture")
+            return
+        task = asyncio.create_task(self._attach(reply, cards, playable, user))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _attach(self, reply: Reply, cards: list[Card], playable: set[Card],
+                      user: str) -> None:
+        image = await self.picture(cards, playable, user)
+        if image is None or reply.expired:
+            return
+        try:
+            await reply.interaction.edit_original_response(
+                attachments=[discord.File(io.BytesIO(image), filename="hand.png")])
+        except discord.HTTPException as exc:
+            log.info("Adding the hand picture to %s failed: %s", reply.interaction.id, exc)
+
+    async def picture(self, cards: list[Card], playable: set[Card], user: str
+                      ) -> bytes | None:
+        """The hand as a picture (drawn off the event loop; cards come from a cache), in
+        the person's look, or None: no cards to show, pictures off, or drawing failed (the
+        text says it all)."""
+        if not cards or not self.enabled:
+            return None
+        contrast = await self.high_contrast(int(user))
+        try:
+            return await asyncio.to_thread(hand_image, cards, playable, width=HAND_CARD_WIDTH,
+                                           contrast=contrast)
+        except Exception:
+            log.exception("Drawing a hand failed; the menu goes without its picture")
+            return None
+
+    async def high_contrast(self, user: int) -> bool:
+        """The person's look, read from the database at most once a minute (another process
+        of the bot may have changed it)."""
+        now = time.monotonic()
+        known = self._looks.get(user)
+        if known is not None and now - known[1] < LOOK_TTL:
+            return known[0]
+        try:
+            contrast = (await self.db.get_user_settings(user)).high_contrast
+        except Exception as exc:
+            log.warning("Reading the settings of user %s failed (%s)", user, exc)
+            contrast = known[0] if known is not None else False
+        self._remember(user, contrast, now)
+        return contrast
+
+    async def set_high_contrast(self, user: int, high_contrast: bool) -> None:
+        """Save a person's look (raises DatabaseError when it can't be saved)."""
+        await self.db.set_user_settings(UserSettings(user, high_contrast))
+        self._remember(user, high_contrast, time.monotonic())
+
+    def _remember(self, user: int, contrast: bool, now: float) -> None:
+        self._looks[user] = (contrast, now)
+        while len(self._looks) > MAX_LOOKS:
+            del self._looks[next(iter(self._looks))]
+
+    def close(self) -> None:
+        for task in list(self._pending):
+            task.cancel()
+
