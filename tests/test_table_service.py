@@ -199,8 +199,8 @@ async def test_a_computer_chain_survives_a_failed_save(db: Database) -> None:
 # ---------------------------------------------------------------- lobbies
 async def test_two_new_lobbies_at_once_make_one(db: Database) -> None:
     service, _outbox = make_service(db)
-    results = await asyncio.gather(service.open_lobby(4, GUILD, ALICE),
-                                   service.open_lobby(4, GUILD, BOB), return_exceptions=True)
+    results = await asyncio.gather(service.lobbies.open(4, GUILD, ALICE),
+                                   service.lobbies.open(4, GUILD, BOB), return_exceptions=True)
     lobbies = [r for r in results if isinstance(r, Session)]
     refusals = [r for r in results if isinstance(r, Refusal)]
     assert len(lobbies) == 1 and len(refusals) == 1, results
@@ -213,10 +213,10 @@ async def test_a_lobby_that_cannot_be_saved_leaves_no_ghost(db: Database) -> Non
     service, _outbox = make_service(db)
     await db.set_read_only_for_tests(True)
     with pytest.raises(SaveFailed):
-        await service.open_lobby(5, GUILD, ALICE)
+        await service.lobbies.open(5, GUILD, ALICE)
     assert 5 not in service.sessions
     await db.set_read_only_for_tests(False)
-    session = await service.open_lobby(5, GUILD, BOB)
+    session = await service.lobbies.open(5, GUILD, BOB)
     assert session.host_id == BOB.id
 
 
@@ -224,14 +224,14 @@ async def test_new_and_start_need_the_bot_to_post(db: Database) -> None:
     service, _outbox = make_service(db)
     blind = Actor("111", "Alice", missing=("send_messages",))
     with pytest.raises(Refusal, match="Send Messages"):
-        await service.open_lobby(6, GUILD, blind)
+        await service.lobbies.open(6, GUILD, blind)
     assert 6 not in service.sessions and await saved(db, 6) is None
-    await service.open_lobby(6, GUILD, ALICE)
-    await service.lobby_action(6, BOB, "join")
+    await service.lobbies.open(6, GUILD, ALICE)
+    await service.lobbies.action(6, BOB, "join")
     with pytest.raises(Refusal, match="Embed Links"):
-        await service.start(6, Actor("111", "Alice", missing=("embed_links",)))
+        await service.lobbies.start(6, Actor("111", "Alice", missing=("embed_links",)))
     assert service.sessions[6].game is None
-    await service.start(6, ALICE)
+    await service.lobbies.start(6, ALICE)
     assert service.sessions[6].game is not None
     await service.close()
 
@@ -363,9 +363,9 @@ def test_saved_format_errors_are_named() -> None:
 # ---------------------------------------------------------------- the move log
 async def test_the_move_log_replays_the_game_exactly(db: Database) -> None:
     service, _outbox = make_service(db, cpu_delay=0.0)
-    await service.open_lobby(14, GUILD, ALICE)
-    await service.lobby_action(14, BOB, "join")
-    session = await service.start(14, ALICE)
+    await service.lobbies.open(14, GUILD, ALICE)
+    await service.lobbies.action(14, BOB, "join")
+    session = await service.lobbies.start(14, ALICE)
     game = session.game
     assert game is not None
     for _ in range(40):
@@ -388,10 +388,10 @@ async def test_the_move_log_replays_the_game_exactly(db: Database) -> None:
 
 async def test_leaving_is_logged_and_replays(db: Database) -> None:
     service, _outbox = make_service(db)
-    await service.open_lobby(15, GUILD, ALICE)
-    await service.lobby_action(15, BOB, "join")
-    await service.lobby_action(15, CAROL, "join")
-    session = await service.start(15, ALICE)
+    await service.lobbies.open(15, GUILD, ALICE)
+    await service.lobbies.action(15, BOB, "join")
+    await service.lobbies.action(15, CAROL, "join")
+    session = await service.lobbies.start(15, ALICE)
     await service.leave(15, CAROL)
     entries = await db.game_log(GUILD, session.game_id)
     assert json.loads(entries[-1].entry) == {"player": CAROL.id, "leave": True}
@@ -445,17 +445,17 @@ async def test_six_partners_sit_across_and_a_match_survives_a_restart(db: Databa
     rotating partners match is saved whole (its schedule, results and current hand)."""
     service, _outbox = make_service(db)
     people = [Actor(str(100 + i), f"P{i}") for i in range(6)]
-    await service.open_lobby(60, GUILD, people[0])
-    await service.configure(60, people[0], {"mode": "partners"})
-    await service.lobby_action(60, people[0], "team2")
-    await service.lobby_action(60, people[1], "team2")
+    await service.lobbies.open(60, GUILD, people[0])
+    await service.lobbies.configure(60, people[0], {"mode": "partners"})
+    await service.lobbies.action(60, people[0], "team2")
+    await service.lobbies.action(60, people[1], "team2")
     for p in people[2:]:
-        await service.lobby_action(60, p, "join")
+        await service.lobbies.action(60, p, "join")
     before = await saved(db, 60)
     with pytest.raises(Refusal, match="Team 3 is full"):
-        await service.lobby_action(60, people[2], "team2")
+        await service.lobbies.action(60, people[2], "team2")
     assert await saved(db, 60) == before
-    session = await service.start(60, people[0])
+    session = await service.lobbies.start(60, people[0])
     game = session.game
     assert game is not None and len(game.teams) == 3
     assert {people[0].id, people[1].id} in [set(t) for t in game.teams]
@@ -465,11 +465,11 @@ async def test_six_partners_sit_across_and_a_match_survives_a_restart(db: Databa
     restored = Session.from_json(session.to_json())
     assert restored.game is not None and restored.game.teams == game.teams
 
-    await service.open_lobby(61, GUILD, people[0])
-    await service.configure(61, people[0], {"mode": "rotating"})
+    await service.lobbies.open(61, GUILD, people[0])
+    await service.lobbies.configure(61, people[0], {"mode": "rotating"})
     for p in people[1:4]:
-        await service.lobby_action(61, p, "join")
-    match_session = await service.start(61, people[0])
+        await service.lobbies.action(61, p, "join")
+    match_session = await service.lobbies.start(61, people[0])
     assert match_session.match is not None and match_session.game is not None
     copy = Session.from_json(match_session.to_json())
     assert copy.match is not None

@@ -76,9 +76,9 @@ def faulty(db: Database) -> tuple[TableService, FaultyStore]:
 async def test_the_public_game_id_does_not_give_away_the_deal(db: Database) -> None:
     """The id on the table and in every button is public; the seed of the deal is not."""
     service, _outbox = make_service(db)
-    await service.open_lobby(40, GUILD, ALICE)
-    await service.lobby_action(40, BOB, "join")
-    session = await service.start(40, ALICE)
+    await service.lobbies.open(40, GUILD, ALICE)
+    await service.lobbies.action(40, BOB, "join")
+    session = await service.lobbies.start(40, ALICE)
     game = session.game
     assert game is not None
     gid = (table_embed(session).footer.text or "").rsplit("Game ", 1)[1]
@@ -185,9 +185,9 @@ async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) ->
     """Bob leaves a two-player game (a walkover, not counted) and ending it fails: nothing
     of it is written, and the log still replays the game after the next moves."""
     service, store = faulty(db)
-    await service.open_lobby(43, GUILD, ALICE)
-    await service.lobby_action(43, BOB, "join")
-    session = await service.start(43, ALICE)
+    await service.lobbies.open(43, GUILD, ALICE)
+    await service.lobbies.action(43, BOB, "join")
+    session = await service.lobbies.start(43, ALICE)
     assert session.game is not None
     before = await saved(db, 43)
     store.fail_end = 1
@@ -257,6 +257,6 @@ async def test_no_change_is_accepted_once_the_service_is_closing(db: Database) -
     with pytest.raises(Refusal, match="restarting"):
         await service.move(46, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
     with pytest.raises(Refusal, match="restarting"):
-        await service.open_lobby(49, GUILD, ALICE)
+        await service.lobbies.open(49, GUILD, ALICE)
     state = await saved(db, 46)
     assert state is not None and state["game"]["hands"]["111"] == ["R3", "B4"]

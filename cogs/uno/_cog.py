@@ -412,11 +412,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await self._start_tournament(reply, interaction, actor, item.gid)
             return
         if item.action == "start":
-            session = await self.service.start(interaction.channel_id, actor, item.gid)
+            session = await self.service.lobbies.start(interaction.channel_id, actor, item.gid)
             await reply.send(self._started_text(session, session.options.language), view=None,
                              public=True, edit=True)
             return
-        session = await self.service.lobby_action(interaction.channel_id, actor, item.action,
+        session = await self.service.lobbies.action(interaction.channel_id, actor, item.action,
                                                   item.gid)
         language = session.options.language  # the lobby message is public
         if not self.service.is_live(session):
@@ -469,12 +469,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             if in_thread and not isinstance(interaction.channel, discord.Thread):
                 await self._new_in_thread(reply, interaction, actor)
                 return
-            session = await self.service.open_lobby(interaction.channel_id,
+            session = await self.service.lobbies.open(interaction.channel_id,
                                                     interaction.guild_id, actor)
             language = session.options.language
             message_id = await reply.send(embed=lobby_embed(session, language),
                                           view=lobby_view(session, language))
-            await self.service.set_message(session, lobby=message_id)
+            await self.service.lobbies.set_message(session, lobby=message_id)
         await answer(interaction, work, public=True)
 
     async def _new_in_thread(self, reply: Reply, interaction: discord.Interaction[Any],
@@ -494,7 +494,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         room = await self._create_thread(channel, _("UNO: {name}'s game", language,
                                                     name=actor.name), actor)
         try:
-            session = await self.service.open_lobby(room.id, interaction.guild_id, actor,
+            session = await self.service.lobbies.open(room.id, interaction.guild_id, actor,
                                                     parent_id=channel.id)
         except Refusal:
             with contextlib.suppress(discord.HTTPException):
@@ -511,7 +511,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                "lobby there: use /uno table in the thread.", language,
                                name=actor.name, thread=room.mention))
             return
-        await self.service.set_message(session, lobby=message.id)
+        await self.service.lobbies.set_message(session, lobby=message.id)
         await reply.send(_("🧵 {name} opened a game in {thread}: join it there.", language,
                            name=actor.name, thread=room.mention))
 
@@ -555,13 +555,13 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 raise Refusal(_("A tournament opens its tables as threads: start it in a text "
                                 "channel.", actor.locale))
             self._need_thread_permissions(interaction, actor)
-            session = await self.service.open_lobby(
+            session = await self.service.lobbies.open(
                 interaction.channel_id, interaction.guild_id, actor,
                 choices={"mode": "tournament", "hands_per_pairing": hands_per_pairing,
                          "scoring": "standard", "shuffle_seats": False})
             message_id = await reply.send(embed=lobby_embed(session, session.options.language),
                                           view=lobby_view(session, session.options.language))
-            await self.service.set_message(session, lobby=message_id)
+            await self.service.lobbies.set_message(session, lobby=message_id)
         await answer(interaction, work, public=True)
 
     async def _start_tournament(self, reply: Reply, interaction: discord.Interaction[Any],
@@ -593,7 +593,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            session = await self.service.lobby_action(interaction.channel_id, actor, "join")
+            session = await self.service.lobbies.action(interaction.channel_id, actor, "join")
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} joined the game.", session.options.language,
                                name=actor.name))
@@ -604,7 +604,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def addcpu(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            session = await self.service.lobby_action(interaction.channel_id, actor, "cpu")
+            session = await self.service.lobbies.action(interaction.channel_id, actor, "cpu")
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} takes a seat.", session.options.language,
                                name=session.seats[-1].name))
@@ -628,7 +628,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            session = await self.service.start(interaction.channel_id, actor)
+            session = await self.service.lobbies.start(interaction.channel_id, actor)
             await reply.send(self._started_text(session, session.options.language))
         await answer(interaction, work, public=True)
 
@@ -668,7 +668,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 message_id = await reply.send(embed=lobby_embed(session, session.options.language),
                                               view=lobby_view(session, session.options.language),
                                               public=True)
-                await self.service.set_message(session, lobby=message_id)
+                await self.service.lobbies.set_message(session, lobby=message_id)
                 return
             await self.service.check_pause(interaction.channel_id, actor)
             self.service.outbox.announce(session, [_("{name} asked for the table.",

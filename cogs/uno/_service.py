@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from cogs.i18n import Locale, _, server_language, speaking
+from cogs.i18n import Locale, _, speaking
 from cogs.uno._autoplay import Autoplay
 from cogs.uno._contracts import (
     Actor,
@@ -33,29 +33,22 @@ from cogs.uno._contracts import (
     permission_names,
     stale_text,
 )
-from cogs.uno._render import edition_title, error_text, event_lines, hand_banner, match_lines
+from cogs.uno._lobby import Lobbies
+from cogs.uno._render import error_text, event_lines, hand_banner, match_lines
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._session import (
-    MAX_CPUS_WITH_ONE_HUMAN,
-    MAX_PLAYERS_PARTNERS,
-    MODES,
-    TEAM_SIZE,
-    TOURNAMENT_PLAYERS,
-    Options,
     SavedFormatError,
-    Seat,
     Session,
 )
 from cogs.uno._tournament import Tournaments
 from data import (
     DatabaseVanishedError,
     GameResult,
-    GuildSettings,
     LogEntry,
     PlayerResult,
     SavedGame,
 )
-from engine import CallUno, Catch, EngineError, Game, Kind, Move, get_edition
+from engine import CallUno, Catch, EngineError, Game, Kind, Move
 from engine.events import Drew, Event, LapKept, Played, RoundStarted
 from engine.replay import leave_to_json, move_to_json, replay_header
 
@@ -78,6 +71,7 @@ class TableService:
         self.sessions: dict[int, Session] = {}
         self.autoplay = Autoplay(self)
         self.tournaments = Tournaments(self)
+        self.lobbies = Lobbies(self)
         self.closing = False
 
     # ================================================================ lookups and checks
@@ -436,7 +430,7 @@ class TableService:
             if not self.is_live(session):
                 raise Refusal(_("That game has ended.", actor.locale))
             if session.game is None:
-                await self._leave_lobby(session, actor.id, actor)
+                await self.lobbies.leave(session, actor.id, actor)
                 return True
             self.need_player(session, actor)
             lines = [_("{name} leaves the game.", name=session.name(actor.id))]
@@ -455,7 +449,7 @@ class TableService:
                 raise Refusal(_("{name} is not in this game.", actor.locale, name=name))
             name = session.name(target)
             if session.game is None:
-                await self._leave_lobby(session, target, actor)
+                await self.lobbies.leave(session, target, actor)
                 self.outbox.refresh_lobby(session)
                 return name
             lines = [_("{name} was removed from the game by {by}.", name=name, by=actor.name)]
@@ -511,204 +505,6 @@ class TableService:
         session.host_id = humans[0]
         return [_("{name} is the host now.", name=session.name(humans[0]))]
 
-    # ================================================================ lobby
-    async def open_lobby(self, channel_id: int, guild_id: int, actor: Actor, *,
-                         parent_id: int | None = None,
-                         choices: dict[str, Any] | None = None) -> Session:
-        """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
-        anyone is told it exists."""
-        if self.closing:
-            raise Refusal(_("The bot is restarting: try again in a moment.", actor.locale))
-        self.need_permissions(actor)
-        if channel_id in self.sessions:
-            raise Refusal(_("A game is already open in this channel: join it, or ask the "
-                            "host to end it.", actor.locale))
-        defaults = await self.store.get_guild_settings(guild_id)
-        # Checked again after the await, and taken in the same step: two /uno new at once
-        # make one lobby.
-        if channel_id in self.sessions:
-            raise Refusal(_("A game is already open in this channel: join it, or ask the "
-                            "host to end it.", actor.locale))
-        options = options_from(defaults, actor.guild_locale)
-        if choices:
-            options = Options.from_dict({**options.to_dict(), **choices})
-        session = Session(channel_id=channel_id, guild_id=guild_id, host_id=actor.id,
-                          options=options, parent_id=parent_id)
-        session.seats.append(Seat(actor.id, actor.name))
-        session.last_human = time.time()
-        self.sessions[channel_id] = session
-        self.outbox.reopen(channel_id)
-        async with self._changing(session):
-            try:
-                await self._commit(session)
-            except SaveFailed:
-                self._forget(session)
-                raise
-        return session
-
-    async def lobby_action(self, channel_id: int | None, actor: Actor, action: str,
-                           gid: str | None = None) -> Session:
-        """join, leave, cpu, nocpu, cancel on the lobby; saved, then shown."""
-        session = self._lobby_of(channel_id, actor, gid)
-        locale = actor.locale
-        async with self._changing(session):
-            self._still_a_lobby(session, actor, joining=action == "join")
-            if action == "join":
-                self._join(session, actor)
-            elif action == "leave":
-                await self._leave_lobby(session, actor.id, actor)
-                return session
-            elif action == "cpu":
-                self._add_cpu(session, actor)
-            elif action == "nocpu":
-                self.need_host(session, actor)
-                cpus = [seat for seat in session.seats if seat.cpu]
-                if not cpus:
-                    raise Refusal(_("There is no computer player to remove.", locale))
-                session.seats.remove(cpus[-1])
-            elif action == "cancel":
-                self.need_host(session, actor)
-                await self._drop(session)
-                return session
-            elif action.startswith("team") and action[4:].isdigit():
-                self._choose_team(session, actor, int(action[4:]))
-            elif action == "shuffle":
-                self.need_host(session, actor)
-                for seat in session.seats:
-                    seat.team = None
-            else:
-                raise Refusal(_("This button is no longer in use.", locale))
-            session.last_human = time.time()
-            await self._commit(session)
-        return session
-
-    def _lobby_of(self, channel_id: int | None, actor: Actor, gid: str | None) -> Session:
-        session = self.session(channel_id, actor.locale)
-        if gid is not None and session.game_id != gid:
-            raise Refusal(_("That lobby has closed.", actor.locale))
-        return session
-
-    def _still_a_lobby(self, session: Session, actor: Actor, *, joining: bool = False
-                       ) -> None:
-        """Checked under the lock: the lobby is still open and not started."""
-        if not self.is_live(session):
-            raise Refusal(_("That lobby has closed.", actor.locale))
-        if session.started:
-            if joining:
-                raise Refusal(_("The game has already started: wait for the next one.",
-                                actor.locale))
-            raise Refusal(_("The game has already started.", actor.locale))
-
-    def _join(self, session: Session, actor: Actor) -> None:
-        if session.seat(actor.id) is not None:
-            raise Refusal(_("You're already in this game.", actor.locale))
-        if len(session.seats) >= self._capacity(session):
-            raise Refusal(_("The table is full.", actor.locale))
-        session.seats.append(Seat(actor.id, actor.name))
-
-    @staticmethod
-    def _capacity(session: Session) -> int:
-        if session.options.mode == "tournament":
-            return TOURNAMENT_PLAYERS
-        return get_edition(session.options.edition).max_players
-
-    def _choose_team(self, session: Session, actor: Actor, team: int) -> None:
-        """Partners: the actor takes a place on ``team`` (joining the lobby if needed)."""
-        locale = actor.locale
-        if session.options.mode != "partners":
-            raise Refusal(_("This game has no teams: the host can choose partner play with "
-                            "/uno settings mode:partners.", locale))
-        if team >= MAX_PLAYERS_PARTNERS // TEAM_SIZE:
-            raise Refusal(_("This button is no longer in use.", locale))
-        others = [s for s in session.seats if s.team == team and s.id != actor.id]
-        if len(others) >= TEAM_SIZE:
-            raise Refusal(_("Team {n} is full: choose another team.", locale, n=team + 1))
-        if session.seat(actor.id) is None:
-            self._join(session, actor)
-        seat = session.seat(actor.id)
-        assert seat is not None
-        seat.team = team
-
-    def _add_cpu(self, session: Session, actor: Actor) -> Seat:
-        locale = actor.locale
-        if session.seat(actor.id) is None and not actor.admin:
-            raise Refusal(_("Join the game first to add computer players.", locale))
-        if len(session.seats) >= self._capacity(session):
-            raise Refusal(_("The table is full.", locale))
-        most = (TOURNAMENT_PLAYERS - 1 if session.options.mode == "tournament"
-                else MAX_CPUS_WITH_ONE_HUMAN)
-        if sum(1 for s in session.seats if s.cpu) >= most:
-            raise Refusal(_("A game can have at most {n} computer players.", locale, n=most))
-        return session.add_cpu()
-
-    async def _leave_lobby(self, session: Session, player: str, actor: Actor) -> None:
-        """``player`` leaves the lobby (the caller holds the lock); an empty lobby closes."""
-        seat = session.seat(player)
-        if seat is None:
-            raise Refusal(_("You're not in this game.", actor.locale))
-        session.seats.remove(seat)
-        if not session.humans():
-            await self._drop(session)
-            return
-        if player == session.host_id:
-            session.host_id = session.humans()[0]
-        session.last_human = time.time()
-        await self._commit(session)
-
-    async def start(self, channel_id: int | None, actor: Actor, gid: str | None = None
-                    ) -> Session:
-        """Start the lobby's game (host or Manage Server), saved before it is announced."""
-        session = self._lobby_of(channel_id, actor, gid)
-        locale = actor.locale
-        async with self._changing(session):
-            self._still_a_lobby(session, actor)
-            self.need_host(session, actor)
-            self.need_permissions(actor)
-            if session.options.mode == "tournament":
-                raise Refusal(_("This is a tournament sign-up: its Start button opens the "
-                                "tables.", locale))
-            edition = get_edition(session.options.edition)
-            if len(session.seats) < edition.min_players:
-                raise Refusal(_("At least {n} players are needed: invite someone or add a "
-                                "computer player.", locale, n=edition.min_players))
-            if len(session.seats) > edition.max_players:
-                raise Refusal(_("{edition} takes at most {n} players.", locale,
-                                edition=edition_title(edition.name, locale),
-                                n=edition.max_players))
-            self._check_mode(session, locale)
-            session.paused = None
-            try:
-                game = session.start_game()
-            except EngineError as exc:
-                session.match = None
-                raise Refusal(error_text(exc, locale)) from None
-            # The replay file's start: the seats before start() may shuffle them.
-            header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
-                      "game_id": session.game_id}
-            events = game.start()
-            session.serial += 1
-            session.last_human = time.time()
-            await self._commit(session, header=header)
-        self.outbox.close_message(session, session.lobby_message_id)
-        self._after(session, event_lines(session, events), mover=None)
-        return session
-
-    @staticmethod
-    def _check_mode(session: Session, locale: Locale) -> None:
-        """What partner play and the rotating match need from the lobby (sheet 004)."""
-        n = len(session.seats)
-        mode = session.options.mode
-        if mode == "partners" and n not in (4, 6):
-            raise Refusal(_("Partner play needs 4 or 6 players (partners sit across the "
-                            "table), not {n}.", locale, n=n))
-        if mode == "partners" and any(s.team is not None and s.team >= n // TEAM_SIZE
-                                      for s in session.seats):
-            raise Refusal(_("Team 3 is for six players: its players choose Team 1 or 2, or "
-                            "two more players join.", locale))
-        if mode == "rotating" and n != 4:
-            raise Refusal(_("A rotating partners match needs exactly 4 players, not {n}.",
-                            locale, n=n))
-
     async def end(self, channel_id: int | None, actor: Actor) -> Session:
         """End the game or lobby early (host or Manage Server); it does not count."""
         session = self.session(channel_id, actor.locale)
@@ -730,52 +526,6 @@ class TableService:
         else:
             self.outbox.close_message(session, session.lobby_message_id)
         return session
-
-    async def configure(self, channel_id: int, actor: Actor, changes: dict[str, Any]
-                        ) -> Session:
-        """Change the lobby's settings (host or Manage Server) and show them on it."""
-        session = self.session(channel_id, actor.locale)
-        locale = actor.locale
-        if session.started:
-            raise Refusal(_("Settings can't change once the game has started.", locale))
-        async with self._changing(session):
-            self.need_host(session, actor)
-            if session.started or not self.is_live(session):
-                raise Refusal(_("Settings can't change once the game has started.", locale))
-            new = Options.from_dict({**session.options.to_dict(), **changes})
-            if (session.options.mode == "tournament") != (new.mode == "tournament"):
-                raise Refusal(_("A tournament sign-up stays a tournament: cancel it and open "
-                                "a lobby with /uno new instead.", locale))
-            if new.mode not in (*MODES, "tournament"):
-                raise Refusal(_("The mode must be solo, partners or rotating.", locale))
-            if new.mode == "rotating" and (new.scoring != "standard" or new.shuffle_seats):
-                raise Refusal(_("A rotating partners match uses standard scoring and seats "
-                                "its players itself: set scoring:standard and "
-                                "shuffle_seats:False.", locale))
-            try:
-                new.engine_settings()
-            except EngineError as exc:
-                raise Refusal(error_text(exc, locale)) from None
-            if len(session.seats) > get_edition(new.edition).max_players:
-                raise Refusal(_("Too many seats for that edition.", locale))
-            session.options = new
-            await self._commit(session)
-        self.outbox.refresh_lobby(session)
-        return session
-
-    async def set_message(self, session: Session, *, lobby: int | None) -> None:
-        """Remember the lobby's message (it is edited when the lobby changes)."""
-        async with self._changing(session):
-            if not self.is_live(session) or session.started:
-                return
-            old = session.lobby_message_id
-            session.lobby_message_id = lobby
-            try:
-                await self._commit(session)
-            except SaveFailed:
-                return
-        if old is not None and old != lobby:
-            self.outbox.close_message(session, old)
 
     # ================================================================ pauses
     async def _resume_if_paused(self, session: Session, actor: Actor) -> None:
@@ -961,12 +711,3 @@ class TableService:
                                 session.channel_id)
         await self.tournaments.close()
         await self.scheduler.close()
-
-
-def options_from(settings: GuildSettings, guild_locale: Locale = None) -> Options:
-    """A new game's options from the server's settings; its language is the server's choice,
-    or else the server's Discord locale."""
-    return Options(language=server_language(settings.language, guild_locale),
-                   edition=settings.edition, target=settings.target, scoring=settings.scoring,
-                   grab2_points=settings.grab2_points, turn_timer=settings.turn_timer,
-                   mention_turn=settings.mention_turn, shuffle_seats=settings.shuffle_seats)

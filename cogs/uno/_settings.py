@@ -15,10 +15,11 @@ from discord import app_commands
 from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
 from cogs.uno._cog import actor_of
 from cogs.uno._contracts import Refusal
+from cogs.uno._lobby import options_from
 from cogs.uno._pictures import HandPictures
 from cogs.uno._render import settings_text
 from cogs.uno._reply import Reply, answer
-from cogs.uno._service import TableService, options_from
+from cogs.uno._service import TableService
 from cogs.uno._session import Session
 from cogs.uno._subcog import UnoSubCog
 from data import Database, DatabaseError
@@ -108,7 +109,7 @@ class SettingsCog(UnoSubCog, name="Settings"):
         if "language" in server_only and session is not None and not session.started:
             game_changes["language"] = server_only["language"]  # the open lobby too
         if session is not None and game_changes and not (server_default and session.started):
-            session = await self.service.configure(interaction.channel_id, actor,
+            session = await self.service.lobbies.configure(interaction.channel_id, actor,
                                                    game_changes)
         if session is None and "mode" in changes:
             raise Refusal(_("Partner play is chosen per game: open a lobby with /uno new, "

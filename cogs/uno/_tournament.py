@@ -66,8 +66,8 @@ class Tournaments:
     def check_start(self, channel_id: int, actor: Actor, gid: str | None) -> None:
         """What ``start`` will refuse, checked before the threads are made."""
         service = self.service
-        session = service._lobby_of(channel_id, actor, gid)
-        service._still_a_lobby(session, actor)
+        session = service.lobbies.of(channel_id, actor, gid)
+        service.lobbies.still_open(session, actor)
         service.need_host(session, actor)
         self._need_eight(session, actor)
 
@@ -83,10 +83,10 @@ class Tournaments:
         """Start the sign-up's tournament at two tables (threads ``threads``), saved whole
         before anything is announced."""
         service = self.service
-        session = service._lobby_of(channel_id, actor, gid)
+        session = service.lobbies.of(channel_id, actor, gid)
         locale = actor.locale
         async with service._changing(session):
-            service._still_a_lobby(session, actor)
+            service.lobbies.still_open(session, actor)
             service.need_host(session, actor)
             self._need_eight(session, actor)
             try:
