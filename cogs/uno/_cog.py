@@ -417,7 +417,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                              public=True, edit=True)
             return
         session = await self.service.lobbies.action(interaction.channel_id, actor, item.action,
-                                                  item.gid)
+                                                    item.gid)
         language = session.options.language  # the lobby message is public
         if not self.service.is_live(session):
             text = _("The game was cancelled by {name}.", language, name=actor.name) \
@@ -470,7 +470,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 await self._new_in_thread(reply, interaction, actor)
                 return
             session = await self.service.lobbies.open(interaction.channel_id,
-                                                    interaction.guild_id, actor)
+                                                      interaction.guild_id, actor)
             language = session.options.language
             message_id = await reply.send(embed=lobby_embed(session, language),
                                           view=lobby_view(session, language))
@@ -495,7 +495,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                                     name=actor.name), actor)
         try:
             session = await self.service.lobbies.open(room.id, interaction.guild_id, actor,
-                                                    parent_id=channel.id)
+                                                      parent_id=channel.id)
         except Refusal:
             with contextlib.suppress(discord.HTTPException):
                 await room.delete(reason="UNO game could not be opened")

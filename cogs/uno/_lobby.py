@@ -38,8 +38,8 @@ class Lobbies:
         self.service = service
 
     async def open(self, channel_id: int, guild_id: int, actor: Actor, *,
-                         parent_id: int | None = None,
-                         choices: dict[str, Any] | None = None) -> Session:
+                   parent_id: int | None = None,
+                   choices: dict[str, Any] | None = None) -> Session:
         """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
         anyone is told it exists."""
         if self.service.closing:
@@ -72,7 +72,7 @@ class Lobbies:
         return session
 
     async def action(self, channel_id: int | None, actor: Actor, action: str,
-                           gid: str | None = None) -> Session:
+                     gid: str | None = None) -> Session:
         """join, leave, cpu, nocpu, cancel on the lobby; saved, then shown."""
         session = self.of(channel_id, actor, gid)
         locale = actor.locale
@@ -113,8 +113,7 @@ class Lobbies:
             raise Refusal(_("That lobby has closed.", actor.locale))
         return session
 
-    def still_open(self, session: Session, actor: Actor, *, joining: bool = False
-                       ) -> None:
+    def still_open(self, session: Session, actor: Actor, *, joining: bool = False) -> None:
         """Checked under the lock: the lobby is still open and not started."""
         if not self.service.is_live(session):
             raise Refusal(_("That lobby has closed.", actor.locale))

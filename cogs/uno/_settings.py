@@ -110,7 +110,7 @@ class SettingsCog(UnoSubCog, name="Settings"):
             game_changes["language"] = server_only["language"]  # the open lobby too
         if session is not None and game_changes and not (server_default and session.started):
             session = await self.service.lobbies.configure(interaction.channel_id, actor,
-                                                   game_changes)
+                                                           game_changes)
         if session is None and "mode" in changes:
             raise Refusal(_("Partner play is chosen per game: open a lobby with /uno new, "
                             "then set its mode.", locale))
