@@ -396,7 +396,7 @@ class Bench:
         }
 
     # ------------------------------------------------------------------ restart
-    async def restart(self) -> dict[str, Any]:
+    async def restart(self, profile: str | None = None) -> dict[str, Any]:
         server, bot = self.server, self.bot
         assert server is not None and bot is not None
         await bot.kill()
@@ -404,9 +404,25 @@ class Bench:
         identifies = server.identify_count
         started = loop.time()
         start_task = asyncio.create_task(bot.start(ready_timeout=120.0))
+        spy = None
+        if profile:
+            while bot.pid is None or not bot.running:  # noqa: ASYNC110
+                await asyncio.sleep(0.001)
+            spy = await asyncio.create_subprocess_exec(
+                shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+                or "py-spy", "record", "--pid", str(bot.pid), "--duration", "6",
+                "--rate", "500", "--output", profile, "--nonblocking",
+                # speedscope (a .json file) keeps the samples in order, idle ones included: a
+                # timeline; else collapsed stacks for bench/profile_summary.py
+                *(["--format", "speedscope", "--idle"]
+                  if profile.endswith(".json") else ["--format", "raw"]),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL)
         while server.identify_count <= identifies:  # noqa: ASYNC110
             await asyncio.sleep(0.005)
         ready = loop.time()
+        assert bot.pid is not None
+        cpu_bot, cpu_gen = proc_cpu(bot.pid), self_cpu()
         answered: list[float] = []
         failed = 0
 
@@ -432,10 +448,22 @@ class Bench:
                 await asyncio.sleep(0.05)
 
         await asyncio.gather(*(poke(t) for t in self.tables))
+        window = loop.time() - ready
+        cpu_bot = proc_cpu(bot.pid) - cpu_bot
+        cpu_gen = self_cpu() - cpu_gen
         await start_task
+        if spy is not None:
+            await spy.wait()
+            self.note(f"restart profile (py-spy) in {profile}")
         return {
             "start → READY s": round(ready - started, 2),
             "READY → every table answers s": round(max(answered, default=float("nan")), 2),
+            "READY → first / half the tables answer s": [
+                round(min(answered, default=float("nan")), 2),
+                round(percentile(answered, 50), 2)],
+            "CPU s in that time: bot / generator": [round(cpu_bot, 2), round(cpu_gen, 2)],
+            "CPU share in that time: bot / generator": [
+                f"{cpu_bot / window:.0%}", f"{cpu_gen / window:.0%}"],
             "tables answering": len(answered),
             "tables not answering": failed,
         }
@@ -478,8 +506,18 @@ class Bench:
                                        if "GC:" in line][-4:]
             result["errors"] = self.errors()
             if args.restart:
-                self.note("restart: SIGKILL, start, a click on every table")
-                result["restart"] = await self.restart()
+                runs: list[dict[str, Any]] = []
+                for n in range(args.restarts):
+                    self.note(f"restart {n + 1}/{args.restarts}: SIGKILL, start, a click on "
+                              "every table")
+                    runs.append(await self.restart(args.restart_profile if n == 0 else None))
+                    await asyncio.sleep(1.0)
+                result["restart"] = runs[0] if len(runs) == 1 else {
+                    "median start → READY s": statistics.median(
+                        r["start → READY s"] for r in runs),
+                    "median READY → every table answers s": statistics.median(
+                        r["READY → every table answers s"] for r in runs),
+                    "runs": runs}
             assert self.bot is not None
             await self.bot.stop()
             return result
@@ -494,6 +532,8 @@ def main() -> None:
     parser.add_argument("--open-concurrency", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--restart", action="store_true")
+    parser.add_argument("--restarts", type=int, default=1,
+                        help="with --restart: how many times (the median is reported too)")
     parser.add_argument("--validate", action="store_true")
     parser.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
     parser.add_argument("--bot-dir", help="run the bot from another checkout (an earlier "
@@ -503,6 +543,8 @@ def main() -> None:
                         help="the bot traces its allocations (slow) and reports the top sites")
     parser.add_argument("--profile", metavar="FILE",
                         help="sample the bot with py-spy while playing (collapsed stacks)")
+    parser.add_argument("--restart-profile", metavar="FILE",
+                        help="sample the restarted bot with py-spy for its first 6 s")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     if args.bot_dir:
