@@ -71,7 +71,7 @@ from cogs.uno._render import (
     settings_text,
     team_name,
 )
-from cogs.uno._reply import Reply, answer
+from cogs.uno._reply import Reply, age_of, answer
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._service import TableService, options_from
 from cogs.uno._session import Session
@@ -108,6 +108,10 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING_PICTURES = 32
 """Hand pictures drawn at once at most; a busy bot answers with the text alone."""
+PICTURE_LATE = 0.25
+"""A hand answered this many seconds after its click goes without its picture: the bot is
+behind (a restart meeting every table's click at once, an overload), and the clicks
+waiting behind this one come first (the text lists the same cards)."""
 LOOK_TTL = 60.0
 """Seconds a person's look is kept before it is read again."""
 MAX_LOOKS = 10_000
@@ -257,7 +261,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await reply.menu(menu)
         if cards and self.bot.config.card_images:
             # The picture follows the answer: drawing it never delays the acknowledgement.
-            if len(self._pictures) < MAX_PENDING_PICTURES:
+            if age_of(reply.interaction) >= PICTURE_LATE:
+                log.info("Behind: a hand goes without its picture")
+            elif len(self._pictures) < MAX_PENDING_PICTURES:
                 task = asyncio.create_task(self._attach_picture(reply, cards, playable,
                                                                 actor.id))
                 self._pictures.add(task)
