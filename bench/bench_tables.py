@@ -396,10 +396,12 @@ class Bench:
         }
 
     # ------------------------------------------------------------------ restart
-    async def restart(self, profile: str | None = None) -> dict[str, Any]:
+    async def restart(self, profile: str | None = None, cwd: Path | None = None
+                      ) -> dict[str, Any]:
         server, bot = self.server, self.bot
         assert server is not None and bot is not None
         await bot.kill()
+        bot.cwd = cwd or self.args.bot_dir or ROOT
         loop = asyncio.get_running_loop()
         identifies = server.identify_count
         started = loop.time()
@@ -516,20 +518,29 @@ class Bench:
             result["errors"] = self.errors()
             if args.restart:
                 runs: list[dict[str, Any]] = []
+                others: list[dict[str, Any]] = []
                 for n in range(args.restarts):
                     self.note(f"restart {n + 1}/{args.restarts}: SIGKILL, start, a click on "
                               "every table")
+                    if args.restart_compare:
+                        # the other checkout's bot first, then this one, on the same tables
+                        others.append(await self.restart(cwd=args.restart_compare))
+                        await asyncio.sleep(1.0)
                     runs.append(await self.restart(args.restart_profile if n == 0 else None))
                     await asyncio.sleep(1.0)
-                result["restart"] = runs[0] if len(runs) == 1 else {
-                    "median start → READY s": statistics.median(
-                        r["start → READY s"] for r in runs),
-                    "median READY → every table answers s": statistics.median(
-                        r["READY → every table answers s"] for r in runs),
-                    "runs": runs}
+                result["restart"] = runs[0] if len(runs) == 1 else _medians(runs)
+                if others:
+                    result["restart (--restart-compare)"] = _medians(others)
             assert self.bot is not None
             await self.bot.stop()
             return result
+
+
+def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"median start → READY s": statistics.median(r["start → READY s"] for r in runs),
+            "median READY → every table answers s": statistics.median(
+                r["READY → every table answers s"] for r in runs),
+            "runs": runs}
 
 
 def main() -> None:
@@ -543,6 +554,9 @@ def main() -> None:
     parser.add_argument("--restart", action="store_true")
     parser.add_argument("--restarts", type=int, default=1,
                         help="with --restart: how many times (the median is reported too)")
+    parser.add_argument("--restart-compare", metavar="DIR",
+                        help="with --restart: before each restart of the bot under test, one "
+                        "of the bot of the checkout DIR, on the same tables and database")
     parser.add_argument("--click-batch", type=int, default=50,
                         help="with --restart: the generator lets the loopback send its clicks "
                         "every N built (0: none is sent until all are built)")
@@ -561,6 +575,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.bot_dir:
         args.bot_dir = Path(args.bot_dir).resolve()
+    if args.restart_compare:
+        args.restart_compare = Path(args.restart_compare).resolve()
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead
