@@ -15,7 +15,9 @@ target total rate for a fixed time, and reports:
 * the load generator's own CPU (loopback Discord + simulated people, one process).
 
 ``--restart`` then kills the bot with SIGKILL, starts it again and measures process start →
-READY and READY → every table answering a click.
+READY and READY → every table answering a click (``--restarts N``: N times, with medians;
+``--restart-compare DIR``: each time after one restart of the bot of the checkout DIR, on the
+same tables; ``--restart-profile FILE``: py-spy on the first restarted bot).
 
 Usage (from the repository root)::
 
