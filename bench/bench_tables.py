@@ -403,6 +403,10 @@ class Bench:
         server, bot = self.server, self.bot
         assert server is not None and bot is not None
         await bot.kill()
+        # the loopback closes the dead bot's connections (without a pool limit, one per
+        # answer that was in flight at once) before the next bot starts: that is the load
+        # generator's work, not to be counted against the next bot
+        await asyncio.sleep(1.0)
         bot.cwd = cwd or self.args.bot_dir or ROOT
         loop = asyncio.get_running_loop()
         identifies = server.identify_count
