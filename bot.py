@@ -16,6 +16,7 @@ import signal
 import sys
 from dataclasses import dataclass, field
 
+import aiohttp
 import discord
 import yarl
 from discord.ext import commands
@@ -29,6 +30,13 @@ from gcwatch import GcWatch
 log = logging.getLogger("unobot")
 
 EXTENSIONS: tuple[str, ...] = ("cogs.uno",)
+
+HTTP_CONNECTIONS = 100
+"""Connections to Discord's HTTP API at most (discord.py's default: no limit). After a
+restart every table's first click is answered at once: with no limit every answer in
+flight opened a connection of its own (a TLS handshake each against Discord), about 15 % of
+the bot's CPU until 1,000 tables had answered (bench/README.md, "Restart"); past the limit a
+request waits for one of these, which are kept open and reused."""
 
 TOKEN_HELP = (
     "{problem} The bot needs a Discord bot token in DISCORD_TOKEN (in the environment or in "
@@ -151,6 +159,7 @@ class UnoBot(commands.Bot):
             max_messages=None,
             help_command=None,
             allowed_mentions=discord.AllowedMentions.none(),
+            connector=aiohttp.TCPConnector(limit=HTTP_CONNECTIONS),
         )
         self.config = config
         self._db: Database | None = None

@@ -15,7 +15,9 @@ target total rate for a fixed time, and reports:
 * the load generator's own CPU (loopback Discord + simulated people, one process).
 
 ``--restart`` then kills the bot with SIGKILL, starts it again and measures process start →
-READY and READY → every table answering a click.
+READY and READY → every table answering a click (``--restarts N``: N times, with medians;
+``--restart-compare DIR``: each time after one restart of the bot of the checkout DIR, on the
+same tables; ``--restart-profile FILE``: py-spy on the first restarted bot).
 
 Usage (from the repository root)::
 
@@ -396,17 +398,39 @@ class Bench:
         }
 
     # ------------------------------------------------------------------ restart
-    async def restart(self) -> dict[str, Any]:
+    async def restart(self, profile: str | None = None, cwd: Path | None = None
+                      ) -> dict[str, Any]:
         server, bot = self.server, self.bot
         assert server is not None and bot is not None
         await bot.kill()
+        # the loopback closes the dead bot's connections (without a pool limit, one per
+        # answer that was in flight at once) before the next bot starts: that is the load
+        # generator's work, not to be counted against the next bot
+        await asyncio.sleep(1.0)
+        bot.cwd = cwd or self.args.bot_dir or ROOT
         loop = asyncio.get_running_loop()
         identifies = server.identify_count
         started = loop.time()
         start_task = asyncio.create_task(bot.start(ready_timeout=120.0))
+        spy = None
+        if profile:
+            while bot.pid is None or not bot.running:  # noqa: ASYNC110
+                await asyncio.sleep(0.001)
+            spy = await asyncio.create_subprocess_exec(
+                shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+                or "py-spy", "record", "--pid", str(bot.pid), "--duration", "6",
+                "--rate", "500", "--output", profile, "--nonblocking",
+                # speedscope (a .json file) keeps the samples in order, idle ones included: a
+                # timeline; else collapsed stacks for bench/profile_summary.py
+                *(["--format", "speedscope", "--idle"]
+                  if profile.endswith(".json") else ["--format", "raw"]),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL)
         while server.identify_count <= identifies:  # noqa: ASYNC110
             await asyncio.sleep(0.005)
         ready = loop.time()
+        assert bot.pid is not None
+        cpu_bot, cpu_gen = proc_cpu(bot.pid), self_cpu()
         answered: list[float] = []
         failed = 0
 
@@ -431,11 +455,32 @@ class Bench:
                     return
                 await asyncio.sleep(0.05)
 
-        await asyncio.gather(*(poke(t) for t in self.tables))
+        batch = self.args.click_batch
+        pokes = []
+        for i, t in enumerate(self.tables):
+            pokes.append(asyncio.create_task(poke(t)))
+            if batch and i % batch == batch - 1:
+                # the loopback sends what is built so far while it builds the next ones, as
+                # clicks reach Discord over time (without this nothing reached the bot until
+                # all 1,000 were built and encoded: 0.3-0.4 s of the generator's CPU)
+                await asyncio.sleep(0)
+        await asyncio.gather(*pokes)
+        window = loop.time() - ready
+        cpu_bot = proc_cpu(bot.pid) - cpu_bot
+        cpu_gen = self_cpu() - cpu_gen
         await start_task
+        if spy is not None:
+            await spy.wait()
+            self.note(f"restart profile (py-spy) in {profile}")
         return {
             "start → READY s": round(ready - started, 2),
             "READY → every table answers s": round(max(answered, default=float("nan")), 2),
+            "READY → first / half the tables answer s": [
+                round(min(answered, default=float("nan")), 2),
+                round(percentile(answered, 50), 2)],
+            "CPU s in that time: bot / generator": [round(cpu_bot, 2), round(cpu_gen, 2)],
+            "CPU share in that time: bot / generator": [
+                f"{cpu_bot / window:.0%}", f"{cpu_gen / window:.0%}"],
             "tables answering": len(answered),
             "tables not answering": failed,
         }
@@ -478,11 +523,30 @@ class Bench:
                                        if "GC:" in line][-4:]
             result["errors"] = self.errors()
             if args.restart:
-                self.note("restart: SIGKILL, start, a click on every table")
-                result["restart"] = await self.restart()
+                runs: list[dict[str, Any]] = []
+                others: list[dict[str, Any]] = []
+                for n in range(args.restarts):
+                    self.note(f"restart {n + 1}/{args.restarts}: SIGKILL, start, a click on "
+                              "every table")
+                    if args.restart_compare:
+                        # the other checkout's bot first, then this one, on the same tables
+                        others.append(await self.restart(cwd=args.restart_compare))
+                        await asyncio.sleep(1.0)
+                    runs.append(await self.restart(args.restart_profile if n == 0 else None))
+                    await asyncio.sleep(1.0)
+                result["restart"] = runs[0] if len(runs) == 1 else _medians(runs)
+                if others:
+                    result["restart (--restart-compare)"] = _medians(others)
             assert self.bot is not None
             await self.bot.stop()
             return result
+
+
+def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"median start → READY s": statistics.median(r["start → READY s"] for r in runs),
+            "median READY → every table answers s": statistics.median(
+                r["READY → every table answers s"] for r in runs),
+            "runs": runs}
 
 
 def main() -> None:
@@ -494,6 +558,14 @@ def main() -> None:
     parser.add_argument("--open-concurrency", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--restart", action="store_true")
+    parser.add_argument("--restarts", type=int, default=1,
+                        help="with --restart: how many times (the median is reported too)")
+    parser.add_argument("--restart-compare", metavar="DIR",
+                        help="with --restart: before each restart of the bot under test, one "
+                        "of the bot of the checkout DIR, on the same tables and database")
+    parser.add_argument("--click-batch", type=int, default=50,
+                        help="with --restart: the generator lets the loopback send its clicks "
+                        "every N built (0: none is sent until all are built)")
     parser.add_argument("--validate", action="store_true")
     parser.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
     parser.add_argument("--bot-dir", help="run the bot from another checkout (an earlier "
@@ -503,10 +575,14 @@ def main() -> None:
                         help="the bot traces its allocations (slow) and reports the top sites")
     parser.add_argument("--profile", metavar="FILE",
                         help="sample the bot with py-spy while playing (collapsed stacks)")
+    parser.add_argument("--restart-profile", metavar="FILE",
+                        help="sample the restarted bot with py-spy for its first 6 s")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     if args.bot_dir:
         args.bot_dir = Path(args.bot_dir).resolve()
+    if args.restart_compare:
+        args.restart_compare = Path(args.restart_compare).resolve()
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead

@@ -128,3 +128,20 @@ async def test_sigterm_closes_cleanly(tmp_path: Path) -> None:
         assert code == 0
         assert "Closed cleanly" in bot.log_text()
         assert not bot.take_tracebacks()
+
+
+async def test_the_bot_keeps_a_bounded_pool_of_http_connections() -> None:
+    """After a restart every table's first click is answered at once: the answers share at
+    most HTTP_CONNECTIONS connections (discord.py's default has no limit: one new connection,
+    a TLS handshake against Discord, per answer in flight)."""
+    from bot import HTTP_CONNECTIONS, Config, UnoBot
+
+    config = Config(token=fake_token(), database_path=":memory:", dev_guild_id=None,
+                    log_level="INFO", api_base=None, gateway_url=None, time_scale=1.0,
+                    cpu_delay=1.5)
+    bot = UnoBot(config)
+    try:
+        assert bot.http.connector.limit == HTTP_CONNECTIONS
+        assert 0 < HTTP_CONNECTIONS <= 200
+    finally:
+        await bot.http.connector.close()

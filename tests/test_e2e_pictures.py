@@ -90,3 +90,28 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
 
 def cached_pngs(directory: str) -> list[pathlib.Path]:
     return list(pathlib.Path(directory).rglob("*.png"))
+
+
+async def test_a_hand_answered_late_goes_without_its_picture(loopback: LoopbackTest) -> None:
+    """A My hand click that reaches the bot 0.6 s after Discord created it (the bot is
+    behind: a restart meeting every table's click at once) is answered with the text at
+    once and no picture follows; a prompt click gets its picture."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    await alice.slash("uno new")
+    await alice.slash("uno settings", turn_timer=600)
+    await bob.click("Join")
+    await alice.click("Start")
+    table = await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels())
+    button = next(b for b in table.buttons() if b.get("label") == "My hand")
+    late = await loopback.discord.send_interaction(
+        itype=3, user=alice.identity, channel=loopback.channel,
+        data={"custom_id": button["custom_id"], "component_type": 2},
+        label="alice: My hand 0.6 s late", source_message=table, delayed=0.6)
+    assert late.ack is not None
+    await asyncio.wait_for(asyncio.shield(late.ack), 3)
+    menu = late.original
+    assert menu is not None and menu.ephemeral and "Your hand" in menu.text(), menu
+    prompt = await alice.click("My hand", message=table)
+    await pictured(prompt.message)  # the prompt one's picture came...
+    await asyncio.sleep(0.3)
+    assert not menu.attachments and not menu.history, "...the late one's never comes"

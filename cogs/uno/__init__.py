@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cogs.uno._cog import UnoCog
-from cogs.uno._components import FAMILIES
+from cogs.uno._components import FAMILIES, RetiredComponent
 from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
 from cogs.uno._movelog import LogCog
 from cogs.uno._rules import RulesCog, RulesPage
@@ -19,7 +19,9 @@ COMMAND_COGS = (UnoCog, LeaderboardCog, LogCog, RulesCog, SettingsCog)
 
 
 async def setup(bot: UnoBot) -> None:
-    bot.add_dynamic_items(*FAMILIES, RulesPage, LeaderboardPage)
+    families = (*FAMILIES, RulesPage, LeaderboardPage)
+    RetiredComponent.leave_to(families)  # one family, not two, runs for each click
+    bot.add_dynamic_items(*families)
     uno = UnoCog(bot)
     await bot.add_cog(uno)
     group = uno.app_command

@@ -30,6 +30,7 @@ template, or a select value that is not what the menu offered, is refused polite
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import discord
@@ -312,10 +313,20 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
 
 class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
     """Any other ``uno:`` id (a retired family, a forged or garbled id): answered as no
-    longer in use. discord.py dispatches every family whose template matches, so this one
-    stays silent for an id that a real family takes."""
+    longer in use. discord.py runs every family whose template matches a click, each
+    rebuilding the click's whole message first, so once the families are known
+    (:meth:`leave_to`) this template takes none of their ids; and this one stays silent for
+    an id that a real family takes all the same."""
 
     family = "retired"
+
+    @classmethod
+    def leave_to(cls, families: Iterable[type[UnoItem]]) -> None:
+        """Take no id that one of ``families`` takes (before the families are registered)."""
+        others = "|".join(re.sub(r"\(\?P<\w+>", "(?:", f.__discord_ui_compiled_template__.pattern)
+                          for f in families if f is not cls)
+        cls.__discord_ui_compiled_template__ = re.compile(
+            rf"(?!(?:{others})\Z)uno:(?P<rest>.{{0,95}})")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         custom_id = f"uno:{self.rest}"

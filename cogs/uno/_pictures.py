@@ -2,7 +2,8 @@
 
 The hand menu answers with its text at once; the picture is drawn in a thread and put on
 the menu by an edit (best effort: the text lists the same cards). At most
-``MAX_PENDING_PICTURES`` are drawn at a time; past that a hand goes without its picture.
+``MAX_PENDING_PICTURES`` are drawn at a time, and none for a hand answered late (the bot is
+behind); past that a hand goes without its picture.
 A person's look (high contrast or not) is read from the database at most once a minute.
 """
 
@@ -15,7 +16,7 @@ import time
 
 import discord
 
-from cogs.uno._reply import Reply
+from cogs.uno._reply import Reply, age_of
 from cogs.uno.art import hand_image
 from data import Database, UserSettings
 from engine import Card
@@ -24,6 +25,10 @@ log = logging.getLogger(__name__)
 
 MAX_PENDING_PICTURES = 32
 """Hand pictures drawn at once at most; a busy bot answers with the text alone."""
+PICTURE_LATE = 0.25
+"""A hand answered this many seconds after its click goes without its picture: the bot is
+behind (a restart meeting every table's click at once, an overload), and the clicks
+waiting behind this one come first (the text lists the same cards)."""
 LOOK_TTL = 60.0
 """Seconds a person's look is kept before it is read again."""
 MAX_LOOKS = 10_000
@@ -44,6 +49,9 @@ class HandPictures:
         """Draw ``cards`` for ``user`` and add the picture to the menu ``reply`` just sent
         (in the background: drawing never delays an acknowledgement)."""
         if not cards or not self.enabled:
+            return
+        if age_of(reply.interaction) >= PICTURE_LATE:
+            log.info("Behind: a hand goes without its picture")
             return
         if len(self._pending) >= MAX_PENDING_PICTURES:
             log.info("Busy: a hand goes without its picture")

@@ -1,0 +1,52 @@
+"""Each click runs one component family: discord.py runs every registered family whose
+template matches the click's custom_id (each rebuilding the click's whole message into a
+view first), so the catch-all for retired ids must take none of the real families' ids."""
+
+from __future__ import annotations
+
+import pytest
+
+from cogs.uno._components import (
+    FAMILIES,
+    ColorButton,
+    DrawnButton,
+    KeepSelect,
+    LapButton,
+    LobbyButton,
+    OpeningColorButton,
+    PageButton,
+    PlaySelect,
+    RetiredComponent,
+    TableButton,
+    TowerSelect,
+    UnoItem,
+)
+from cogs.uno._leaderboard import LeaderboardPage
+from cogs.uno._rules import RulesPage
+
+REGISTERED: tuple[type[UnoItem], ...] = (*FAMILIES, RulesPage, LeaderboardPage)
+
+
+def takers(custom_id: str) -> list[type[UnoItem]]:
+    RetiredComponent.leave_to(REGISTERED)  # as the extension's setup does
+    return [f for f in REGISTERED if f.__discord_ui_compiled_template__.fullmatch(custom_id)]
+
+
+@pytest.mark.parametrize("item", [
+    LobbyButton("join", "a1b2"), TableButton("hand", "a1b2", 7), TableButton("draw", "a1b2", None),
+    PlaySelect("a1b2", 7, 0), PageButton("a1b2", 7, 1), DrawnButton("dpu", "a1b2", 7),
+    ColorButton("a1b2", 7, "W+4", True, "R", "UN"), TowerSelect("a1b2", 7, "R+2", False, "-"),
+    KeepSelect("a1b2", 7), OpeningColorButton("a1b2", 7, "G"), LapButton("a1b2", 7, "keep", "B"),
+    RulesPage(2), LeaderboardPage("wins", 3),
+], ids=lambda item: type(item).__name__)
+def test_a_real_id_runs_its_family_only(item: UnoItem) -> None:
+    custom_id = item.item.custom_id  # type: ignore[attr-defined]
+    assert takers(custom_id) == [type(item)], custom_id
+
+
+@pytest.mark.parametrize("custom_id", [
+    "uno:old:family", "uno:t:hand:not-hex", "uno:t:fold:a1b2:3", "uno:p:a1b2:x:0", "uno:",
+    "uno:lb:best:1", "uno:rules:x",
+])
+def test_any_other_uno_id_is_answered_as_retired(custom_id: str) -> None:
+    assert takers(custom_id) == [RetiredComponent], custom_id
