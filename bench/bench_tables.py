@@ -39,6 +39,7 @@ import random
 import re
 import resource
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -207,8 +208,10 @@ class Bench:
             # "Card art"); UNO_TABLE_V2=1 in the environment measures the picture table
             "UNO_TABLE_V2": "0",
         }
+        if args.census:
+            env["UNO_GC_CENSUS"] = args.census
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES", "UNO_TABLE_V2",
-                    "UNO_CARD_EMOJIS"):
+                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
@@ -245,6 +248,14 @@ class Bench:
         await asyncio.sleep(2.0)
         gc.collect()
         self.rss_tables = proc_rss(self.bot.pid)[0]
+        await self.census("tables open")
+
+    async def census(self, when: str) -> None:
+        """With --census, the bot appends a census of its tracked objects to that file."""
+        if self.args.census and self.bot is not None and self.bot.pid is not None:
+            os.kill(self.bot.pid, signal.SIGUSR1)
+            await asyncio.sleep(1.0)
+            self.note(f"census ({when}) asked of the bot")
 
     # ------------------------------------------------------------------ play
     async def take_move(self, table: Table) -> None:
@@ -346,7 +357,11 @@ class Bench:
         next_at = started
         end = started + args.seconds
         skipped = 0
+        census_at = started + args.seconds / 2 if args.census else end
         while (now := loop.time()) < end:
+            if now >= census_at:
+                census_at = end
+                os.kill(pid, signal.SIGUSR1)
             if now < next_at:
                 await asyncio.sleep(next_at - now)
             next_at += interval
@@ -368,6 +383,7 @@ class Bench:
             await spy.wait()
             self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
         rss_now, rss_peak = proc_rss(pid)
+        await self.census("after playing")
         moves = self.stats.counts["moves"]
         requests = Counter(self.server.rate_limiter.requests) - requests_before
         acks = self.stats.acks
@@ -503,10 +519,16 @@ def main() -> None:
                         help="the bot traces its allocations (slow) and reports the top sites")
     parser.add_argument("--profile", metavar="FILE",
                         help="sample the bot with py-spy while playing (collapsed stacks)")
+    parser.add_argument("--census", metavar="FILE",
+                        help="the bot appends a census of its gc-tracked objects by type to "
+                        "FILE (JSON lines) with the tables open, half-way and after playing; "
+                        "UNO_GC_SAVEALL=1 adds the cyclic garbage (a throwaway run: it leaks)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     if args.bot_dir:
         args.bot_dir = Path(args.bot_dir).resolve()
+    if args.census:
+        args.census = str(Path(args.census).resolve())
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead
