@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cogs.uno._cog import UnoCog
-from cogs.uno._components import FAMILIES
+from cogs.uno._components import FAMILIES, RetiredComponent
 from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
 from cogs.uno._movelog import LogCog
 from cogs.uno._rules import RulesCog, RulesPage
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 
 async def setup(bot: UnoBot) -> None:
+    RetiredComponent.leave_to((*FAMILIES, RulesPage, LeaderboardPage))
     bot.add_dynamic_items(*FAMILIES, RulesPage, LeaderboardPage)
     uno = UnoCog(bot)
     await bot.add_cog(uno)

@@ -30,6 +30,7 @@ template, or a select value that is not what the menu offered, is refused polite
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import discord
@@ -323,6 +324,17 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
             if family is not RetiredComponent and family.matches(custom_id):
                 return
         await _route(interaction, self)
+
+    @classmethod
+    def leave_to(cls, families: Iterable[type[UnoItem]]) -> None:
+        """Match only the ids that none of ``families`` takes. discord.py runs every family
+        whose template matches a click, each after rebuilding the message's whole view
+        (``View.from_message``): a catch-all matching every ``uno:`` id doubled that work,
+        and its garbage, for every click."""
+        taken = "|".join(re.sub(r"\(\?P<\w+>", "(?:", f.__discord_ui_compiled_template__.pattern)
+                         for f in families if f is not cls)
+        cls.__discord_ui_compiled_template__ = re.compile(
+            rf"(?!(?:{taken})\Z)uno:(?P<rest>.{{0,95}})")
 
     def __init__(self, rest: str) -> None:
         self.rest = rest
