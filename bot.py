@@ -207,7 +207,8 @@ async def run(config: Config) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _stop)
     watch = GcWatch(os.environ.get("UNO_GC_STATS", "").strip() or None,
-                    os.environ.get("UNO_GC_CENSUS", "").strip() or None)
+                    os.environ.get("UNO_GC_CENSUS", "").strip() or None,
+                    freeze_after=gcwatch.freeze_after())
     watch.start()
     async with bot:
         runner = asyncio.create_task(bot.start(config.token))

@@ -6,7 +6,11 @@ imported modules) into the permanent generation, which the collector no longer w
 sets the young generations' thresholds so that a click's short-lived cycles die young;
 :class:`GcWatch` times every collection through ``gc.callbacks``, logs a pause over
 ``SLOW_PAUSE`` seconds (at most once a minute) and, when given a path (``UNO_GC_STATS``),
-writes its figures there as JSON every second for the benchmark.
+writes its figures there as JSON every second for the benchmark. A full collection that
+takes longer than ``FREEZE_AFTER_MS`` freezes what survived it (all alive at that moment):
+the tables opened since start-up then stop costing every later full collection. What this
+can leak is what was alive then and later dies in a reference cycle (a click in flight):
+it stays frozen, unfreed; the census below measures it (``frozen garbage``).
 
 :func:`census` counts the tracked objects by type (per generation, and the frozen ones) and,
 when ``gc.DEBUG_SAVEALL`` is on (``UNO_GC_SAVEALL=1``, a throwaway measuring run: nothing is
@@ -46,6 +50,20 @@ time from 3.5 s to 1.6 s, with no growth in memory. ``UNO_GC_YOUNG``/``UNO_GC_MI
 override them."""
 
 
+FREEZE_AFTER_MS = 25
+"""A full collection that takes longer freezes what survived it (``UNO_GC_FREEZE_MS``; 0: never)."""
+
+
+def freeze_after() -> float:
+    """The setting, in seconds."""
+    raw = os.environ.get("UNO_GC_FREEZE_MS", "").strip()
+    if raw.isdigit():
+        return int(raw) / 1000
+    if raw:
+        log.warning("UNO_GC_FREEZE_MS=%r is not a whole number: using %d", raw, FREEZE_AFTER_MS)
+    return FREEZE_AFTER_MS / 1000
+
+
 def settle() -> None:
     """Collect once, then move every surviving object out of the collector's sight."""
     gc.collect()
@@ -66,11 +84,13 @@ def _int_env(name: str, default: int) -> int:
     return default
 
 
-def census(top: int = 40) -> dict[str, Any]:
+def census(top: int = 40, *, frozen_garbage: bool = False) -> dict[str, Any]:
     """The tracked objects by type, most numerous first (and the cyclic garbage, if saved).
 
     A full collection runs first (timed: the pause the live population alone costs), so
-    what is counted is alive."""
+    what is counted is alive. With ``frozen_garbage``, the frozen objects are then thawed
+    and collected: what that finds is cyclic garbage that was frozen while alive (what
+    freezing leaked); everything left is frozen again."""
     before = [len(gc.get_objects(gen)) for gen in range(3)]
     started = time.perf_counter()
     gc.collect()  # what is left is alive
@@ -90,7 +110,26 @@ def census(top: int = 40) -> dict[str, Any]:
         garbage = Counter(_name(o) for o in gc.garbage)
         result["garbage"] = {"objects": len(gc.garbage), "top": garbage.most_common(top)}
         gc.garbage.clear()
+    if frozen_garbage and gc.get_freeze_count():
+        gc.unfreeze()
+        started = time.perf_counter()
+        result["frozen garbage"] = gc.collect()
+        result["thawed full collection ms"] = round((time.perf_counter() - started) * 1000, 2)
+        gc.freeze()
     return result
+
+
+def _percentile(counts: Counter[int], q: float) -> float | None:
+    """The q-quantile of pauses counted by tenths of a millisecond, in milliseconds."""
+    total = sum(counts.values())
+    if not total:
+        return None
+    seen = 0
+    for tenths in sorted(counts):
+        seen += counts[tenths]
+        if seen >= q * total:
+            return tenths / 10
+    return max(counts) / 10
 
 
 def _name(obj: object) -> str:
@@ -113,11 +152,18 @@ def _name(obj: object) -> str:
 
 
 class GcWatch:
-    def __init__(self, stats_path: str | None = None, census_path: str | None = None) -> None:
+    def __init__(self, stats_path: str | None = None, census_path: str | None = None,
+                 *, freeze_after: float = 0.0) -> None:
         self.stats_path = Path(stats_path) if stats_path else None
         self.census_path = Path(census_path) if census_path else None
+        self.freeze_after = freeze_after
+        """A full collection that took longer (seconds) freezes what survived it (0: never)."""
+        self.freezes = 0
         self.started: float | None = None
-        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.quiet = False
+        """A census is collecting: not counted, never frozen after."""
+        self.pauses: dict[int, Counter[int]] = {0: Counter(), 1: Counter(), 2: Counter()}
+        """Pauses by generation, counted by whole tenths of a millisecond."""
         self.max_pause: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.total: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.count: dict[int, int] = {0: 0, 1: 0, 2: 0}
@@ -133,8 +179,17 @@ class GcWatch:
             return
         pause = time.perf_counter() - self.started
         self.started = None
+        if self.quiet:
+            return
         gen = int(info.get("generation", 2))
+        if gen == 2 and 0 < self.freeze_after < pause:
+            # every survivor of a full collection is alive: out of the next ones' way
+            gc.freeze()
+            self.freezes += 1
+            log.info("GC: a full collection took %.0f ms: %d objects frozen", pause * 1000,
+                     gc.get_freeze_count())
         self.count[gen] += 1
+        self.pauses[gen][int(pause * 10000)] += 1
         self.total[gen] += pause
         self.max_pause[gen] = max(self.max_pause[gen], pause)
         if pause > SLOW_PAUSE:
@@ -155,7 +210,9 @@ class GcWatch:
             "tracemalloc top": top,
             "collections": {str(g): self.count[g] for g in self.count},
             "max pause ms": {str(g): round(self.max_pause[g] * 1000, 2) for g in self.count},
+            "p99 pause ms": {str(g): _percentile(self.pauses[g], 0.99) for g in self.count},
             "total ms": {str(g): round(self.total[g] * 1000, 1) for g in self.count},
+            "freezes after a long full collection": self.freezes,
             f"pauses over {SLOW_PAUSE * 1000:.0f} ms": self.over,
             "frozen objects": gc.get_freeze_count(),
         }
@@ -166,17 +223,25 @@ class GcWatch:
             if os.environ.get("UNO_GC_SAVEALL", "").strip() == "1":
                 gc.set_debug(gc.DEBUG_SAVEALL)
                 log.warning("GC: DEBUG_SAVEALL is on: cyclic garbage is kept, for measuring")
-            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self.write_census)
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGUSR1, self.write_census)
+            loop.add_signal_handler(signal.SIGUSR2, self.write_census, True)
         if self.stats_path is not None:
             self._task = asyncio.get_running_loop().create_task(self._write(), name="gc-stats")
 
-    def write_census(self) -> None:
-        """Append a census to the census file, as one JSON line."""
+    def write_census(self, frozen_garbage: bool = False) -> None:
+        """Append a census to the census file, as one JSON line (SIGUSR1; SIGUSR2: with
+        the frozen garbage, which leaves every survivor frozen)."""
         if self.census_path is None:
             return
+        self.quiet = True
+        try:
+            found = census(frozen_garbage=frozen_garbage)
+        finally:
+            self.quiet = False
         try:
             with self.census_path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(census()) + "\n")
+                out.write(json.dumps(found) + "\n")
         except OSError:
             log.warning("GC: could not write a census to %s", self.census_path)
 
@@ -186,6 +251,7 @@ class GcWatch:
         if self.census_path is not None:
             with contextlib.suppress(RuntimeError, ValueError):
                 asyncio.get_running_loop().remove_signal_handler(signal.SIGUSR1)
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGUSR2)
         if self._task is not None:
             self._task.cancel()
         self._dump()

@@ -211,7 +211,7 @@ class Bench:
         if args.census:
             env["UNO_GC_CENSUS"] = args.census
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES", "UNO_TABLE_V2",
-                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL"):
+                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE_MS"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
@@ -250,10 +250,11 @@ class Bench:
         self.rss_tables = proc_rss(self.bot.pid)[0]
         await self.census("tables open")
 
-    async def census(self, when: str) -> None:
-        """With --census, the bot appends a census of its tracked objects to that file."""
+    async def census(self, when: str, sig: int = signal.SIGUSR1) -> None:
+        """With --census, the bot appends a census of its tracked objects to that file
+        (SIGUSR2: and the frozen objects that had become garbage; the last census)."""
         if self.args.census and self.bot is not None and self.bot.pid is not None:
-            os.kill(self.bot.pid, signal.SIGUSR1)
+            os.kill(self.bot.pid, sig)
             await asyncio.sleep(1.0)
             self.note(f"census ({when}) asked of the bot")
 
@@ -383,7 +384,7 @@ class Bench:
             await spy.wait()
             self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
         rss_now, rss_peak = proc_rss(pid)
-        await self.census("after playing")
+        await self.census("after playing", signal.SIGUSR2)
         moves = self.stats.counts["moves"]
         requests = Counter(self.server.rate_limiter.requests) - requests_before
         acks = self.stats.acks

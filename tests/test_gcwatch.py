@@ -107,3 +107,58 @@ async def test_sigusr1_appends_a_census(tmp_path: Path) -> None:
         watch.stop()
     lines = path.read_text().splitlines()
     assert len(lines) == 1 and "generations" in json.loads(lines[0])
+
+
+def test_a_long_full_collection_freezes_its_survivors(restore_gc: None) -> None:
+    gc.unfreeze()
+    watch = gcwatch.GcWatch(freeze_after=1e-9)  # every full collection is "long"
+    watch.start()
+    try:
+        kept = [_Node() for _ in range(100)]
+        gc.collect(1)
+        assert gc.get_freeze_count() == 0, "only a full collection freezes"
+        gc.collect()
+        assert watch.freezes == 1 and gc.get_freeze_count() > len(kept)
+        figures = watch.figures()
+        assert figures["freezes after a long full collection"] == 1
+        assert figures["p99 pause ms"]["2"] is not None and figures["p99 pause ms"]["0"] is None
+    finally:
+        watch.stop()
+
+
+def test_no_freeze_when_off_or_while_a_census_collects(
+        restore_gc: None, tmp_path: Path) -> None:
+    gc.unfreeze()
+    off = gcwatch.GcWatch(freeze_after=0)
+    off.start()
+    try:
+        gc.collect()
+    finally:
+        off.stop()
+    assert off.freezes == 0 and gc.get_freeze_count() == 0
+    watch = gcwatch.GcWatch(None, str(tmp_path / "census.jsonl"), freeze_after=1e-9)
+    gc.callbacks.append(watch._callback)
+    try:
+        watch.write_census()
+    finally:
+        gc.callbacks.remove(watch._callback)
+    assert watch.freezes == 0 and watch.count[2] == 0, "a census is not counted"
+
+
+def test_the_census_finds_garbage_that_was_frozen(restore_gc: None) -> None:
+    gc.collect()
+    nodes = [_Node() for _ in range(20)]
+    gc.freeze()
+    del nodes  # cycles, frozen: only a thawed collection frees them
+    found = gcwatch.census(frozen_garbage=True)
+    assert found["frozen garbage"] >= 20
+    assert gc.get_freeze_count() > 0, "the survivors are frozen again"
+
+
+def test_freeze_after_reads_milliseconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNO_GC_FREEZE_MS", "0")
+    assert gcwatch.freeze_after() == 0
+    monkeypatch.setenv("UNO_GC_FREEZE_MS", "40")
+    assert gcwatch.freeze_after() == 0.04
+    monkeypatch.setenv("UNO_GC_FREEZE_MS", "soon")
+    assert gcwatch.freeze_after() == gcwatch.FREEZE_AFTER_MS / 1000
