@@ -358,11 +358,7 @@ class Bench:
         next_at = started
         end = started + args.seconds
         skipped = 0
-        census_at = started + args.seconds / 2 if args.census else end
         while (now := loop.time()) < end:
-            if now >= census_at:
-                census_at = end
-                os.kill(pid, signal.SIGUSR1)
             if now < next_at:
                 await asyncio.sleep(next_at - now)
             next_at += interval
@@ -522,8 +518,10 @@ def main() -> None:
                         help="sample the bot with py-spy while playing (collapsed stacks)")
     parser.add_argument("--census", metavar="FILE",
                         help="the bot appends a census of its gc-tracked objects by type to "
-                        "FILE (JSON lines) with the tables open, half-way and after playing; "
-                        "UNO_GC_SAVEALL=1 adds the cyclic garbage (a throwaway run: it leaks)")
+                        "FILE (JSON lines) with the tables open and after playing (each "
+                        "after a full collection, not counted in the GC figures); the last "
+                        "adds the frozen garbage; UNO_GC_SAVEALL=1 adds the cyclic garbage "
+                        "(a throwaway run: it leaks)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     if args.bot_dir:
