@@ -30,7 +30,7 @@ import signal
 import time
 import tracemalloc
 import types
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,8 @@ class GcWatch:
         self.started: float | None = None
         self.quiet = False
         """A census is collecting: not counted, never frozen after."""
+        self.fulls: deque[tuple[float, float, int, bool]] = deque(maxlen=40)
+        """The latest full collections: when (time.time()), ms, objects collected, frozen."""
         self.pauses: dict[int, Counter[int]] = {0: Counter(), 1: Counter(), 2: Counter()}
         """Pauses by generation, counted by whole tenths of a millisecond."""
         self.max_pause: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
@@ -182,12 +184,16 @@ class GcWatch:
         if self.quiet:
             return
         gen = int(info.get("generation", 2))
-        if gen == 2 and 0 < self.freeze_after < pause:
-            # every survivor of a full collection is alive: out of the next ones' way
-            gc.freeze()
-            self.freezes += 1
-            log.info("GC: a full collection took %.0f ms: %d objects frozen", pause * 1000,
-                     gc.get_freeze_count())
+        if gen == 2:
+            froze = 0 < self.freeze_after < pause
+            if froze:
+                # every survivor of a full collection is alive: out of the next ones' way
+                gc.freeze()
+                self.freezes += 1
+                log.info("GC: a full collection took %.0f ms: %d objects frozen",
+                         pause * 1000, gc.get_freeze_count())
+            self.fulls.append((round(time.time(), 2), round(pause * 1000, 2),
+                               int(info.get("collected", 0)), froze))
         self.count[gen] += 1
         self.pauses[gen][int(pause * 10000)] += 1
         self.total[gen] += pause
@@ -213,6 +219,7 @@ class GcWatch:
             "p99 pause ms": {str(g): _percentile(self.pauses[g], 0.99) for g in self.count},
             "total ms": {str(g): round(self.total[g] * 1000, 1) for g in self.count},
             "freezes after a long full collection": self.freezes,
+            "full collections (time, ms, collected, froze)": list(self.fulls),
             f"pauses over {SLOW_PAUSE * 1000:.0f} ms": self.over,
             "frozen objects": gc.get_freeze_count(),
         }
