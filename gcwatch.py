@@ -112,9 +112,18 @@ def census(top: int = 40, *, frozen_garbage: bool = False) -> dict[str, Any]:
         gc.garbage.clear()
     if frozen_garbage and gc.get_freeze_count():
         gc.unfreeze()
-        started = time.perf_counter()
-        result["frozen garbage"] = gc.collect()
-        result["thawed full collection ms"] = round((time.perf_counter() - started) * 1000, 2)
+        debug = gc.get_debug()
+        gc.set_debug(debug | gc.DEBUG_SAVEALL)
+        try:
+            started = time.perf_counter()
+            found = gc.collect()
+            result["thawed full collection ms"] = round(
+                (time.perf_counter() - started) * 1000, 2)
+            kinds = Counter(_name(o) for o in gc.garbage)
+        finally:
+            gc.set_debug(debug)
+            gc.garbage.clear()
+        result["frozen garbage"] = {"objects": found, "top": kinds.most_common(top)}
         gc.freeze()
     return result
 

@@ -151,7 +151,9 @@ def test_the_census_finds_garbage_that_was_frozen(restore_gc: None) -> None:
     gc.freeze()
     del nodes  # cycles, frozen: only a thawed collection frees them
     found = gcwatch.census(frozen_garbage=True)
-    assert found["frozen garbage"] >= 20
+    assert found["frozen garbage"]["objects"] >= 20
+    assert dict(found["frozen garbage"]["top"])[f"{__name__}._Node"] == 20
+    assert not gc.garbage and not gc.get_debug() & gc.DEBUG_SAVEALL
     assert gc.get_freeze_count() > 0, "the survivors are frozen again"
 
 
