@@ -92,6 +92,7 @@ def census(top: int = 40, *, frozen_garbage: bool = False) -> dict[str, Any]:
     and collected: what that finds is cyclic garbage that was frozen while alive (what
     freezing leaked); everything left is frozen again."""
     before = [len(gc.get_objects(gen)) for gen in range(3)]
+    old = Counter(_name(o) for o in gc.get_objects(2))
     started = time.perf_counter()
     gc.collect()  # what is left is alive
     collect_ms = (time.perf_counter() - started) * 1000
@@ -99,12 +100,15 @@ def census(top: int = 40, *, frozen_garbage: bool = False) -> dict[str, Any]:
     for gen in range(3):
         counted = Counter(_name(o) for o in gc.get_objects(gen))
         gens.append({"objects": sum(counted.values()), "top": counted.most_common(top)})
+    old -= counted  # what the oldest generation held that was garbage (as counts by type)
     result: dict[str, Any] = {
         "time": time.time(),
         "tracked before": before,
         "full collection ms": round(collect_ms, 2),
         "frozen": gc.get_freeze_count(),
         "generations": gens,
+        "garbage in the oldest generation": {"objects": old.total(),
+                                              "top": old.most_common(top)},
     }
     if gc.get_debug() & gc.DEBUG_SAVEALL:
         garbage = Counter(_name(o) for o in gc.garbage)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import discord
+import pytest
 
 from cogs.uno._components import PlaySelect, TableButton, finished, view_of
 
@@ -42,3 +43,38 @@ def test_the_retired_family_takes_only_the_ids_no_other_family_takes() -> None:
     for custom_id in ("uno:t:hand:ab12:3x", "uno:zz:1", "uno:l:fly:ab12", "uno:"):
         assert RetiredComponent.matches(custom_id), custom_id
     assert not RetiredComponent.matches("other:t:hand:ab12")
+
+
+async def test_the_view_rebuilt_for_a_click_is_emptied_when_the_click_ends(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import cogs.uno._components as components
+
+    seen: list[int] = []
+
+    async def route(interaction: object, item: components.UnoItem) -> None:
+        assert item.view is not None
+        seen.append(len(item.view.children))
+        raise RuntimeError("a failing click is unlinked too")
+
+    monkeypatch.setattr(components, "_route", route)
+    clicked = TableButton("hand", "ab12", 3, "My hand")
+    view = discord.ui.View(timeout=None)  # as discord.py builds it from the message
+    view.add_item(clicked)
+    view.add_item(discord.ui.Button(label="Draw", custom_id="uno:t:draw:ab12:3"))
+    with pytest.raises(RuntimeError):
+        await clicked.callback(object())  # type: ignore[arg-type]
+    assert seen == [2]
+    assert view.children == [] and clicked.view is None
+
+
+def test_an_answered_response_no_longer_points_back_at_its_interaction() -> None:
+    from types import SimpleNamespace
+
+    from cogs.uno._reply import unlink_response
+
+    answered = SimpleNamespace(is_done=lambda: True, _parent="the interaction")
+    unlink_response(SimpleNamespace(response=answered))  # type: ignore[arg-type]
+    assert answered._parent is None
+    waiting = SimpleNamespace(is_done=lambda: False, _parent="the interaction")
+    unlink_response(SimpleNamespace(response=waiting))  # type: ignore[arg-type]
+    assert waiting._parent == "the interaction", "an unanswered one still needs it"

@@ -71,6 +71,16 @@ async def _route(interaction: discord.Interaction[Any], item: UnoItem) -> None:
     await cog.on_component(interaction, item)
 
 
+def unlink_view(item: discord.ui.Item[Any]) -> None:
+    """Empty the view discord.py rebuilt from the clicked message (``View.from_message``,
+    for every click on a dynamic item) once the click is handled: the view and its items
+    refer to each other, a cycle that only the garbage collector frees, and a click that
+    took a second had outlived the young collections."""
+    view = item.view
+    if view is not None:
+        view.clear_items()
+
+
 def card_value(value: str) -> tuple[Card, bool]:
     """A play/keep select value (``R7`` or ``R7|u``): the card and whether UNO is called."""
     code, _sep, flag = value.partition("|")
@@ -103,7 +113,10 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
     family: ClassVar[str]
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _route(interaction, self)
+        try:
+            await _route(interaction, self)
+        finally:
+            unlink_view(self)
 
     @property
     def values(self) -> list[str]:

@@ -238,6 +238,18 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
                                    interaction.locale))
     finally:
         reply.cancel()
+        unlink_response(interaction)
+
+
+def unlink_response(interaction: discord.Interaction[Any]) -> None:
+    """Once an interaction is answered, its response object stops pointing back at it:
+    the two referred to each other, so the interaction with its message, member and
+    response (some 30 objects a click) was freed only by the garbage collector, often by a
+    full collection. An answered response only says it is done (and its type); its other
+    methods raise InteractionResponded, which takes the interaction only for its text."""
+    response = interaction.response
+    if response.is_done():
+        response._parent = None  # type: ignore[assignment]
 
 
 async def _refuse(reply: Reply, text: str) -> None:
