@@ -50,7 +50,7 @@ time from 3.5 s to 1.6 s, with no growth in memory. ``UNO_GC_YOUNG``/``UNO_GC_MI
 override them."""
 
 
-FREEZE_AFTER_MS = 25
+FREEZE_AFTER_MS = 10
 """A full collection that takes longer freezes what survived it (``UNO_GC_FREEZE_MS``; 0: never)."""
 
 
