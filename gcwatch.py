@@ -54,6 +54,12 @@ FREEZE_AFTER_MS = 10
 """A full collection that takes longer freezes what survived it (``UNO_GC_FREEZE_MS``; 0: never)."""
 
 
+OLD_LIMIT = 10_000
+"""Objects in the oldest generation past which a full collection runs (and freezes) at once,
+checked after each middle-generation collection (when the policy is on): about 10 ms of
+pause on the machine of bench/README.md."""
+
+
 def freeze_after() -> float:
     """The setting, in seconds."""
     raw = os.environ.get("UNO_GC_FREEZE_MS", "").strip()
@@ -185,6 +191,9 @@ class GcWatch:
         self.over: int = 0
         self._last_warning = 0.0
         self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._forced = False
+        """A full collection asked for by the policy runs (or is queued): freeze after it."""
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -197,8 +206,17 @@ class GcWatch:
         if self.quiet:
             return
         gen = int(info.get("generation", 2))
+        # The oldest generation grows between full collections (CPython waits for it to
+        # grow by a quarter of what survived the last one, frozen objects included): tables
+        # opening fast would make the next one long. Past OLD_LIMIT objects, a full
+        # collection (and a freeze) now, while it is short.
+        if (gen == 1 and self.freeze_after > 0 and not self._forced
+                and self._loop is not None and len(gc.get_objects(2)) > OLD_LIMIT):
+            self._forced = True
+            self._loop.call_soon_threadsafe(self._collect)
         if gen == 2:
-            froze = 0 < self.freeze_after < pause
+            froze = self._forced or 0 < self.freeze_after < pause
+            self._forced = False
             if froze:
                 # every survivor of a full collection is alive: out of the next ones' way
                 gc.freeze()
@@ -237,7 +255,13 @@ class GcWatch:
             "frozen objects": gc.get_freeze_count(),
         }
 
+    def _collect(self) -> None:
+        if self._forced:
+            gc.collect()
+
     def start(self) -> None:
+        with contextlib.suppress(RuntimeError):  # no loop: no collection out of turn
+            self._loop = asyncio.get_running_loop()
         gc.callbacks.append(self._callback)
         if self.census_path is not None:
             if os.environ.get("UNO_GC_SAVEALL", "").strip() == "1":

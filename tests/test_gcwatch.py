@@ -164,3 +164,27 @@ def test_freeze_after_reads_milliseconds(monkeypatch: pytest.MonkeyPatch) -> Non
     assert gcwatch.freeze_after() == 0.04
     monkeypatch.setenv("UNO_GC_FREEZE_MS", "soon")
     assert gcwatch.freeze_after() == gcwatch.FREEZE_AFTER_MS / 1000
+
+
+async def test_a_grown_oldest_generation_is_collected_and_frozen_at_once(
+        restore_gc: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    gc.unfreeze()
+    gc.collect()
+    monkeypatch.setattr(gcwatch, "OLD_LIMIT", len(gc.get_objects(2)) + 500)
+    watch = gcwatch.GcWatch(freeze_after=60.0)  # no full collection is "long"
+    watch.start()
+    try:
+        gc.collect(1)
+        await asyncio.sleep(0.01)
+        assert watch.freezes == 0, "below the limit: nothing"
+        kept = [_Node() for _ in range(1000)]
+        gc.collect(1)  # promoted into the oldest generation, now past the limit
+        assert watch.freezes == 0, "the full collection runs on the loop, not in the callback"
+        await asyncio.sleep(0.01)
+        assert watch.freezes == 1 and watch.count[2] == 1
+        assert gc.get_freeze_count() > len(kept)
+        gc.collect(1)
+        await asyncio.sleep(0.01)
+        assert watch.freezes == 1, "frozen: the oldest generation is small again"
+    finally:
+        watch.stop()
