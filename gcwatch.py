@@ -221,7 +221,7 @@ class GcWatch:
                 # every survivor of a full collection is alive: out of the next ones' way
                 gc.freeze()
                 self.freezes += 1
-                log.info("GC: a full collection took %.0f ms: %d objects frozen",
+                log.debug("GC: a full collection took %.0f ms: %d objects frozen",
                          pause * 1000, gc.get_freeze_count())
             self.fulls.append((round(time.time(), 2), round(pause * 1000, 2),
                                int(info.get("collected", 0)), froze))
