@@ -78,3 +78,28 @@ def test_an_answered_response_no_longer_points_back_at_its_interaction() -> None
     waiting = SimpleNamespace(is_done=lambda: False, _parent="the interaction")
     unlink_response(SimpleNamespace(response=waiting))  # type: ignore[arg-type]
     assert waiting._parent == "the interaction", "an unanswered one still needs it"
+
+
+async def test_a_finished_view_and_its_items_do_not_refer_to_each_other() -> None:
+    import gc
+
+    view = view_of(TableButton("hand", "ab12", 3, "My hand"),
+                   PlaySelect("ab12", 3, 0, [discord.SelectOption(label="R7", value="R7")]))
+    assert all(item.view is None and item.parent is None for item in view.walk_children())
+    layout = discord.ui.LayoutView(timeout=None)
+    container = discord.ui.Container[discord.ui.LayoutView]()
+    container.add_item(discord.ui.ActionRow(TableButton("draw", "ab12", 3, "Draw")))
+    layout.add_item(container)
+    finished(layout)
+    assert all(item.view is None and item.parent is None for item in layout.walk_children())
+    assert layout.to_components()[0]["components"][0]["components"][0]["custom_id"] \
+        == "uno:t:draw:ab12:3", "it still renders"
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        for _ in range(50):
+            view_of(TableButton("hand", "ab12", 3, "My hand"))
+        assert len(gc.get_objects()) - before < 50, "freed by reference counting alone"
+    finally:
+        gc.enable()
