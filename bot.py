@@ -23,6 +23,7 @@ from dotenv import load_dotenv
 
 import gcwatch
 from cogs.translator import CatalogueTranslator
+from cogs.uno._reply import in_flight
 from data import Database, DatabaseError
 from gcwatch import GcWatch
 
@@ -209,6 +210,7 @@ async def run(config: Config) -> None:
     watch = GcWatch(os.environ.get("UNO_GC_STATS", "").strip() or None,
                     os.environ.get("UNO_GC_CENSUS", "").strip() or None,
                     freeze_after=gcwatch.freeze_after())
+    watch.busy = lambda: in_flight() > 0
     watch.start()
     async with bot:
         runner = asyncio.create_task(bot.start(config.token))

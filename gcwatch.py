@@ -31,6 +31,7 @@ import time
 import tracemalloc
 import types
 from collections import Counter, deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,11 @@ OLD_LIMIT = 10_000
 """Objects in the oldest generation past which a full collection runs (and freezes) at once,
 checked after each middle-generation collection (when the policy is on): about 10 ms of
 pause on the machine of bench/README.md."""
+
+
+BUSY_WAIT = 1.0
+BUSY_STEP = 0.005
+"""A freeze waits up to BUSY_WAIT seconds, looking every BUSY_STEP, for nothing in flight."""
 
 
 def freeze_after() -> float:
@@ -178,6 +184,8 @@ class GcWatch:
         self.freeze_after = freeze_after
         """A full collection that took longer (seconds) freezes what survived it (0: never)."""
         self.freezes = 0
+        self.busy_freezes = 0
+        """Freezes that could wait no longer for a moment without interactions in flight."""
         self.started: float | None = None
         self.quiet = False
         """A census is collecting: not counted, never frozen after."""
@@ -194,6 +202,11 @@ class GcWatch:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._forced = False
         """A full collection asked for by the policy runs (or is queued): freeze after it."""
+        self._waited = 0
+        self.busy: Callable[[], bool] = lambda: False
+        """Set by the owner: whether objects that are reference cycles until they are done
+        (interactions being answered) are in flight; they would be frozen in their cycle
+        and never freed, so the policy waits (up to BUSY_WAIT) for a moment without."""
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -215,7 +228,7 @@ class GcWatch:
             self._forced = True
             self._loop.call_soon_threadsafe(self._collect)
         if gen == 2:
-            froze = self._forced or 0 < self.freeze_after < pause
+            froze = self._forced or (0 < self.freeze_after < pause and not self.busy())
             self._forced = False
             if froze:
                 # every survivor of a full collection is alive: out of the next ones' way
@@ -250,14 +263,23 @@ class GcWatch:
             "p99 pause ms": {str(g): _percentile(self.pauses[g], 0.99) for g in self.count},
             "total ms": {str(g): round(self.total[g] * 1000, 1) for g in self.count},
             "freezes after a long full collection": self.freezes,
+            "freezes with interactions in flight": self.busy_freezes,
             "full collections (time, ms, collected, froze)": list(self.fulls),
             f"pauses over {SLOW_PAUSE * 1000:.0f} ms": self.over,
             "frozen objects": gc.get_freeze_count(),
         }
 
     def _collect(self) -> None:
-        if self._forced:
-            gc.collect()
+        if not self._forced:
+            return
+        if self.busy() and self._waited < BUSY_WAIT / BUSY_STEP and self._loop is not None:
+            self._waited += 1
+            self._loop.call_later(BUSY_STEP, self._collect)
+            return
+        if self._waited >= BUSY_WAIT / BUSY_STEP:
+            self.busy_freezes += 1
+        self._waited = 0
+        gc.collect()
 
     def start(self) -> None:
         with contextlib.suppress(RuntimeError):  # no loop: no collection out of turn

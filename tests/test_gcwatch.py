@@ -188,3 +188,32 @@ async def test_a_grown_oldest_generation_is_collected_and_frozen_at_once(
         assert watch.freezes == 1, "frozen: the oldest generation is small again"
     finally:
         watch.stop()
+
+
+async def test_a_forced_freeze_waits_for_nothing_in_flight(
+        restore_gc: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    gc.unfreeze()
+    gc.collect()
+    monkeypatch.setattr(gcwatch, "OLD_LIMIT", len(gc.get_objects(2)) + 500)
+    watch = gcwatch.GcWatch(freeze_after=60.0)
+    busy = [True]
+    watch.busy = lambda: busy[0]
+    watch.start()
+    try:
+        kept = [_Node() for _ in range(1000)]
+        gc.collect(1)
+        await asyncio.sleep(0.05)
+        assert watch.freezes == 0, "in flight: it waits"
+        busy[0] = False
+        await asyncio.sleep(0.05)
+        assert watch.freezes == 1 and watch.busy_freezes == 0
+        assert gc.get_freeze_count() > len(kept)
+        gc.unfreeze()
+        busy[0] = True
+        more = [_Node() for _ in range(1000)]
+        gc.collect(1)
+        await asyncio.sleep(gcwatch.BUSY_WAIT + 0.3)
+        assert watch.freezes == 2 and watch.busy_freezes == 1, "it waits a second at most"
+        assert len(more) == 1000
+    finally:
+        watch.stop()
