@@ -105,7 +105,8 @@ async def test_a_finished_view_and_its_items_do_not_refer_to_each_other() -> Non
         gc.enable()
 
 
-async def test_interactions_in_flight_are_counted_while_answered() -> None:
+async def test_interactions_in_flight_are_counted_while_answered(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
     import cogs.uno._reply as reply_module
@@ -120,16 +121,12 @@ async def test_interactions_in_flight_are_counted_while_answered() -> None:
     interaction = SimpleNamespace(response=answered, id=1, data={"custom_id": "uno:x"},
                                   command=None, locale=discord.Locale.british_english)
     before = reply_module.in_flight()
-    original = reply_module._answer
 
     async def fake_answer(interaction: object, work: object, **_kw: object) -> None:
         await work(None)  # type: ignore[operator]
 
-    reply_module._answer = fake_answer  # type: ignore[assignment]
-    try:
-        with pytest.raises(RuntimeError):
-            await reply_module.answer(interaction, work)  # type: ignore[arg-type]
-    finally:
-        reply_module._answer = original
+    monkeypatch.setattr(reply_module, "_answer", fake_answer)
+    with pytest.raises(RuntimeError):
+        await reply_module.answer(interaction, work)  # type: ignore[arg-type]
     assert seen == [before + 1] and reply_module.in_flight() == before
     assert answered._parent is None, "and its response is unlinked"
