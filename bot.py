@@ -24,6 +24,7 @@ from dotenv import load_dotenv
 
 import gcwatch
 from cogs.translator import CatalogueTranslator
+from cogs.uno._reply import in_flight
 from data import Database, DatabaseError
 from gcwatch import GcWatch
 
@@ -215,7 +216,10 @@ async def run(config: Config) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _stop)
-    watch = GcWatch(os.environ.get("UNO_GC_STATS", "").strip() or None)
+    watch = GcWatch(os.environ.get("UNO_GC_STATS", "").strip() or None,
+                    os.environ.get("UNO_GC_CENSUS", "").strip() or None,
+                    freeze_after=gcwatch.freeze_after())
+    watch.busy = lambda: in_flight() > 0
     watch.start()
     async with bot:
         runner = asyncio.create_task(bot.start(config.token))

@@ -6,7 +6,16 @@ imported modules) into the permanent generation, which the collector no longer w
 sets the young generations' thresholds so that a click's short-lived cycles die young;
 :class:`GcWatch` times every collection through ``gc.callbacks``, logs a pause over
 ``SLOW_PAUSE`` seconds (at most once a minute) and, when given a path (``UNO_GC_STATS``),
-writes its figures there as JSON every second for the benchmark.
+writes its figures there as JSON every second for the benchmark. A full collection that
+takes longer than ``FREEZE_AFTER_MS`` freezes what survived it (all alive at that moment):
+the tables opened since start-up then stop costing every later full collection. What this
+can leak is what was alive then and later dies in a reference cycle (a click in flight):
+it stays frozen, unfreed; the census below measures it (``frozen garbage``).
+
+:func:`census` counts the tracked objects by type (per generation, and the frozen ones) and,
+when ``gc.DEBUG_SAVEALL`` is on (``UNO_GC_SAVEALL=1``, a throwaway measuring run: nothing is
+ever freed), what the collector found to be cyclic garbage since the last census. With
+``UNO_GC_CENSUS`` naming a file, the bot writes one there on ``SIGUSR1``.
 """
 
 from __future__ import annotations
@@ -17,8 +26,12 @@ import gc
 import json
 import logging
 import os
+import signal
 import time
 import tracemalloc
+import types
+from collections import Counter, deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +49,31 @@ generations less often lets them die young: measured with ``bench/bench_tables.p
 tables, 300 moves/s asked), full collections fell from 19 to 3 in 30 s and the collector's
 time from 3.5 s to 1.6 s, with no growth in memory. ``UNO_GC_YOUNG``/``UNO_GC_MIDDLE``
 override them."""
+
+
+FREEZE_AFTER_MS = 10
+"""A full collection that takes longer freezes what survived it (``UNO_GC_FREEZE_MS``; 0: never)."""
+
+
+OLD_LIMIT = 10_000
+"""Objects in the oldest generation past which a full collection runs (and freezes) at once,
+checked after each middle-generation collection (when the policy is on): about 10 ms of
+pause on the machine of bench/README.md."""
+
+
+BUSY_WAIT = 1.0
+BUSY_STEP = 0.005
+"""A freeze waits up to BUSY_WAIT seconds, looking every BUSY_STEP, for nothing in flight."""
+
+
+def freeze_after() -> float:
+    """The setting, in seconds."""
+    raw = os.environ.get("UNO_GC_FREEZE_MS", "").strip()
+    if raw.isdigit():
+        return int(raw) / 1000
+    if raw:
+        log.warning("UNO_GC_FREEZE_MS=%r is not a whole number: using %d", raw, FREEZE_AFTER_MS)
+    return FREEZE_AFTER_MS / 1000
 
 
 def settle() -> None:
@@ -58,17 +96,117 @@ def _int_env(name: str, default: int) -> int:
     return default
 
 
+def census(top: int = 40, *, frozen_garbage: bool = False) -> dict[str, Any]:
+    """The tracked objects by type, most numerous first (and the cyclic garbage, if saved).
+
+    A full collection runs first (timed: the pause the live population alone costs), so
+    what is counted is alive. With ``frozen_garbage``, the frozen objects are then thawed
+    and collected: what that finds is cyclic garbage that was frozen while alive (what
+    freezing leaked); everything left is frozen again."""
+    before = [len(gc.get_objects(gen)) for gen in range(3)]
+    old = Counter(_name(o) for o in gc.get_objects(2))
+    started = time.perf_counter()
+    gc.collect()  # what is left is alive
+    collect_ms = (time.perf_counter() - started) * 1000
+    gens = []
+    for gen in range(3):
+        counted = Counter(_name(o) for o in gc.get_objects(gen))
+        gens.append({"objects": sum(counted.values()), "top": counted.most_common(top)})
+    old -= counted  # what the oldest generation held that was garbage (as counts by type)
+    result: dict[str, Any] = {
+        "time": time.time(),
+        "tracked before": before,
+        "full collection ms": round(collect_ms, 2),
+        "frozen": gc.get_freeze_count(),
+        "generations": gens,
+        "garbage in the oldest generation": {"objects": old.total(),
+                                              "top": old.most_common(top)},
+    }
+    if gc.get_debug() & gc.DEBUG_SAVEALL:
+        garbage = Counter(_name(o) for o in gc.garbage)
+        result["garbage"] = {"objects": len(gc.garbage), "top": garbage.most_common(top)}
+        gc.garbage.clear()
+    if frozen_garbage and gc.get_freeze_count():
+        gc.unfreeze()
+        debug = gc.get_debug()
+        gc.set_debug(debug | gc.DEBUG_SAVEALL)
+        try:
+            started = time.perf_counter()
+            found = gc.collect()
+            result["thawed full collection ms"] = round(
+                (time.perf_counter() - started) * 1000, 2)
+            kinds = Counter(_name(o) for o in gc.garbage)
+        finally:
+            gc.set_debug(debug)
+            gc.garbage.clear()
+        result["frozen garbage"] = {"objects": found, "top": kinds.most_common(top)}
+        gc.freeze()
+    return result
+
+
+def _percentile(counts: Counter[int], q: float) -> float | None:
+    """The q-quantile of pauses counted by tenths of a millisecond, in milliseconds."""
+    total = sum(counts.values())
+    if not total:
+        return None
+    seen = 0
+    for tenths in sorted(counts):
+        seen += counts[tenths]
+        if seen >= q * total:
+            return tenths / 10
+    return max(counts) / 10
+
+
+def _name(obj: object) -> str:
+    """A type's name, with the code's name for a function, coroutine or task."""
+    kind = type(obj)
+    if kind is asyncio.Task:
+        obj = obj.get_coro()  # type: ignore[attr-defined]
+    code: types.CodeType | None = None
+    if isinstance(obj, types.FunctionType):
+        code = obj.__code__
+    elif isinstance(obj, types.CoroutineType):
+        code = obj.cr_code
+    elif isinstance(obj, types.GeneratorType):
+        code = obj.gi_code
+    name = kind.__qualname__ if kind.__module__ == "builtins" \
+        else f"{kind.__module__}.{kind.__qualname__}"
+    if code is not None:
+        return f"{name} {code.co_qualname}"
+    return name
+
+
 class GcWatch:
-    def __init__(self, stats_path: str | None = None) -> None:
+    def __init__(self, stats_path: str | None = None, census_path: str | None = None,
+                 *, freeze_after: float = 0.0) -> None:
         self.stats_path = Path(stats_path) if stats_path else None
+        self.census_path = Path(census_path) if census_path else None
+        self.freeze_after = freeze_after
+        """A full collection that took longer (seconds) freezes what survived it (0: never)."""
+        self.freezes = 0
+        self.busy_freezes = 0
+        """Freezes that could wait no longer for a moment without interactions in flight."""
         self.started: float | None = None
-        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.quiet = False
+        """A census is collecting: not counted, never frozen after."""
+        self.fulls: deque[tuple[float, float, int, bool]] = deque(maxlen=40)
+        """The latest full collections: when (time.time()), ms, objects collected, frozen."""
+        self.pauses: dict[int, Counter[int]] = {0: Counter(), 1: Counter(), 2: Counter()}
+        """Pauses by generation, counted by whole tenths of a millisecond."""
         self.max_pause: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.total: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.count: dict[int, int] = {0: 0, 1: 0, 2: 0}
         self.over: int = 0
         self._last_warning = 0.0
         self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._forced = False
+        """A full collection asked for by the policy runs (or is queued): freeze after it."""
+        self._waited = 0
+        self.busy: Callable[[], bool] = lambda: False
+        """Set by the owner: whether objects that are reference cycles until they are done
+        (interactions being answered) are in flight; they would be frozen in their cycle
+        and never freed, so the policy waits (up to BUSY_WAIT) for a moment without."""
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -78,8 +216,30 @@ class GcWatch:
             return
         pause = time.perf_counter() - self.started
         self.started = None
+        if self.quiet:
+            return
         gen = int(info.get("generation", 2))
+        # The oldest generation grows between full collections (CPython waits for it to
+        # grow by a quarter of what survived the last one, frozen objects included): tables
+        # opening fast would make the next one long. Past OLD_LIMIT objects, a full
+        # collection (and a freeze) now, while it is short.
+        if (gen == 1 and self.freeze_after > 0 and not self._forced
+                and self._loop is not None and len(gc.get_objects(2)) > OLD_LIMIT):
+            self._forced = True
+            self._loop.call_soon_threadsafe(self._collect)
+        if gen == 2:
+            froze = self._forced or (0 < self.freeze_after < pause and not self.busy())
+            self._forced = False
+            if froze:
+                # every survivor of a full collection is alive: out of the next ones' way
+                gc.freeze()
+                self.freezes += 1
+                log.debug("GC: a full collection took %.0f ms: %d objects frozen",
+                         pause * 1000, gc.get_freeze_count())
+            self.fulls.append((round(time.time(), 2), round(pause * 1000, 2),
+                               int(info.get("collected", 0)), froze))
         self.count[gen] += 1
+        self.pauses[gen][int(pause * 10000)] += 1
         self.total[gen] += pause
         self.max_pause[gen] = max(self.max_pause[gen], pause)
         if pause > SLOW_PAUSE:
@@ -100,19 +260,64 @@ class GcWatch:
             "tracemalloc top": top,
             "collections": {str(g): self.count[g] for g in self.count},
             "max pause ms": {str(g): round(self.max_pause[g] * 1000, 2) for g in self.count},
+            "p99 pause ms": {str(g): _percentile(self.pauses[g], 0.99) for g in self.count},
             "total ms": {str(g): round(self.total[g] * 1000, 1) for g in self.count},
+            "freezes after a long full collection": self.freezes,
+            "freezes with interactions in flight": self.busy_freezes,
+            "full collections (time, ms, collected, froze)": list(self.fulls),
             f"pauses over {SLOW_PAUSE * 1000:.0f} ms": self.over,
             "frozen objects": gc.get_freeze_count(),
         }
 
+    def _collect(self) -> None:
+        if not self._forced:
+            return
+        if self.busy() and self._waited < BUSY_WAIT / BUSY_STEP and self._loop is not None:
+            self._waited += 1
+            self._loop.call_later(BUSY_STEP, self._collect)
+            return
+        if self._waited >= BUSY_WAIT / BUSY_STEP:
+            self.busy_freezes += 1
+        self._waited = 0
+        gc.collect()
+
     def start(self) -> None:
+        with contextlib.suppress(RuntimeError):  # no loop: no collection out of turn
+            self._loop = asyncio.get_running_loop()
         gc.callbacks.append(self._callback)
+        if self.census_path is not None:
+            if os.environ.get("UNO_GC_SAVEALL", "").strip() == "1":
+                gc.set_debug(gc.DEBUG_SAVEALL)
+                log.warning("GC: DEBUG_SAVEALL is on: cyclic garbage is kept, for measuring")
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGUSR1, self.write_census)
+            loop.add_signal_handler(signal.SIGUSR2, self.write_census, True)
         if self.stats_path is not None:
             self._task = asyncio.get_running_loop().create_task(self._write(), name="gc-stats")
+
+    def write_census(self, frozen_garbage: bool = False) -> None:
+        """Append a census to the census file, as one JSON line (SIGUSR1; SIGUSR2: with
+        the frozen garbage, which leaves every survivor frozen)."""
+        if self.census_path is None:
+            return
+        self.quiet = True
+        try:
+            found = census(frozen_garbage=frozen_garbage)
+        finally:
+            self.quiet = False
+        try:
+            with self.census_path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(found) + "\n")
+        except OSError:
+            log.warning("GC: could not write a census to %s", self.census_path)
 
     def stop(self) -> None:
         with contextlib.suppress(ValueError):
             gc.callbacks.remove(self._callback)
+        if self.census_path is not None:
+            with contextlib.suppress(RuntimeError, ValueError):
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGUSR1)
+                asyncio.get_running_loop().remove_signal_handler(signal.SIGUSR2)
         if self._task is not None:
             self._task.cancel()
         self._dump()

@@ -41,6 +41,7 @@ import random
 import re
 import resource
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -209,8 +210,10 @@ class Bench:
             # "Card art"); UNO_TABLE_V2=1 in the environment measures the picture table
             "UNO_TABLE_V2": "0",
         }
+        if args.census:
+            env["UNO_GC_CENSUS"] = args.census
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES", "UNO_TABLE_V2",
-                    "UNO_CARD_EMOJIS"):
+                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE_MS"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
@@ -247,6 +250,15 @@ class Bench:
         await asyncio.sleep(2.0)
         gc.collect()
         self.rss_tables = proc_rss(self.bot.pid)[0]
+        await self.census("tables open")
+
+    async def census(self, when: str, sig: int = signal.SIGUSR1) -> None:
+        """With --census, the bot appends a census of its tracked objects to that file
+        (SIGUSR2: and the frozen objects that had become garbage; the last census)."""
+        if self.args.census and self.bot is not None and self.bot.pid is not None:
+            os.kill(self.bot.pid, sig)
+            await asyncio.sleep(1.0)
+            self.note(f"census ({when}) asked of the bot")
 
     # ------------------------------------------------------------------ play
     async def take_move(self, table: Table) -> None:
@@ -370,6 +382,7 @@ class Bench:
             await spy.wait()
             self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
         rss_now, rss_peak = proc_rss(pid)
+        await self.census("after playing", signal.SIGUSR2)
         moves = self.stats.counts["moves"]
         requests = Counter(self.server.rate_limiter.requests) - requests_before
         acks = self.stats.acks
@@ -577,12 +590,20 @@ def main() -> None:
                         help="sample the bot with py-spy while playing (collapsed stacks)")
     parser.add_argument("--restart-profile", metavar="FILE",
                         help="sample the restarted bot with py-spy for its first 6 s")
+    parser.add_argument("--census", metavar="FILE",
+                        help="the bot appends a census of its gc-tracked objects by type to "
+                        "FILE (JSON lines) with the tables open and after playing (each "
+                        "after a full collection, not counted in the GC figures); the last "
+                        "adds the frozen garbage; UNO_GC_SAVEALL=1 adds the cyclic garbage "
+                        "(a throwaway run: it leaks)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     if args.bot_dir:
         args.bot_dir = Path(args.bot_dir).resolve()
     if args.restart_compare:
         args.restart_compare = Path(args.restart_compare).resolve()
+    if args.census:
+        args.census = str(Path(args.census).resolve())
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead

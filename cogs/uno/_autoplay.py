@@ -9,6 +9,7 @@ scheduler runs their tasks; this module decides what they do.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from typing import TYPE_CHECKING
@@ -91,11 +92,13 @@ class Autoplay:
                 session.deadline = now + session.options.turn_timer * service.scale
             session.deadline_serial = session.serial
         session.remaining = None
-        scheduler.start(cid, "timer", self._timer(session, session.serial, session.deadline))
+        # a timer handle until the deadline, not a task sleeping per table
+        scheduler.start_later(cid, "timer", session.deadline - now,
+                              functools.partial(self._timer, session, session.serial))
 
     # ------------------------------------------------------------------ the turn timer
-    async def _timer(self, session: Session, serial: int, deadline: float) -> None:
-        await asyncio.sleep(max(0.0, deadline - time.time()))
+    async def _timer(self, session: Session, serial: int) -> None:
+        """The turn's time ran out (the scheduler starts this at the deadline)."""
         attempt = 0
         while True:
             try:

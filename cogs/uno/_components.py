@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import discord
 
@@ -71,6 +71,16 @@ async def _route(interaction: discord.Interaction[Any], item: UnoItem) -> None:
     await cog.on_component(interaction, item)
 
 
+def unlink_view(item: discord.ui.Item[Any]) -> None:
+    """Empty the view discord.py rebuilt from the clicked message (``View.from_message``,
+    for every click on a dynamic item) once the click is handled: the view and its items
+    refer to each other, a cycle that only the garbage collector frees, and a click that
+    took a second had outlived the young collections."""
+    view = item.view
+    if view is not None:
+        view.clear_items()
+
+
 def card_value(value: str) -> tuple[Card, bool]:
     """A play/keep select value (``R7`` or ``R7|u``): the card and whether UNO is called."""
     code, _sep, flag = value.partition("|")
@@ -103,7 +113,10 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
     family: ClassVar[str]
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _route(interaction, self)
+        try:
+            await _route(interaction, self)
+        finally:
+            unlink_view(self)
 
     @property
     def values(self) -> list[str]:
@@ -351,8 +364,31 @@ FAMILIES: tuple[type[UnoItem], ...] = (
     KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
 
 
+V = TypeVar("V", discord.ui.View, discord.ui.LayoutView)
+
+
 def view_of(*items: discord.ui.Item[Any]) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for item in items:
         view.add_item(item)
+    return finished(view)
+
+
+def finished(view: V) -> V:
+    """``view``, stopped before it is sent: every item of ours is a ``DynamicItem``
+    registered once (``bot.add_dynamic_items``) and dispatched from its custom_id, so
+    discord.py need not keep the view. A view that is not stopped is kept in its view store
+    and, sent in an ephemeral answer, given a 15-minute timeout (``timeout=None`` does not
+    prevent it): a sleeping task holding the view, about 40 tracked objects per hand menu
+    for 15 minutes, which at 100 moves/s is most of what full collections walk.
+
+    Its items also stop pointing back at it (and at their row or container): a view and
+    its items referred to each other, a cycle only the garbage collector frees, and one
+    in flight when the collector froze the survivors of a full collection was never freed.
+    A sent view is only read (``to_components``); a click is dispatched from a view
+    discord.py rebuilds from the message."""
+    view.stop()
+    for item in view.walk_children():
+        item._view = None
+        item._parent = None
     return view

@@ -17,6 +17,7 @@ from typing import Any
 import discord
 
 from cogs.i18n import Locale, _, speaking
+from cogs.uno._components import finished
 from cogs.uno._menus import table_view
 from cogs.uno._render import table_embed
 from cogs.uno._session import Session
@@ -91,4 +92,4 @@ def table_layout(session: Session, lines: str | None, picture: str | None, *,
             container.add_item(discord.ui.ActionRow(*rows[row]))
     layout = discord.ui.LayoutView(timeout=None)
     layout.add_item(container)
-    return layout
+    return finished(layout)

@@ -184,6 +184,16 @@ def _token(carrier: discord.Interaction[Any] | _Token | None) -> _Token | None:
     return _Token(carrier.id, carrier.followup, time.monotonic() + TOKEN_LIFE - age)
 
 
+def _settle_carrier(box: _Channel) -> None:
+    """Keep an answered interaction as its token (or nothing, if it can carry no post):
+    an interaction with its message, members and response is a reference cycle of some 30
+    objects, and kept as the carrier until the table's next click it outlived the young
+    garbage collections and waited for a full one (or, frozen, was never freed)."""
+    carrier = box.carrier
+    if carrier is not None and not isinstance(carrier, _Token) and carrier.response.is_done():
+        box.carrier = _token(carrier)
+
+
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
                  global_writes: float = GLOBAL_WRITES, v2: bool = True) -> None:
@@ -328,6 +338,7 @@ class Outbox:
                 await asyncio.sleep(max(0.05 * self.scale, wait))
             while box.lines or box.lasting or box.edits or box.table:
                 await self._send(channel_id, box)
+                _settle_carrier(box)
                 box.last_post = time.time()
                 if (box.lines or box.lasting or box.edits or box.table) and not self._closing:
                     await asyncio.sleep(MIN_POST_GAP * self.scale)

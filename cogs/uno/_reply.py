@@ -206,11 +206,34 @@ class Reply:
         return message.id
 
 
+class _InFlight:
+    """Interactions being handled (``answer``) right now."""
+
+    count = 0
+
+
+def in_flight() -> int:
+    """How many interactions are being handled: each is a reference cycle until it is
+    answered (the GC policy does not freeze survivors while one is)."""
+    return _InFlight.count
+
+
 async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], Awaitable[None]],
                  *, edit: bool = False, public: bool = False) -> None:
     """Every entry point's one error handler: run ``work`` with a Reply; a refusal becomes
     one private sentence; a failure is logged and answered once, unless an answer was
     already attempted (a second, late "something went wrong" would only confuse)."""
+    _InFlight.count += 1
+    try:
+        await _answer(interaction, work, edit=edit, public=public)
+    finally:
+        _InFlight.count -= 1
+        unlink_response(interaction)
+
+
+async def _answer(interaction: discord.Interaction[Any],
+                  work: Callable[[Reply], Awaitable[None]], *, edit: bool,
+                  public: bool) -> None:
     reply = Reply(interaction, edit=edit, public=public)
     age = age_of(interaction, first=True)
     if age >= BUSY_AFTER:
@@ -238,6 +261,17 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
                                    interaction.locale))
     finally:
         reply.cancel()
+
+
+def unlink_response(interaction: discord.Interaction[Any]) -> None:
+    """Once an interaction is answered, its response object stops pointing back at it:
+    the two referred to each other, so the interaction with its message, member and
+    response (some 30 objects a click) was freed only by the garbage collector, often by a
+    full collection. An answered response only says it is done (and its type); its other
+    methods raise InteractionResponded, which takes the interaction only for its text."""
+    response = interaction.response
+    if response.is_done():
+        response._parent = None  # type: ignore[assignment]
 
 
 async def _refuse(reply: Reply, text: str) -> None:
