@@ -142,6 +142,6 @@ async def test_the_bot_keeps_a_bounded_pool_of_http_connections() -> None:
     bot = UnoBot(config)
     try:
         assert bot.http.connector.limit == HTTP_CONNECTIONS
-        assert 0 < HTTP_CONNECTIONS <= 200
+        assert 0 < HTTP_CONNECTIONS <= 500
     finally:
         await bot.http.connector.close()
