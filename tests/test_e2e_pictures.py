@@ -19,6 +19,7 @@ from e2e_support import FAST_ENV, saved_state
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
+from loopback.users import Member
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -51,12 +52,7 @@ def picture(m: Message) -> Image.Image:
 async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackTest,
                                                               loopback_bot_env: dict[str, str]
                                                               ) -> None:
-    alice, bob = loopback.member("alice"), loopback.member("bob")
-    await alice.slash("uno new")
-    await alice.slash("uno settings", turn_timer=600)
-    await bob.click("Join")
-    await alice.click("Start")
-    table = await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels())
+    alice, bob, table = await two_at_a_table(loopback)
     state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
     assert state is not None
     for member in (alice, bob):
@@ -88,6 +84,16 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
     assert cached_pngs(loopback_bot_env["UNO_ART_CACHE"])
 
 
+async def two_at_a_table(loopback: LoopbackTest) -> tuple[Member, Member, Message]:
+    """Alice and Bob in a started game with a long turn timer, and its table."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    await alice.slash("uno new")
+    await alice.slash("uno settings", turn_timer=600)
+    await bob.click("Join")
+    await alice.click("Start")
+    return alice, bob, await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels())
+
+
 def cached_pngs(directory: str) -> list[pathlib.Path]:
     return list(pathlib.Path(directory).rglob("*.png"))
 
@@ -96,12 +102,7 @@ async def test_a_hand_answered_late_goes_without_its_picture(loopback: LoopbackT
     """A My hand click that reaches the bot 0.6 s after Discord created it (the bot is
     behind: a restart meeting every table's click at once) is answered with the text at
     once and no picture follows; a prompt click gets its picture."""
-    alice, bob = loopback.member("alice"), loopback.member("bob")
-    await alice.slash("uno new")
-    await alice.slash("uno settings", turn_timer=600)
-    await bob.click("Join")
-    await alice.click("Start")
-    table = await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels())
+    alice, _bob, table = await two_at_a_table(loopback)
     button = next(b for b in table.buttons() if b.get("label") == "My hand")
     late = await loopback.discord.send_interaction(
         itype=3, user=alice.identity, channel=loopback.channel,

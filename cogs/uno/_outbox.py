@@ -194,6 +194,16 @@ def _settle_carrier(box: _Channel) -> None:
         box.carrier = _token(carrier)
 
 
+def _take_lines(box: _Channel, taken: list[str], new: bool) -> tuple[list[str], str | None]:
+    """Take the channel's waiting lines into ``taken``; the lines the table will show (all
+    of them on a new table, the last few with those it showed on an edit) and their text."""
+    lines, box.lines = box.lines, []
+    taken.extend(lines)
+    box.table = False
+    shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
+    return shown, "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+
+
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
                  global_writes: float = GLOBAL_WRITES, v2: bool = True) -> None:
@@ -528,11 +538,7 @@ class Outbox:
                             and not self.picture_edits):
                         repost = True  # the game moved since: the table goes anew
                         return None
-                    lines, box.lines = box.lines, []
-                    taken.extend(lines)
-                    box.table = False
-                    shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
-                    text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+                    shown, text = _take_lines(box, taken, new)
                     if picture is None:
                         break
                     body = await self._v2_table(box, session, text, mention, new, picture,
@@ -547,11 +553,7 @@ class Outbox:
                     # the game moved while the picture was drawn: draw it again
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
                 return None
-            lines, box.lines = box.lines, []
-            taken.extend(lines)
-            box.table = False
-            shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
-            text = "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+            shown, text = _take_lines(box, taken, new)
             table = await self._table(session, text, mention)
             if table is None:
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
