@@ -23,7 +23,7 @@ from cogs.uno._service import PING_AWAY, TableService
 from cogs.uno._session import SESSION_VERSION, Options, SavedFormatError, Seat, Session
 from data import Database, GameResult, LogEntry, PlayerResult, SavedGame
 from data_support import opened
-from engine import Card, Color, Draw, Game, Pass, Play, Settings
+from engine import Card, ChooseColor, Color, Draw, Game, Pass, Play, Settings
 from engine.replay import play_replay
 
 GUILD = 500
@@ -373,7 +373,9 @@ async def test_the_move_log_replays_the_game_exactly(db: Database) -> None:
             break
         player = game.turn
         actor = ALICE if player == ALICE.id else BOB
-        if game.pending.name == "DRAWN":
+        if game.pending.name == "COLOR":  # a wild turned up first (the deal is random)
+            await service.move(14, actor, lambda s, g, p: ChooseColor(p, Color.RED))
+        elif game.pending.name == "DRAWN":
             await service.move(14, actor, lambda s, g, p: Pass(p))
         else:
             await service.move(14, actor, lambda s, g, p: Draw(p))
