@@ -187,13 +187,18 @@ class GcWatch:
         self.busy_freezes = 0
         """Freezes that could wait no longer for a moment without interactions in flight."""
         self.started: float | None = None
+        self.started_cpu = 0.0
         self.quiet = False
         """A census is collecting: not counted, never frozen after."""
-        self.fulls: deque[tuple[float, float, int, bool]] = deque(maxlen=40)
-        """The latest full collections: when (time.time()), ms, objects collected, frozen."""
+        self.fulls: deque[tuple[float, float, float, int, bool]] = deque(maxlen=40)
+        """The latest full collections: when (time.time()), ms, CPU ms, objects collected,
+        frozen."""
         self.pauses: dict[int, Counter[int]] = {0: Counter(), 1: Counter(), 2: Counter()}
         """Pauses by generation, counted by whole tenths of a millisecond."""
         self.max_pause: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
+        self.max_cpu: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
+        """The most CPU time (of the bot's main thread) one collection took: a pause much
+        longer than its CPU time is the process waiting for a core, not the collector."""
         self.total: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.count: dict[int, int] = {0: 0, 1: 0, 2: 0}
         self.over: int = 0
@@ -211,10 +216,12 @@ class GcWatch:
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self.started = time.perf_counter()
+            self.started_cpu = time.thread_time()
             return
         if self.started is None:
             return
         pause = time.perf_counter() - self.started
+        cpu = time.thread_time() - self.started_cpu
         self.started = None
         if self.quiet:
             return
@@ -237,19 +244,20 @@ class GcWatch:
                 log.debug("GC: a full collection took %.0f ms: %d objects frozen",
                          pause * 1000, gc.get_freeze_count())
             self.fulls.append((round(time.time(), 2), round(pause * 1000, 2),
-                               int(info.get("collected", 0)), froze))
+                               round(cpu * 1000, 2), int(info.get("collected", 0)), froze))
         self.count[gen] += 1
         self.pauses[gen][int(pause * 10000)] += 1
         self.total[gen] += pause
         self.max_pause[gen] = max(self.max_pause[gen], pause)
+        self.max_cpu[gen] = max(self.max_cpu[gen], cpu)
         if pause > SLOW_PAUSE:
             self.over += 1
             now = time.monotonic()
             if now - self._last_warning > 60:
                 self._last_warning = now
-                log.warning("GC: a generation-%d collection paused the bot %.0f ms "
-                            "(%d objects tracked, %d frozen)", gen, pause * 1000,
-                            len(gc.get_objects()), gc.get_freeze_count())
+                log.warning("GC: a generation-%d collection paused the bot %.0f ms, %.0f ms "
+                            "of its CPU (%d objects tracked, %d frozen)", gen, pause * 1000,
+                            cpu * 1000, len(gc.get_objects()), gc.get_freeze_count())
 
     def figures(self) -> dict[str, Any]:
         top: list[str] = []
@@ -260,11 +268,12 @@ class GcWatch:
             "tracemalloc top": top,
             "collections": {str(g): self.count[g] for g in self.count},
             "max pause ms": {str(g): round(self.max_pause[g] * 1000, 2) for g in self.count},
+            "max pause CPU ms": {str(g): round(self.max_cpu[g] * 1000, 2) for g in self.count},
             "p99 pause ms": {str(g): _percentile(self.pauses[g], 0.99) for g in self.count},
             "total ms": {str(g): round(self.total[g] * 1000, 1) for g in self.count},
             "freezes after a long full collection": self.freezes,
             "freezes with interactions in flight": self.busy_freezes,
-            "full collections (time, ms, collected, froze)": list(self.fulls),
+            "full collections (time, ms, CPU ms, collected, froze)": list(self.fulls),
             f"pauses over {SLOW_PAUSE * 1000:.0f} ms": self.over,
             "frozen objects": gc.get_freeze_count(),
         }
