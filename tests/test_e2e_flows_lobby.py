@@ -6,12 +6,11 @@ bot's database) being exactly what it was before.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
-from e2e_support import FAST_ENV, saved_state
+from e2e_support import FAST_ENV, lobby_saved, saved_state
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
@@ -39,16 +38,7 @@ async def new_lobby(t: LoopbackTest, host: Member) -> Message:
     assert r.message is not None and not r.ephemeral
     assert r.message.button_labels() == ["Join", "Leave", "Add computer player", "Start",
                                          "Cancel", "Remove computer player"]
-    # The bot saves the lobby message's id just after posting it (after the answer): wait
-    # for that save, or a test's "saved game unchanged" snapshot could be taken before it.
-    for _ in range(100):
-        s = await saved_state(db_of(t), host.channel)
-        if s is not None and s["lobby_message_id"] == r.message.id:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError(f"the lobby's message id was never saved: {s}")
-    return r.message
+    return await lobby_saved(db_of(t), host.channel, r)
 
 
 def refused(r: InteractionResult, sentence: str) -> None:
