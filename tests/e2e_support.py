@@ -8,6 +8,7 @@ that goes through the UI.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import time
@@ -19,8 +20,8 @@ from data import LogEntry, SavedGame
 from data_support import opened
 from engine import Card, Color, Game, Settings, Tower
 from engine.replay import replay_header
-from loopback.models import Channel
-from loopback.users import Member
+from loopback.models import Channel, Message
+from loopback.users import InteractionResult, Member
 
 FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO", "UNO_CARD_EMOJIS": "0"}
 """Quick computer players; no card-face emojis (their upload in the background would make
@@ -124,3 +125,20 @@ async def saved_state(db_path: str, channel: Channel) -> dict[str, Any] | None:
         return None
     state: dict[str, Any] = json.loads(saved.state)
     return state
+
+
+async def lobby_saved(db_path: str, channel: Channel, r: InteractionResult) -> Message:
+    """The lobby message /uno new answered with (``r``), once the bot has saved its id.
+
+    The bot saves the id just after posting the lobby, after the answer: a snapshot of the
+    saved game taken before that save differs from one taken after it, and a lobby change
+    made before it is not shown on the message (the lobby is refreshed on its message only
+    once the bot knows which message that is)."""
+    assert r.message is not None and not r.ephemeral, r
+    s: dict[str, Any] | None = None
+    for _ in range(100):
+        s = await saved_state(db_path, channel)
+        if s is not None and s["lobby_message_id"] == r.message.id:
+            return r.message
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the lobby's message id was never saved: {s}")

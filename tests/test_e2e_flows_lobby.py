@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from e2e_support import FAST_ENV, saved_state
+from e2e_support import FAST_ENV, lobby_saved, saved_state
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
@@ -38,7 +38,7 @@ async def new_lobby(t: LoopbackTest, host: Member) -> Message:
     assert r.message is not None and not r.ephemeral
     assert r.message.button_labels() == ["Join", "Leave", "Add computer player", "Start",
                                          "Cancel", "Remove computer player"]
-    return r.message
+    return await lobby_saved(db_of(t), host.channel, r)
 
 
 def refused(r: InteractionResult, sentence: str) -> None:

@@ -16,7 +16,7 @@ import pytest
 from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won
 from e2e_tables import refused
 
-from e2e_support import rows
+from e2e_support import lobby_saved, rows
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
@@ -45,7 +45,7 @@ def lobby(t: LoopbackTest) -> Message:
 
 async def test_teams_are_chosen_in_the_lobby_and_checked(loopback: LoopbackTest) -> None:
     alice, bob, carol = (loopback.member(n) for n in ("alice", "bob", "carol"))
-    await alice.slash("uno new")
+    await lobby_saved(db_of(loopback), loopback.channel, await alice.slash("uno new"))
     r = await alice.slash("uno settings", mode="partners")
     assert "partners (4 or 6 players, partners across)" in r.text
     # the lobby message is refreshed in the background (the outbox)
@@ -109,7 +109,7 @@ async def _play(t: LoopbackTest, names: tuple[str, ...], won: str, seed: int) ->
 
 async def test_a_partner_game_to_its_end_counts_for_the_team(loopback: LoopbackTest) -> None:
     alice, bob = loopback.member("alice"), loopback.member("bob")
-    await alice.slash("uno new")
+    await lobby_saved(db_of(loopback), loopback.channel, await alice.slash("uno new"))
     await alice.slash("uno settings", mode="partners", target=100, turn_timer=600)
     await loopback.channel.wait_for(lambda m: "Team 1" in m.button_labels())
     await alice.click("Team 1", message=lobby(loopback))
