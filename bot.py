@@ -24,7 +24,7 @@ from dotenv import load_dotenv
 
 import gcwatch
 from cogs.translator import CatalogueTranslator
-from cogs.uno._reply import in_flight
+from cogs.uno._reply import MAX_LAG, in_flight, limit_lag
 from data import Database, DatabaseError
 from gcwatch import GcWatch
 
@@ -74,6 +74,9 @@ class Config:
     table_v2: bool = True
     """The live table is one Components V2 message with its picture (UNO_TABLE_V2=0: the
     embed table with a row of buttons)."""
+    max_lag_ms: int = round(MAX_LAG * 1000)
+    """New clicks are answered "busy" while the event loop runs this late (UNO_MAX_LAG_MS;
+    0: never)."""
 
     @classmethod
     def from_env(cls) -> Config:
@@ -103,6 +106,7 @@ class Config:
             card_emojis=_flag("UNO_CARD_EMOJIS", True),
             art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
             table_v2=_flag("UNO_TABLE_V2", True),
+            max_lag_ms=_whole_number("UNO_MAX_LAG_MS", round(MAX_LAG * 1000)),
         )
 
 
@@ -115,6 +119,15 @@ def _flag(name: str, default: bool) -> bool:
     if raw in ("0", "false", "no", "off"):
         return False
     raise ConfigError(f"{name} must be 1 or 0 (on or off), not '{raw}'.")
+
+
+def _whole_number(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ConfigError(f"{name} must be a whole number (0 or more), not '{raw}'.")
+    return int(raw)
 
 
 def _positive_float(name: str, default: float) -> float:
@@ -223,6 +236,7 @@ async def run(config: Config) -> None:
                     os.environ.get("UNO_GC_CENSUS", "").strip() or None,
                     freeze_after=gcwatch.freeze_after())
     watch.busy = lambda: in_flight() > 0
+    limit_lag(config.max_lag_ms / 1000)
     watch.start()
     async with bot:
         runner = asyncio.create_task(bot.start(config.token))

@@ -65,6 +65,7 @@ COLOURS = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}
 CARD = r"[RBGY](?:\d[UNO!]?|\+[12]|[SRG])|W(?:\+4|G|V)?"
 TICKED = re.compile(rf"`({CARD})`")
 MOVE_PLACEHOLDERS = ("Play a card…", "Towers to grab…", "Card to keep…")
+BUSY = "The bot is very busy right now"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -154,6 +155,8 @@ class Bench:
         self.server: LoopbackDiscord | None = None
         self.bot: BotProcess | None = None
         self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
+        self.turned_away = 0
+        """Clicks answered "busy" (the person tries again at a later tick)."""
 
     # ------------------------------------------------------------------ interactions
     async def act(self, coro: Any, what: str) -> InteractionResult | None:
@@ -176,6 +179,12 @@ class Bench:
         self.stats.record(result)
         if self.stats.measuring:
             self.stats.counts["clicks"] += 1
+        if result.message is not None and BUSY in result.message.text():
+            # past capacity: turned away at once, nothing changed (R-BOT-BUSY)
+            self.turned_away += 1
+            if self.stats.measuring:
+                self.stats.counts["answered busy"] += 1
+            return None
         return result
 
     # ------------------------------------------------------------------ set-up
@@ -213,7 +222,8 @@ class Bench:
         if args.census:
             env["UNO_GC_CENSUS"] = args.census
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES", "UNO_TABLE_V2",
-                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE_MS"):
+                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE_MS",
+                    "UNO_MAX_LAG_MS"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
@@ -264,6 +274,8 @@ class Bench:
     async def take_move(self, table: Table) -> None:
         """The person whose turn the table shows opens My hand and plays one move."""
         table.busy = True
+        turned_away = self.turned_away
+        seen = table.moved_on
         try:
             msg = table.table_message()
             if msg is None:
@@ -299,6 +311,17 @@ class Bench:
                 menu = step.message
         finally:
             table.busy = False
+            if self.turned_away > turned_away and table.moved_on != seen:
+                table.moved_on = seen  # "busy, try again": at a later tick they do
+
+    @staticmethod
+    async def loop_lateness(late: list[float], tick: float = 0.05) -> None:
+        """How late this process (the loopback Discord and the people) runs what is due."""
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + tick
+            await asyncio.sleep(tick)
+            late.append(max(0.0, loop.time() - due))
 
     async def step(self, table: Table, person: Member, menu: Message
                    ) -> InteractionResult | None:
@@ -355,6 +378,8 @@ class Bench:
                 or "py-spy", "record", "--pid", str(pid), "--duration", str(int(args.seconds)),
                 "--rate", "200", "--format", "raw", "--output", args.profile, "--nonblocking",
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        late: list[float] = []
+        ticker = asyncio.create_task(self.loop_lateness(late))
         started = loop.time()
         interval = 1.0 / args.rate
         next_at = started
@@ -373,6 +398,7 @@ class Bench:
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         elapsed = loop.time() - started
+        ticker.cancel()
         cpu_bot = proc_cpu(pid) - cpu_bot
         cpu_gen = self_cpu() - cpu_gen
         self.stats.measuring = False
@@ -399,6 +425,11 @@ class Bench:
             "bot CPU ms/move": round(cpu_bot / max(moves, 1) * 1000, 2),
             "bot CPU %": round(cpu_bot / elapsed * 100, 1),
             "generator CPU %": round(cpu_gen / elapsed * 100, 1),
+            # the loopback judges an answer late by its own clock when it reads it: a
+            # generator running behind makes answers look later than the bot sent them
+            "generator loop late p50/p99/max ms": [
+                round(percentile(late, 50) * 1000, 1), round(percentile(late, 99) * 1000, 1),
+                round(max(late, default=0.0) * 1000, 1)],
             "bot RSS idle MB": round(self.rss_idle / 1024, 1),
             "bot RSS tables MB": round(self.rss_tables / 1024, 1),
             "bot RSS after MB": round(rss_now / 1024, 1),

@@ -105,6 +105,23 @@ def test_bad_log_level_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2 and "LOG_LEVEL must be" in result.stderr
 
 
+def test_a_bad_lag_limit_is_a_clear_error(tmp_path: Path) -> None:
+    result = run_bot({"DISCORD_TOKEN": fake_token(), "UNO_MAX_LAG_MS": "fast",
+                      "DATABASE_PATH": str(tmp_path / "x.db")})
+    assert result.returncode == 2
+    assert "UNO_MAX_LAG_MS must be a whole number" in result.stderr
+
+
+def test_the_lag_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot import Config
+
+    monkeypatch.setenv("DISCORD_TOKEN", fake_token())
+    monkeypatch.setenv("UNO_MAX_LAG_MS", "40")
+    assert Config.from_env().max_lag_ms == 40
+    monkeypatch.setenv("UNO_MAX_LAG_MS", "")
+    assert Config.from_env().max_lag_ms == 100
+
+
 @pytest.mark.asyncio
 async def test_corrupt_database_exits_1_with_one_sentence(tmp_path: Path) -> None:
     db = tmp_path / "broken.db"
