@@ -441,6 +441,25 @@ async def test_a_turn_mentions_only_a_player_who_has_been_away(db: Database) -> 
     assert outbox.announced[-1][3] == "111", "Alice has been away: she is mentioned"
 
 
+async def test_a_setting_changed_while_the_lobby_is_posted_is_shown_on_it(
+        db: Database) -> None:
+    """R-BOT-SAVE: the host changes a setting in the moment between the lobby's message
+    being drawn and its id being saved: the message is brought up to date once the id is
+    known (before, the change was saved but the lobby went on showing the old settings)."""
+    service, outbox = make_service(db)
+    session = await service.lobbies.open(62, GUILD, ALICE)
+    shown = session.saved  # what the message posted for /uno new was drawn from
+    await service.lobbies.configure(62, ALICE, {"mode": "partners"})
+    assert 62 in outbox.lobbies  # asked, but no message id known yet: nothing edited
+    outbox.lobbies.clear()
+    await service.lobbies.set_message(session, lobby=9001, shown=shown)
+    assert outbox.lobbies == [62], "the lobby message shows the change"
+    outbox.lobbies.clear()
+    await service.lobbies.set_message(session, lobby=9001, shown=session.saved)
+    assert outbox.lobbies == [], "a lobby shown as saved is not edited again"
+    await service.close()
+
+
 async def test_six_partners_sit_across_and_a_match_survives_a_restart(db: Database) -> None:
     """Sheet 004, "Playing with Partners": six players are three teams of two, partners
     across the table (seat i with seat i + 3); chosen teams are kept, the others dealt. A

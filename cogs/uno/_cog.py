@@ -472,9 +472,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             session = await self.service.lobbies.open(interaction.channel_id,
                                                       interaction.guild_id, actor)
             language = session.options.language
+            shown = session.saved
             message_id = await reply.send(embed=lobby_embed(session, language),
                                           view=lobby_view(session, language))
-            await self.service.lobbies.set_message(session, lobby=message_id)
+            await self.service.lobbies.set_message(session, lobby=message_id, shown=shown)
         await answer(interaction, work, public=True)
 
     async def _new_in_thread(self, reply: Reply, interaction: discord.Interaction[Any],
@@ -503,6 +504,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         language = session.options.language
         view = lobby_view(session, language)
         assert view is not None
+        shown = session.saved
         try:
             message = await room.send(embed=lobby_embed(session, language), view=view)
         except discord.HTTPException as exc:
@@ -511,7 +513,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                "lobby there: use /uno table in the thread.", language,
                                name=actor.name, thread=room.mention))
             return
-        await self.service.lobbies.set_message(session, lobby=message.id)
+        await self.service.lobbies.set_message(session, lobby=message.id, shown=shown)
         await reply.send(_("🧵 {name} opened a game in {thread}: join it there.", language,
                            name=actor.name, thread=room.mention))
 
@@ -559,9 +561,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 interaction.channel_id, interaction.guild_id, actor,
                 choices={"mode": "tournament", "hands_per_pairing": hands_per_pairing,
                          "scoring": "standard", "shuffle_seats": False})
+            shown = session.saved
             message_id = await reply.send(embed=lobby_embed(session, session.options.language),
                                           view=lobby_view(session, session.options.language))
-            await self.service.lobbies.set_message(session, lobby=message_id)
+            await self.service.lobbies.set_message(session, lobby=message_id, shown=shown)
         await answer(interaction, work, public=True)
 
     async def _start_tournament(self, reply: Reply, interaction: discord.Interaction[Any],
@@ -665,10 +668,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             session = self.service.session(interaction.channel_id, actor.locale)
             if session.game is None:
                 # The lobby moves down to here; the old message loses its buttons.
+                shown = session.saved
                 message_id = await reply.send(embed=lobby_embed(session, session.options.language),
                                               view=lobby_view(session, session.options.language),
                                               public=True)
-                await self.service.lobbies.set_message(session, lobby=message_id)
+                await self.service.lobbies.set_message(session, lobby=message_id, shown=shown)
                 return
             await self.service.check_pause(interaction.channel_id, actor)
             self.service.outbox.announce(session, [_("{name} asked for the table.",

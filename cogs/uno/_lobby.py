@@ -265,11 +265,15 @@ class Lobbies:
         self.service.outbox.refresh_lobby(session)
         return session
 
-    async def set_message(self, session: Session, *, lobby: int | None) -> None:
-        """Remember the lobby's message (it is edited when the lobby changes)."""
+    async def set_message(self, session: Session, *, lobby: int | None,
+                          shown: str | None) -> None:
+        """Remember the lobby's message (it is edited when the lobby changes). ``shown``:
+        the saved lobby the message was drawn from (``session.saved`` then); a change saved
+        since (a setting changed while the message was on its way) is shown on it now."""
         async with self.service._changing(session):
             if not self.service.is_live(session) or session.started:
                 return
+            behind = session.saved != shown
             old = session.lobby_message_id
             session.lobby_message_id = lobby
             try:
@@ -278,6 +282,8 @@ class Lobbies:
                 return
         if old is not None and old != lobby:
             self.service.outbox.close_message(session, old)
+        if behind:
+            self.service.outbox.refresh_lobby(session)
 
 
 def options_from(settings: GuildSettings, guild_locale: Locale = None) -> Options:
