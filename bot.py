@@ -24,6 +24,7 @@ from dotenv import load_dotenv
 
 import gcwatch
 from cogs.translator import CatalogueTranslator
+from cogs.uno._outbox import GLOBAL_WRITES
 from cogs.uno._reply import MAX_LAG, in_flight, limit_lag
 from data import Database, DatabaseError
 from gcwatch import GcWatch
@@ -74,6 +75,9 @@ class Config:
     table_v2: bool = True
     """The live table is one Components V2 message with its picture (UNO_TABLE_V2=0: the
     embed table with a row of buttons)."""
+    channel_writes: float = GLOBAL_WRITES
+    """Channel writes per second for the whole process (UNO_CHANNEL_WRITES): Discord's
+    global limit is 50 a second unless it raised the bot's."""
     max_lag_ms: int = round(MAX_LAG * 1000)
     """New clicks are answered "busy" while the event loop runs this late (UNO_MAX_LAG_MS;
     0: never)."""
@@ -93,6 +97,9 @@ class Config:
         level = os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ConfigError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL.")
+        writes = _positive_float("UNO_CHANNEL_WRITES", GLOBAL_WRITES)
+        if writes <= 0:
+            raise ConfigError("UNO_CHANNEL_WRITES must be more than 0 (writes per second).")
         return cls(
             token=token,
             database_path=os.environ.get("DATABASE_PATH", "").strip() or "uno.db",
@@ -107,6 +114,7 @@ class Config:
             art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
             table_v2=_flag("UNO_TABLE_V2", True),
             max_lag_ms=_whole_number("UNO_MAX_LAG_MS", round(MAX_LAG * 1000)),
+            channel_writes=writes,
         )
 
 

@@ -112,6 +112,12 @@ def test_a_bad_lag_limit_is_a_clear_error(tmp_path: Path) -> None:
     assert "UNO_MAX_LAG_MS must be a whole number" in result.stderr
 
 
+def test_no_channel_writes_at_all_is_a_clear_error(tmp_path: Path) -> None:
+    result = run_bot({"DISCORD_TOKEN": fake_token(), "UNO_CHANNEL_WRITES": "0",
+                      "DATABASE_PATH": str(tmp_path / "x.db")})
+    assert result.returncode == 2 and "UNO_CHANNEL_WRITES must be more than 0" in result.stderr
+
+
 def test_the_lag_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from bot import Config
 

@@ -132,7 +132,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
              group_description="Play UNO Power Grab (or classic UNO) in this channel"):
     def __init__(self, bot: UnoBot) -> None:
         self.bot = bot
-        self.outbox = Outbox(bot, time_scale=bot.config.time_scale, v2=bot.config.table_v2)
+        self.outbox = Outbox(bot, time_scale=bot.config.time_scale, v2=bot.config.table_v2,
+                             global_writes=bot.config.channel_writes)
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)

@@ -134,6 +134,8 @@ class _Channel:
     """Pictures attached so far (each new one gets a new file name)."""
     composed: tuple[TableView, str | None, discord.ui.LayoutView] | None = None
     """The V2 table being written: its picture's view and file name, its quiet form."""
+    carried: asyncio.Event | None = None
+    """Set when an interaction comes while a post waits for the channel route's turn."""
 
 
 class ChannelLost(Exception):
@@ -149,12 +151,25 @@ class _Budget:
         self.gap = 1.0 / per_second
         self.next = 0.0
 
-    async def take(self) -> None:
+    def reserve(self) -> float:
+        """Take the next write's place: how many seconds until it comes."""
         now = time.monotonic()
         slot = max(now, self.next)
         self.next = slot + self.gap
-        if slot > now:
-            await asyncio.sleep(slot - now)
+        return slot - now
+
+
+async def _carried_within(box: _Channel, delay: float) -> bool:
+    """Wait ``delay`` seconds for a channel-route write's turn, or less if an interaction in
+    the channel comes first (True): its webhook can post at once, outside the budget."""
+    box.carried = asyncio.Event()
+    try:
+        await asyncio.wait_for(box.carried.wait(), delay)
+    except TimeoutError:
+        return False
+    finally:
+        box.carried = None
+    return not box.denied and box.carrier is not None
 
 
 async def _answered(carrier: discord.Interaction[Any] | _Token | None) -> None:
@@ -295,6 +310,8 @@ class Outbox:
             # and the game pauses until it may post again.
             box.carrier = interaction if usable else None
             box.denied = not usable
+            if usable and box.carried is not None:
+                box.carried.set()  # a post waiting for the channel route takes this webhook
             return
         if not usable:
             self._carriers.pop(channel_id, None)
@@ -371,9 +388,12 @@ class Outbox:
             # Nothing more will come for this channel's game: forget its box.
             del self._channels[channel_id]
 
-    async def _pace(self, box: _Channel, route: Route) -> None:
+    async def _pace(self, box: _Channel, route: Route, *, reroute: bool = False) -> None:
         """Wait until one more write fits: the token's bucket for an interaction webhook;
-        the channel's window and the process's budget for a channel route."""
+        the channel's window and the process's budget for a channel route. ``reroute``: a
+        post that would wait for the budget raises _Rerouted as soon as an interaction in
+        the channel brings a webhook (after a restart every table's notice queues for the
+        budget, 30 a second: a click in a channel no longer waits for its channel's turn)."""
         if route is not None:
             window = TOKEN_WINDOW * self.scale
             for token_id in [t for t, w in box.token_writes.items()
@@ -391,7 +411,13 @@ class Outbox:
                 break
             await asyncio.sleep(writes[0] + window - now + 0.01)
         if route is None:
-            await self._budget.take()
+            delay = self._budget.reserve()
+            if delay > 0:
+                if reroute and not box.denied:
+                    if await _carried_within(box, delay):
+                        raise _Rerouted
+                else:
+                    await asyncio.sleep(delay)
         writes.append(time.monotonic())
 
 
@@ -425,10 +451,10 @@ class Outbox:
     async def _attempt(self, box: _Channel, route: Route,
                        compose: Callable[[], Awaitable[dict[str, Any] | None]],
                        send: Callable[[dict[str, Any]], Awaitable[Any]], *,
-                       edit: bool = False) -> tuple[bool, Any]:
+                       edit: bool = False, reroute: bool = False) -> tuple[bool, Any]:
         """Wait for room on ``route``, compose (so the newest state goes), write. Returns
         whether there was something to send, and what the write returned."""
-        await self._pace(box, route)
+        await self._pace(box, route, reroute=reroute)
         body = await compose()
         if body is None:
             return False, None
@@ -437,32 +463,45 @@ class Outbox:
     async def _post(self, box: _Channel, channel: discord.PartialMessageable,
                     compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
         """Post a new message: through the channel's newest interaction when it can, else
-        the channel route. Returns its id (None: there was nothing to post)."""
-        await _answered(box.carrier)
-        route = None if box.denied else _token(box.carrier)
-        if route is not None:
-            box.carrier = route  # the interaction itself need not be kept
-            token = route
+        the channel route, unless an interaction comes while that waits for its turn.
+        Returns its id (None: there was nothing to post)."""
+        while True:
+            await _answered(box.carrier)
+            route = None if box.denied else _token(box.carrier)
+            if route is not None:
+                box.carrier = route  # the interaction itself need not be kept
+                try:
+                    return await self._post_through(box, route, compose)
+                except _TokenGone:
+                    box.carrier = None
             try:
-                sent, message = await self._attempt(
-                    box, route, compose, lambda body: token.webhook.send(wait=True, **body))
-            except _TokenGone:
-                box.carrier = None
-            else:
-                if not sent:
-                    return None
-                box.via_for[int(message.id)] = route
-                while len(box.via_for) > 4:
-                    del box.via_for[next(iter(box.via_for))]
-                return int(message.id)
-        sent, message = await self._attempt(box, None, compose,
-                                            lambda body: channel.send(**body))
-        return int(message.id) if sent else None
+                sent, message = await self._attempt(box, None, compose,
+                                                    lambda body: channel.send(**body),
+                                                    reroute=True)
+            except _Rerouted:
+                continue
+            return int(message.id) if sent else None
+
+    async def _post_through(self, box: _Channel, route: _Token,
+                            compose: Callable[[], Awaitable[dict[str, Any] | None]]
+                            ) -> int | None:
+        """Post through an interaction's webhook (raises _TokenGone if it no longer works)."""
+        sent, message = await self._attempt(
+            box, route, compose, lambda body: route.webhook.send(wait=True, **body))
+        if not sent:
+            return None
+        box.via_for[int(message.id)] = route
+        while len(box.via_for) > 4:
+            del box.via_for[next(iter(box.via_for))]
+        return int(message.id)
 
     async def _edit(self, box: _Channel, channel: discord.PartialMessageable, message_id: int,
-                    compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> bool:
+                    compose: Callable[[], Awaitable[dict[str, Any] | None]], *,
+                    reroute: bool = False) -> bool:
         """Edit a message through the webhook that posted it while that lives, else the
-        channel route. False when the message is gone (or there was nothing to send)."""
+        channel route (``reroute``: raising _Rerouted if an interaction comes while that
+        waits for its turn). False when the message is gone (or there was nothing to
+        send)."""
         route = _token(box.via_for.get(message_id))
         if route is not None:
             token = route
@@ -476,7 +515,8 @@ class Outbox:
                 return sent and done is not None
         message = channel.get_partial_message(message_id)
         sent, done = await self._attempt(box, None, compose,
-                                         lambda body: message.edit(**body), edit=True)
+                                         lambda body: message.edit(**body), edit=True,
+                                         reroute=reroute)
         return sent and done is not None
 
     async def _send(self, channel_id: int, box: _Channel) -> None:
@@ -577,7 +617,13 @@ class Outbox:
             return
         assert previous is not None
         try:
-            done = await self._edit(box, channel, previous, compose)
+            done = await self._edit(box, channel, previous, compose,
+                                    reroute=previous not in box.via_for)
+        except _Rerouted:
+            # a click came while this edit waited for the channel route's turn: its webhook
+            # posts the table anew now (and edits it from then on)
+            done = False
+            repost = True
         except discord.HTTPException as exc:
             if not (attached and exc.status == 400):
                 raise
@@ -713,6 +759,10 @@ class _Picture:
     name: str | None
     same: bool
     """The live table shows it already (an edit keeps its attachment)."""
+
+
+class _Rerouted(Exception):
+    """A post waiting for the channel route's turn can go through an interaction now."""
 
 
 class _TokenGone(Exception):
