@@ -238,6 +238,8 @@ class Outbox:
         """Newest interactions of channels without a game yet (a bounded few)."""
         self._closing = False
         self._budget = _Budget(global_writes)
+        self._rerouted = _Budget(global_writes)
+        """Posts that left the channel route's queue for a click's webhook."""
 
     # ------------------------------------------------------------------ what to post
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
@@ -415,6 +417,9 @@ class Outbox:
             if delay > 0:
                 if reroute and not box.denied:
                     if await _carried_within(box, delay):
+                        # Webhook posts are paced too, as many a second: a restart brings a
+                        # click in every channel at once, and their answers come first.
+                        await asyncio.sleep(self._rerouted.reserve())
                         raise _Rerouted
                 else:
                     await asyncio.sleep(delay)
