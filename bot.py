@@ -133,7 +133,7 @@ def _whole_number(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise ConfigError(f"{name} must be a whole number (0 or more), not '{raw}'.")
     return int(raw)
 

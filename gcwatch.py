@@ -197,7 +197,7 @@ class GcWatch:
         """Pauses by generation, counted by whole tenths of a millisecond."""
         self.max_pause: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.max_cpu: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
-        """The most CPU time (of the bot's main thread) one collection took: a pause much
+        """The most CPU time (of the thread that ran it) one collection took: a pause much
         longer than its CPU time is the process waiting for a core, not the collector."""
         self.total: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.count: dict[int, int] = {0: 0, 1: 0, 2: 0}

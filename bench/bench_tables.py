@@ -125,6 +125,8 @@ class Table:
         self.moved_on: int | None = None
         """The table message's change when this table last moved: until it changes, the
         table shows nothing new and nobody clicks (a person waits for the table)."""
+        self.turned_away = False
+        """This table's person was answered "busy" during their move (they try again)."""
 
     def table_message(self) -> Message | None:
         for msg in reversed(self.channel.messages):
@@ -155,11 +157,10 @@ class Bench:
         self.server: LoopbackDiscord | None = None
         self.bot: BotProcess | None = None
         self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
-        self.turned_away = 0
-        """Clicks answered "busy" (the person tries again at a later tick)."""
 
     # ------------------------------------------------------------------ interactions
-    async def act(self, coro: Any, what: str) -> InteractionResult | None:
+    async def act(self, coro: Any, what: str, *, table: Table | None = None
+                  ) -> InteractionResult | None:
         try:
             result: InteractionResult = await coro
         except InteractionFailed as exc:
@@ -181,7 +182,8 @@ class Bench:
             self.stats.counts["clicks"] += 1
         if result.message is not None and BUSY in result.message.text():
             # past capacity: turned away at once, nothing changed (R-BOT-BUSY)
-            self.turned_away += 1
+            if table is not None:
+                table.turned_away = True
             if self.stats.measuring:
                 self.stats.counts["answered busy"] += 1
             return None
@@ -274,7 +276,7 @@ class Bench:
     async def take_move(self, table: Table) -> None:
         """The person whose turn the table shows opens My hand and plays one move."""
         table.busy = True
-        turned_away = self.turned_away
+        table.turned_away = False
         seen = table.moved_on
         try:
             msg = table.table_message()
@@ -293,7 +295,7 @@ class Bench:
             if person is None:
                 self.stats.counts["no turn shown"] += 1
                 return
-            r = await self.act(person.click("My hand", message=msg), "My hand")
+            r = await self.act(person.click("My hand", message=msg), "My hand", table=table)
             if r is None or r.message is None:
                 return
             self.stats.counts["my hand"] += 1
@@ -311,7 +313,7 @@ class Bench:
                 menu = step.message
         finally:
             table.busy = False
-            if self.turned_away > turned_away and table.moved_on != seen:
+            if table.turned_away and table.moved_on != seen:
                 table.moved_on = seen  # "busy, try again": at a later tick they do
 
     @staticmethod
@@ -336,29 +338,31 @@ class Bench:
                 options = calls
             plain = [v for v in options if not v.startswith("W")]
             return await self.act(person.select(rng.choice(plain or options), message=menu),
-                                  "play")
+                                  "play", table=table)
         if "Towers to grab…" in selects:
             sel = selects["Towers to grab…"]
             need = int(sel.get("min_values") or 1)
             values = rng.sample([str(o["value"]) for o in sel["options"]], need)
-            return await self.act(person.select(*values, message=menu), "towers")
+            return await self.act(person.select(*values, message=menu), "towers", table=table)
         if "Card to keep…" in selects:
             options = [str(o["value"]) for o in selects["Card to keep…"]["options"]]
-            return await self.act(person.select(rng.choice(options), message=menu), "keep")
+            return await self.act(person.select(rng.choice(options), message=menu), "keep",
+                                  table=table)
         if "Red" in labels:
             first = text.splitlines()[0] if text else ""
             counts = Counter(c[0] for c in TICKED.findall(first) if c[0] in COLOURS)
             colour = counts.most_common(1)[0][0] if counts else rng.choice("RBGY")
-            return await self.act(person.click(COLOURS[colour], message=menu), "colour")
+            return await self.act(person.click(COLOURS[colour], message=menu), "colour",
+                                  table=table)
         if "Challenge" in labels:
             label = "Challenge" if rng.random() < 0.2 else "Accept +4"
-            return await self.act(person.click(label, message=menu), "challenge")
+            return await self.act(person.click(label, message=menu), "challenge", table=table)
         if "Play it" in labels:
-            return await self.act(person.click("Play it", message=menu), "play it")
+            return await self.act(person.click("Play it", message=menu), "play it", table=table)
         if "Draw" in labels:
-            return await self.act(person.click("Draw", message=menu), "draw")
+            return await self.act(person.click("Draw", message=menu), "draw", table=table)
         if labels == ["UNO!"] and "kept" in text:
-            return await self.act(person.click("UNO!", message=menu), "uno")
+            return await self.act(person.click("UNO!", message=menu), "uno", table=table)
         return None
 
     async def play(self) -> dict[str, Any]:

@@ -23,9 +23,12 @@ from engine.replay import replay_header
 from loopback.models import Channel, Message
 from loopback.users import InteractionResult, Member
 
-FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO", "UNO_CARD_EMOJIS": "0"}
+FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO", "UNO_CARD_EMOJIS": "0",
+            "UNO_MAX_LAG_MS": "0"}
 """Quick computer players; no card-face emojis (their upload in the background would make
-hand texts depend on timing): test_e2e_emojis turns them on."""
+hand texts depend on timing): test_e2e_emojis turns them on; no "busy" for a late event
+loop (a loaded test machine could make a click's answer depend on it:
+tests/test_reply_overload.py tests it on a loop held late)."""
 
 
 def cards(codes: str) -> list[Card]:

@@ -119,13 +119,16 @@ def test_no_channel_writes_at_all_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_the_lag_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot import Config
+    from bot import Config, ConfigError
 
     monkeypatch.setenv("DISCORD_TOKEN", fake_token())
     monkeypatch.setenv("UNO_MAX_LAG_MS", "40")
     assert Config.from_env().max_lag_ms == 40
     monkeypatch.setenv("UNO_MAX_LAG_MS", "")
     assert Config.from_env().max_lag_ms == 100
+    monkeypatch.setenv("UNO_MAX_LAG_MS", "²")  # a digit to str.isdigit, not to int()
+    with pytest.raises(ConfigError, match="UNO_MAX_LAG_MS must be a whole number"):
+        Config.from_env()
 
 
 @pytest.mark.asyncio

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -46,3 +48,54 @@ def test_an_interaction_that_can_carry_nothing_is_dropped() -> None:
     assert box.carrier is None
     _settle_carrier(box)
     assert box.carrier is None
+
+
+# ---------------------------------------------------------------- a waiting post and a click
+# A post waiting for the channel route's turn (after a restart, every table's notice does)
+# takes the webhook of a click in its channel only when that is sooner (R-BOT-RESTART).
+
+def outbox() -> Any:
+    from cogs.uno._outbox import Outbox
+
+    return Outbox(SimpleNamespace(), global_writes=10)  # type: ignore[arg-type]
+
+
+def usable_token() -> _Token:
+    return _Token(42, "webhook", time.monotonic() + 600)  # type: ignore[arg-type]
+
+
+async def click_after(box: _Channel, delay: float, carrier: Any) -> None:
+    await asyncio.sleep(delay)
+    box.carrier = carrier
+    assert box.carried is not None, "the post is waiting"
+    box.carried.set()  # as Outbox.carry does
+
+
+async def test_a_click_with_a_usable_webhook_reroutes_the_waiting_post_at_once() -> None:
+    box, out = _Channel(guild_id=1), outbox()
+    started = time.monotonic()
+    click = asyncio.create_task(click_after(box, 0.1, usable_token()))
+    assert await out._carried_within(box, started + 2.0)
+    assert time.monotonic() - started < 1.0
+    await click
+    assert box.carried is None
+
+
+async def test_a_click_that_cannot_carry_leaves_the_post_waiting_for_its_turn() -> None:
+    box, out = _Channel(guild_id=1), outbox()
+    started = time.monotonic()
+    click = asyncio.create_task(click_after(box, 0.1, interaction(
+        True, discord.InteractionResponseType.deferred_channel_message)))
+    assert not await out._carried_within(box, started + 0.8)
+    assert time.monotonic() - started >= 0.8, "the channel route's turn is still kept"
+    await click
+
+
+async def test_a_reroute_that_would_come_later_than_the_turn_is_not_taken() -> None:
+    box, out = _Channel(guild_id=1), outbox()
+    started = time.monotonic()
+    out._rerouted.next = started + 5.0  # many posts took a webhook before this one
+    click = asyncio.create_task(click_after(box, 0.1, usable_token()))
+    assert not await out._carried_within(box, started + 0.8)
+    assert time.monotonic() - started >= 0.8
+    await click

@@ -158,18 +158,9 @@ class _Budget:
         self.next = slot + self.gap
         return slot - now
 
-
-async def _carried_within(box: _Channel, delay: float) -> bool:
-    """Wait ``delay`` seconds for a channel-route write's turn, or less if an interaction in
-    the channel comes first (True): its webhook can post at once, outside the budget."""
-    box.carried = asyncio.Event()
-    try:
-        await asyncio.wait_for(box.carried.wait(), delay)
-    except TimeoutError:
-        return False
-    finally:
-        box.carried = None
-    return not box.denied and box.carrier is not None
+    def free_at(self) -> float:
+        """When the next place would come (monotonic seconds)."""
+        return max(time.monotonic(), self.next)
 
 
 async def _answered(carrier: discord.Interaction[Any] | _Token | None) -> None:
@@ -416,14 +407,32 @@ class Outbox:
             delay = self._budget.reserve()
             if delay > 0:
                 if reroute and not box.denied:
-                    if await _carried_within(box, delay):
-                        # Webhook posts are paced too, as many a second: a restart brings a
-                        # click in every channel at once, and their answers come first.
-                        await asyncio.sleep(self._rerouted.reserve())
+                    if await self._carried_within(box, time.monotonic() + delay):
                         raise _Rerouted
                 else:
                     await asyncio.sleep(delay)
         writes.append(time.monotonic())
+
+    async def _carried_within(self, box: _Channel, due: float) -> bool:
+        """Wait for a channel-route write's turn (monotonic ``due``), or less if an
+        interaction in the channel brings a webhook that can post sooner (True): one that
+        can carry a message (answered, not too old), whose turn among the posts that took
+        a webhook this way comes before ``due``. Those are paced too, as many a second:
+        a restart brings a click in every channel at once, and their answers come first."""
+        while (left := due - time.monotonic()) > 0:
+            box.carried = asyncio.Event()
+            try:
+                await asyncio.wait_for(box.carried.wait(), left)
+            except TimeoutError:
+                return False
+            finally:
+                box.carried = None
+            await _answered(box.carrier)
+            if (not box.denied and _token(box.carrier) is not None
+                    and self._rerouted.free_at() < due):
+                await asyncio.sleep(self._rerouted.reserve())
+                return True
+        return False
 
 
     async def _write(self, box: _Channel, route: Route, call: Callable[[], Awaitable[Any]],

@@ -51,6 +51,8 @@ class _BusyLog:
 
     def __init__(self) -> None:
         self.late = 0
+        self.late_age = 0.0
+        """The age of the last interaction that reached its handler too late."""
         self.crowded = 0
         self.last = 0.0
 
@@ -59,12 +61,13 @@ class _BusyLog:
             self.crowded += 1
         else:
             self.late += 1
+            self.late_age = age
         now = time.monotonic()
         if now - self.last >= 60:
             log.warning("Past capacity: %d interactions answered busy since the last report "
                         "(%d reached their handler too late, the last %.1f s old; %d came "
                         "while the event loop ran over %.0f ms late)", self.late + self.crowded,
-                        self.late, age, self.crowded, _LAG.limit * 1000)
+                        self.late, self.late_age, self.crowded, _LAG.limit * 1000)
             self.late = self.crowded = 0
             self.last = now
 
@@ -248,7 +251,7 @@ class _Lag:
         return sum(self._late) / self.KEPT
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
-        if loop is not self._loop or loop.is_closed():
+        if loop is not self._loop:  # another loop took over: this one's ticks stop
             return
         now = loop.time()
         self._late.append(now - self._due)
