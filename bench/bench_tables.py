@@ -317,13 +317,15 @@ class Bench:
                 table.moved_on = seen  # "busy, try again": at a later tick they do
 
     @staticmethod
-    async def loop_lateness(late: list[float], tick: float = 0.05) -> None:
-        """How late this process (the loopback Discord and the people) runs what is due."""
+    async def loop_lateness(late: list[tuple[float, float]], tick: float = 0.05) -> None:
+        """How late this process (the loopback Discord and the people) runs what is due:
+        (seconds late, when) every ``tick``."""
         loop = asyncio.get_running_loop()
         while True:
             due = loop.time() + tick
             await asyncio.sleep(tick)
-            late.append(max(0.0, loop.time() - due))
+            now = loop.time()
+            late.append((max(0.0, now - due), now))
 
     async def step(self, table: Table, person: Member, menu: Message
                    ) -> InteractionResult | None:
@@ -382,7 +384,7 @@ class Bench:
                 or "py-spy", "record", "--pid", str(pid), "--duration", str(int(args.seconds)),
                 "--rate", "200", "--format", "raw", "--output", args.profile, "--nonblocking",
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-        late: list[float] = []
+        late: list[tuple[float, float]] = []
         ticker = asyncio.create_task(self.loop_lateness(late))
         started = loop.time()
         interval = 1.0 / args.rate
@@ -403,6 +405,7 @@ class Bench:
             task.add_done_callback(tasks.discard)
         elapsed = loop.time() - started
         ticker.cancel()
+        lates = [x for x, _when in late]
         cpu_bot = proc_cpu(pid) - cpu_bot
         cpu_gen = self_cpu() - cpu_gen
         self.stats.measuring = False
@@ -432,8 +435,8 @@ class Bench:
             # the loopback judges an answer late by its own clock when it reads it: a
             # generator running behind makes answers look later than the bot sent them
             "generator loop late p50/p99/max ms": [
-                round(percentile(late, 50) * 1000, 1), round(percentile(late, 99) * 1000, 1),
-                round(max(late, default=0.0) * 1000, 1)],
+                round(percentile(lates, 50) * 1000, 1), round(percentile(lates, 99) * 1000, 1),
+                round(max(lates, default=0.0) * 1000, 1)],
             "bot RSS idle MB": round(self.rss_idle / 1024, 1),
             "bot RSS tables MB": round(self.rss_tables / 1024, 1),
             "bot RSS after MB": round(rss_now / 1024, 1),
@@ -480,6 +483,8 @@ class Bench:
         assert bot.pid is not None
         cpu_bot, cpu_gen = proc_cpu(bot.pid), self_cpu()
         answered: list[float] = []
+        late: list[tuple[float, float]] = []
+        ticker = asyncio.create_task(self.loop_lateness(late, tick=0.01))
         failed = 0
 
         async def poke(t: Table) -> None:
@@ -514,6 +519,8 @@ class Bench:
                 await asyncio.sleep(0)
         await asyncio.gather(*pokes)
         window = loop.time() - ready
+        ticker.cancel()
+        first = min(answered, default=window)
         cpu_bot = proc_cpu(bot.pid) - cpu_bot
         cpu_gen = self_cpu() - cpu_gen
         await start_task
@@ -531,6 +538,10 @@ class Bench:
                 f"{cpu_bot / window:.0%}", f"{cpu_gen / window:.0%}"],
             "tables answering": len(answered),
             "tables not answering": failed,
+            # the generator builds and sends the clicks: its own lateness delays them
+            "generator loop late max ms, before the first answer / after": [
+                round(max((x for x, t in late if t - ready <= first), default=0) * 1000, 1),
+                round(max((x for x, t in late if t - ready > first), default=0) * 1000, 1)],
         }
 
     # ------------------------------------------------------------------ errors
