@@ -94,6 +94,28 @@ def english_in(texts: list[str], sentences: list[str]) -> list[tuple[str, str]]:
     return [(s, t) for t in texts for s in sentences if s in t]
 
 
+async def answer_what_the_card_needs(alice: Member, played: InteractionResult,
+                                     results: list[InteractionResult]) -> None:
+    """A card played from the menu may still ask its colour (a wild) or its towers (the
+    deal is random): Alice answers with the first colour and the first towers offered."""
+    for _ in range(3):
+        menu = played.message
+        if menu is None:
+            return
+        colours = [b for b in menu.buttons() if b.get("label") in ("Rouge", "Bleu", "Vert",
+                                                                   "Jaune")]
+        towers = [s for s in menu.selects() if s.get("placeholder") == "Tours à prendre…"]
+        if colours:
+            played = await alice.click(str(colours[0]["label"]), message=menu)
+        elif towers:
+            need = int(towers[0].get("min_values") or 1)
+            values = [str(o["value"]) for o in towers[0]["options"]][:need]
+            played = await alice.select(*values, message=menu)
+        else:
+            return
+        results.append(played)
+
+
 async def play_a_turn(alice: Member, table: Message) -> list[InteractionResult]:
     """Alice opens My hand until it is her turn, then plays (or draws and keeps)."""
     results: list[InteractionResult] = []
@@ -106,7 +128,9 @@ async def play_a_turn(alice: Member, table: Message) -> list[InteractionResult]:
                  and s.get("placeholder") == "Jouer une carte…"]
         if picks:
             card = picks[0]["options"][0]["value"]
-            results.append(await alice.select(card, message=menu))
+            played = await alice.select(card, message=menu)
+            results.append(played)
+            await answer_what_the_card_needs(alice, played, results)
             return results
         labels = menu.button_labels()
         if "Accepter le +4" in labels:
