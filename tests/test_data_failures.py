@@ -7,6 +7,10 @@ anyway. So the open is run in a forked child that first drops to the unprivilege
 control case (same child, writable file) shows the harness itself works. When the tests do
 not run as root, the same modes already deny the current user and the open runs directly.
 When the child cannot change user (no CAP_SETUID), those tests are skipped and say why.
+The child must reach everything it reads as ``nobody``: the database folder is made under
+/tmp, and opening reads the migrations (data/migrations), so the child reads them from a
+world-readable copy; the checkout itself may sit below a folder only root can enter (a clone
+in /root, or in a ``mktemp -d`` folder), where ``nobody`` could not read them.
 Independently of users, ``_check_writable`` is also run on a connection SQLite opened
 read-only itself (URI ``mode=ro``), which is what SQLite does silently with a file it may only
 read.
@@ -16,12 +20,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import select
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +36,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+import data.migrate
 from data import (
     Database,
     DatabaseError,
@@ -41,7 +49,7 @@ from data import (
     PlayerResult,
     SavedGame,
 )
-from data.migrate import load_migrations, split_statements
+from data.migrate import MIGRATIONS_DIR, load_migrations, split_statements
 from data_support import opened
 
 NOBODY = 65534
@@ -66,13 +74,19 @@ async def _try_open(path: str) -> str:
     return "OK\t"
 
 
-def _open_in_child_as_nobody(path: str) -> tuple[str, str]:
-    """Fork; the child drops to ``nobody`` and opens ``path``; (error class or OK, message)."""
+def _open_in_child_as_nobody(path: str, migrations: Path) -> tuple[str, str]:
+    """Fork; the child drops to ``nobody`` and opens ``path``; (error class or OK, message).
+
+    The child reads the migrations from ``migrations`` (a copy ``nobody`` can read) instead
+    of from the checkout, which ``nobody`` may not be able to enter.
+    """
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: never return into pytest
         try:
             os.close(read_end)
+            # Only the child's own module: the parent's stays as it was.
+            data.migrate.load_migrations = functools.partial(load_migrations, migrations)
             try:
                 os.setgroups([])
                 os.setgid(NOBODY)
@@ -109,9 +123,9 @@ def _open_in_child_as_nobody(path: str) -> tuple[str, str]:
     return kind, message
 
 
-def _open_without_privileges(path: str) -> tuple[str, str]:
+def _open_without_privileges(path: str, migrations: Path) -> tuple[str, str]:
     if os.geteuid() == 0:
-        return _open_in_child_as_nobody(path)
+        return _open_in_child_as_nobody(path, migrations)
     kind, _, message = asyncio.run(_try_open(path)).partition("\t")
     return kind, message
 
@@ -124,6 +138,24 @@ def shared_dir() -> Iterator[Path]:
         yield folder
     finally:
         folder.chmod(0o700)
+        shutil.rmtree(folder)
+
+
+@pytest.fixture(scope="module")
+def readable_migrations() -> Iterator[Path]:
+    """A copy of data/migrations that ``nobody`` can read, wherever the checkout is."""
+    folder = Path(tempfile.mkdtemp(prefix="uno-migrations-", dir="/tmp"))
+    try:
+        copy = folder / "migrations"
+        copy.mkdir()
+        for source in MIGRATIONS_DIR.glob("*.sql"):
+            shutil.copyfile(source, copy / source.name)
+            (copy / source.name).chmod(0o644)
+        copy.chmod(0o755)
+        folder.chmod(0o755)
+        assert load_migrations(copy) == load_migrations()  # the same migrations
+        yield copy
+    finally:
         shutil.rmtree(folder)
 
 
@@ -145,22 +177,26 @@ async def _create(path: str) -> None:
         await db.set_guild_settings(GuildSettings(guild_id=1, target=250))
 
 
-def test_the_child_harness_opens_a_writable_database(shared_dir: Path) -> None:
+def test_the_child_harness_opens_a_writable_database(
+    shared_dir: Path, readable_migrations: Path
+) -> None:
     path = shared_dir / "bot.db"
     _make_database(path, wal=True)
     path.chmod(0o666)
     shared_dir.chmod(0o777)
-    assert _open_without_privileges(str(path)) == ("OK", "")
+    assert _open_without_privileges(str(path), readable_migrations) == ("OK", "")
 
 
 @pytest.mark.parametrize("wal", [True, False], ids=["migrated-wal", "version-1-not-wal"])
-def test_a_read_only_file_is_refused_at_open(shared_dir: Path, wal: bool) -> None:
+def test_a_read_only_file_is_refused_at_open(
+    shared_dir: Path, readable_migrations: Path, wal: bool
+) -> None:
     # A migrated WAL file opens and reads fine read-only: only a real write finds out.
     path = shared_dir / "bot.db"
     _make_database(path, wal=wal)
     path.chmod(0o444)
     shared_dir.chmod(0o777)  # the folder is writable: only the file is read-only
-    kind, message = _open_without_privileges(str(path))
+    kind, message = _open_without_privileges(str(path), readable_migrations)
     assert kind == DatabaseUnwritableError.__name__, message
     assert str(path) in message
     assert "read-only" in message
@@ -168,23 +204,25 @@ def test_a_read_only_file_is_refused_at_open(shared_dir: Path, wal: bool) -> Non
     _assert_one_line_sentence(message)
 
 
-def test_a_read_only_folder_is_refused_at_open(shared_dir: Path) -> None:
+def test_a_read_only_folder_is_refused_at_open(shared_dir: Path, readable_migrations: Path) -> None:
     path = shared_dir / "bot.db"
     _make_database(path, wal=True)
     path.chmod(0o666)
     shared_dir.chmod(0o555)  # SQLite cannot create the -wal and -shm files
-    kind, message = _open_without_privileges(str(path))
+    kind, message = _open_without_privileges(str(path), readable_migrations)
     assert kind == DatabaseUnwritableError.__name__, message
     assert str(path) in message
     assert "folder" in message and "read-only" in message
     _assert_one_line_sentence(message)
 
 
-def test_a_new_database_in_a_read_only_folder_is_refused(shared_dir: Path) -> None:
+def test_a_new_database_in_a_read_only_folder_is_refused(
+    shared_dir: Path, readable_migrations: Path
+) -> None:
     asyncio.run(_try_open(":memory:"))  # warm the imports the child will need
     path = shared_dir / "bot.db"
     shared_dir.chmod(0o555)
-    kind, message = _open_without_privileges(str(path))
+    kind, message = _open_without_privileges(str(path), readable_migrations)
     assert kind == DatabaseUnwritableError.__name__, message
     assert "folder" in message and "read-only" in message
     _assert_one_line_sentence(message)
@@ -219,6 +257,42 @@ async def test_the_write_check_leaves_nothing_behind(tmp_path: Path) -> None:
     finally:
         conn.close()
     assert "open_write_check" not in tables
+
+
+def test_the_child_tests_pass_from_a_checkout_others_cannot_enter(tmp_path: Path) -> None:
+    """The tests above pass wherever the project was cloned: as root they run again here
+    from a copy of the checkout inside a 0700 folder (like a clone in /root or in a
+    ``mktemp -d`` folder), which ``nobody`` cannot enter."""
+    if os.geteuid() != 0:
+        pytest.skip("only root runs the open as nobody; as another user it runs directly")
+    private = tmp_path / "private"
+    private.mkdir()
+    private.chmod(0o700)
+    clone = private / "clone"
+    shutil.copytree(
+        Path(__file__).resolve().parents[1],
+        clone,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(  # the code and tests, not a developer's token or data
+            ".git", ".venv*", "venv", "__pycache__", ".*_cache", ".hypothesis", ".env", "*.db*"
+        ),
+    )
+    command = [
+        sys.executable, "-m", "pytest", "tests/test_data_failures.py", "-o", "addopts=", "-v",
+        "-k", "not others_cannot_enter", "-p", "no:cacheprovider",
+        f"--basetemp={private / 'basetemp'}",
+    ]
+    result = subprocess.run(
+        command, cwd=clone, capture_output=True, text=True, timeout=300, check=False
+    )
+    output = result.stdout + result.stderr
+    harness = "test_the_child_harness_opens_a_writable_database"
+    if f"{harness} SKIPPED" in output:
+        pytest.skip(f"the copy's child could not change user:\n{output[-2000:]}")
+    status = result.returncode
+    assert status == 0, output[-4000:]
+    assert f"{harness} PASSED" in output, output[-4000:]
+    assert f"rootdir: {clone}" in output, output[-4000:]  # the copy ran, not the checkout
 
 
 # --- a vanished database file -----------------------------------------------------------
