@@ -15,7 +15,7 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 RUN useradd --create-home --uid 10001 uno && mkdir -p /data && chown uno:uno /data
-COPY --chown=uno:uno bot.py gcwatch.py ./
+COPY --chown=uno:uno bot.py settings.py gcwatch.py ./
 COPY --chown=uno:uno engine ./engine
 COPY --chown=uno:uno data ./data
 COPY --chown=uno:uno cogs ./cogs

@@ -9,5 +9,5 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 "$VENV/bin/ruff" check .
-"$VENV/bin/mypy" engine data cogs loopback bot.py gcwatch.py
+"$VENV/bin/mypy" engine data cogs loopback bot.py settings.py gcwatch.py
 "$VENV/bin/python" -m pytest "$@"

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from bot import looks_like_token
 from loopback.server import LoopbackDiscord
+from settings import looks_like_token
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -119,7 +119,7 @@ def test_no_channel_writes_at_all_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_the_lag_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot import Config, ConfigError
+    from settings import Config, ConfigError
 
     monkeypatch.setenv("DISCORD_TOKEN", fake_token())
     monkeypatch.setenv("UNO_MAX_LAG_MS", "40")
@@ -160,7 +160,8 @@ async def test_the_bot_keeps_a_bounded_pool_of_http_connections() -> None:
     """After a restart every table's first click is answered at once: the answers share at
     most HTTP_CONNECTIONS connections (discord.py's default has no limit: one new connection,
     a TLS handshake against Discord, per answer in flight)."""
-    from bot import HTTP_CONNECTIONS, Config, UnoBot
+    from cogs.unobot import HTTP_CONNECTIONS, UnoBot
+    from settings import Config
 
     config = Config(token=fake_token(), database_path=":memory:", dev_guild_id=None,
                     log_level="INFO", api_base=None, gateway_url=None, time_scale=1.0,

@@ -19,7 +19,8 @@ from babel.messages.pofile import read_po
 from discord.app_commands import TranslationContextLocation as Where
 
 from cogs.i18n import COMMAND_NAME, LOCALE_DIR, _, language_of, pgettext, speaking
-from cogs.translator import command_strings, translate_command_string
+from cogs.translator import translate_command_string
+from cogs.uno._catalogue import command_strings
 
 ROOT = Path(__file__).resolve().parent.parent
 POT = LOCALE_DIR / "messages.pot"
@@ -158,7 +159,7 @@ def test_slash_command_strings_follow_discords_rules(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_translated_command_names_stay_distinct(language: str) -> None:
-    from cogs.uno import COMMAND_COGS
+    from cogs.uno._catalogue import COMMAND_COGS
 
     commands = [c for cog in COMMAND_COGS for c in cog.__cog_app_commands__]
     names = [pgettext(COMMAND_NAME, c.name, language) for c in commands]

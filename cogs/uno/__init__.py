@@ -8,17 +8,17 @@ from cogs.uno._cog import UnoCog
 from cogs.uno._components import FAMILIES, RetiredComponent
 from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
 from cogs.uno._movelog import LogCog
+from cogs.uno._reply import in_flight, limit_lag
 from cogs.uno._rules import RulesCog, RulesPage
 from cogs.uno._settings import SettingsCog
 
 if TYPE_CHECKING:
-    from bot import UnoBot
-
-COMMAND_COGS = (UnoCog, LeaderboardCog, LogCog, RulesCog, SettingsCog)
-"""Every cog whose slash commands are in the ``/uno`` group (the first one owns it)."""
+    from cogs.unobot import UnoBot
 
 
 async def setup(bot: UnoBot) -> None:
+    limit_lag(bot.config.max_lag_ms / 1000)
+    bot.in_flight = in_flight
     families = (*FAMILIES, RulesPage, LeaderboardPage)
     RetiredComponent.leave_to(families)  # one family, not two, runs for each click
     bot.add_dynamic_items(*families)

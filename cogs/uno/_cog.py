@@ -28,7 +28,6 @@ from cogs.uno._components import (
     PageButton,
     PlaySelect,
     RetiredComponent,
-    StaleComponent,
     TableButton,
     TowerSelect,
     UnoItem,
@@ -43,6 +42,7 @@ from cogs.uno._contracts import (
     Actor,
     Moved,
     Refusal,
+    StaleComponent,
     missing_permissions,
     permission_names,
     stale_text,
@@ -94,7 +94,7 @@ from engine import (
 )
 
 if TYPE_CHECKING:
-    from bot import UnoBot
+    from cogs.unobot import UnoBot
 
 log = logging.getLogger(__name__)
 

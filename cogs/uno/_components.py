@@ -31,15 +31,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 import discord
 
 from cogs.i18n import _
+from cogs.uno._contracts import StaleComponent
 from engine import Card, Color, ParseError, Tower
-
-if TYPE_CHECKING:
-    from cogs.uno._cog import UnoCog
 
 GID = r"(?P<gid>[0-9a-f]{1,32})"
 SERIAL = r"(?P<serial>\d{1,9})"
@@ -50,15 +48,18 @@ MAX_VALUE = 8
 """No select value of ours is longer: anything longer is forged or garbled."""
 
 
-class StaleComponent(Exception):
-    """A component whose values are not what we offered: answered as out of date."""
+@runtime_checkable
+class ComponentHandler(Protocol):
+    """What a click is routed to: the game cog (named "Uno"), found at click time, so a
+    click that comes while the extension reloads is answered politely."""
+
+    async def on_component(self, interaction: discord.Interaction[Any],
+                           item: UnoItem) -> None: ...
 
 
-def cog_of(interaction: discord.Interaction[Any]) -> UnoCog | None:
-    from cogs.uno._cog import UnoCog  # the cog imports this module: resolved at click time
-
+def cog_of(interaction: discord.Interaction[Any]) -> ComponentHandler | None:
     cog = interaction.client.get_cog("Uno")
-    return cog if isinstance(cog, UnoCog) else None
+    return cog if isinstance(cog, ComponentHandler) else None
 
 
 async def _route(interaction: discord.Interaction[Any], item: UnoItem) -> None:

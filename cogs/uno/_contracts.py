@@ -45,6 +45,10 @@ class Refusal(Exception):
     """A request answered with one private sentence; nothing changed."""
 
 
+class StaleComponent(Exception):
+    """A component whose values are not what we offered: answered as out of date."""
+
+
 class SaveFailed(Refusal):
     """The change could not be saved, so it was undone."""
 

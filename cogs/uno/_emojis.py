@@ -24,7 +24,7 @@ from cogs.uno.art import all_cards, card_height, card_image
 from engine import Card
 
 if TYPE_CHECKING:
-    from bot import UnoBot
+    from cogs.unobot import UnoBot
 
 log = logging.getLogger(__name__)
 

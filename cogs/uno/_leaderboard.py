@@ -18,7 +18,7 @@ from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
 
 if TYPE_CHECKING:
-    from bot import UnoBot
+    from cogs.unobot import UnoBot
 
 LEADERBOARD_PAGE = 10
 Order = Literal["wins", "points"]

@@ -22,8 +22,8 @@ from cogs.uno._subcog import UnoSubCog
 from engine import Card, Color, ParseError
 
 if TYPE_CHECKING:
-    from bot import UnoBot
     from cogs.uno._service import TableService
+    from cogs.unobot import UnoBot
 
 LOG_LINES = 15
 """How many of the last moves ``/uno log`` shows."""

@@ -46,6 +46,7 @@ from cogs.uno._menus import lobby_view, table_view, turn_ping
 from cogs.uno._render import lobby_embed, table_embed
 from cogs.uno._session import Session
 from cogs.uno.art import TableView, table_image
+from settings import CHANNEL_WRITES
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +59,6 @@ TOKEN_WINDOW = 2.0
 """An interaction token's webhook bucket: five requests per two seconds."""
 TOKEN_LIFE = 14 * 60.0
 """An interaction token works for 15 minutes; a minute is kept in hand."""
-GLOBAL_WRITES = 30.0
-"""Channel-route writes per second for the whole process (Discord's global limit is 50
-requests per second per bot, interaction endpoints excepted). Well below it: discord.py
-holds a request back while its route's bucket is empty and then lets several go at once,
-so writes paced at 40 a second were still seen to reach 51 in a second under load."""
 ANSWER_WAIT_STEPS = 25
 """Steps of 20 ms a post waits for its carrying interaction to be answered."""
 MAX_WAITING_CARRIERS = 256
@@ -212,7 +208,7 @@ def _take_lines(box: _Channel, taken: list[str], new: bool) -> tuple[list[str], 
 
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
-                 global_writes: float = GLOBAL_WRITES, v2: bool = True) -> None:
+                 global_writes: float = CHANNEL_WRITES, v2: bool = True) -> None:
         self.client = client
         self.v2 = v2
         """The table as one Components V2 message with its picture (else an embed)."""

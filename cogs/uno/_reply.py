@@ -20,8 +20,8 @@ from typing import Any
 import discord
 
 from cogs.i18n import _
-from cogs.uno._components import StaleComponent
-from cogs.uno._contracts import Refusal, stale_text
+from cogs.uno._contracts import Refusal, StaleComponent, stale_text
+from settings import MAX_LAG_MS
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +30,9 @@ DEFER_AFTER = 1.5
 BUSY_AFTER = 1.5
 """An interaction that reaches its handler this old (the bot is past capacity) is not
 worked on: it gets a quick "busy, try again" and nothing changes."""
-MAX_LAG = 0.1
-"""While the event loop runs what is due this many seconds late on average
-(``UNO_MAX_LAG_MS``; 0: never), a new interaction is answered "busy" at once. A loop that
+MAX_LAG = MAX_LAG_MS / 1000
+"""While the event loop runs what is due this many seconds late on average, a new
+interaction is answered "busy" at once (the setting: ``settings.MAX_LAG_MS``). A loop that
 stays behind runs every ready step of every click in hand before it comes back to any of
 them, so each click in hand slows every other: past that point turning new clicks away
 keeps the ones taken quick, and the ones turned away get an answer in time rather than

@@ -1,0 +1,144 @@
+"""The bot's settings: read once from the environment (or a .env file, which bot.py loads),
+checked, and handed to the bot as one frozen :class:`Config`. Every module that needs a
+setting gets it from the Config (the bot's ``config``); the defaults live here.
+
+A missing or malformed setting is a :class:`ConfigError` whose message says what to do.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from dataclasses import dataclass, field
+
+CHANNEL_WRITES = 30.0
+"""Channel-route writes per second for the whole process (``UNO_CHANNEL_WRITES``; Discord's
+global limit is 50 requests per second per bot, interaction endpoints excepted). Well below
+it: discord.py holds a request back while its route's bucket is empty and then lets several
+go at once, so writes paced at 40 a second were still seen to reach 51 in a second under
+load."""
+MAX_LAG_MS = 100
+"""New clicks are answered "busy" while the event loop runs this many milliseconds late on
+average (``UNO_MAX_LAG_MS``; 0: never): see ``cogs/uno/_reply.py``, ``MAX_LAG``."""
+
+TOKEN_HELP = (
+    "{problem} The bot needs a Discord bot token in DISCORD_TOKEN (in the environment or in "
+    "a .env file beside bot.py; see .env.example). To get one: open the Discord Developer "
+    "Portal (https://discord.com/developers/applications), create an application, open its "
+    "Bot page, press Reset Token and copy the token; then invite the bot with the URL that "
+    "README.md describes (scopes bot and applications.commands)."
+)
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    token: str = field(repr=False)
+    database_path: str
+    dev_guild_id: int | None
+    log_level: str
+    api_base: str | None
+    gateway_url: str | None
+    time_scale: float
+    cpu_delay: float
+    card_images: bool = True
+    """Hand menus carry a picture of the hand (UNO_CARD_IMAGES=0 turns it off)."""
+    card_emojis: bool = True
+    """Card faces are uploaded as application emojis for the menus (UNO_CARD_EMOJIS=0: no)."""
+    art_cache: str | None = None
+    """Where drawn cards are kept between runs (UNO_ART_CACHE; memory only if unset)."""
+    table_v2: bool = True
+    """The live table is one Components V2 message with its picture (UNO_TABLE_V2=0: the
+    embed table with a row of buttons)."""
+    channel_writes: float = CHANNEL_WRITES
+    """Channel writes per second for the whole process (UNO_CHANNEL_WRITES): Discord's
+    global limit is 50 a second unless it raised the bot's."""
+    max_lag_ms: int = MAX_LAG_MS
+    """New clicks are answered "busy" while the event loop runs this late (UNO_MAX_LAG_MS;
+    0: never)."""
+
+    @classmethod
+    def from_env(cls) -> Config:
+        token = os.environ.get("DISCORD_TOKEN", "").strip()
+        if not token:
+            raise ConfigError(TOKEN_HELP.format(problem="DISCORD_TOKEN is not set."))
+        if not looks_like_token(token):
+            raise ConfigError(TOKEN_HELP.format(
+                problem="DISCORD_TOKEN does not look like a bot token (three parts "
+                        "separated by dots, the first one the bot's id)."))
+        guild = os.environ.get("DEV_GUILD_ID", "").strip()
+        if guild and not guild.isdigit():
+            raise ConfigError("DEV_GUILD_ID must be a server id (digits only), or left empty.")
+        level = os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ConfigError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL.")
+        writes = positive_float("UNO_CHANNEL_WRITES", CHANNEL_WRITES)
+        if writes <= 0:
+            raise ConfigError("UNO_CHANNEL_WRITES must be more than 0 (writes per second).")
+        return cls(
+            token=token,
+            database_path=os.environ.get("DATABASE_PATH", "").strip() or "uno.db",
+            dev_guild_id=int(guild) if guild else None,
+            log_level=level,
+            api_base=os.environ.get("DISCORD_API_BASE", "").strip() or None,
+            gateway_url=os.environ.get("DISCORD_GATEWAY_URL", "").strip() or None,
+            time_scale=positive_float("UNO_TIME_SCALE", 1.0),
+            cpu_delay=positive_float("UNO_CPU_DELAY", 1.5),
+            card_images=_flag("UNO_CARD_IMAGES", True),
+            card_emojis=_flag("UNO_CARD_EMOJIS", True),
+            art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
+            table_v2=_flag("UNO_TABLE_V2", True),
+            max_lag_ms=_whole_number("UNO_MAX_LAG_MS", MAX_LAG_MS),
+            channel_writes=writes,
+        )
+
+
+def _flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be 1 or 0 (on or off), not '{raw}'.")
+
+
+def _whole_number(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not (raw.isascii() and raw.isdigit()):
+        raise ConfigError(f"{name} must be a whole number (0 or more), not '{raw}'.")
+    return int(raw)
+
+
+def positive_float(name: str, default: float) -> float:
+    """The environment variable ``name`` as a number of 0 or more (``default`` if unset)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, not '{raw}'.") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative.")
+    return value
+
+
+def looks_like_token(token: str) -> bool:
+    """Discord bot tokens are three base64url parts; the first is the bot's user id."""
+    parts = token.split(".")
+    if len(parts) != 3 or not all(parts):
+        return False
+    first = parts[0] + "=" * (-len(parts[0]) % 4)
+    try:
+        user_id = base64.urlsafe_b64decode(first).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return user_id.isdigit()
