@@ -141,6 +141,9 @@ async def test_slash_play_autocomplete_and_refusals(loopback: LoopbackTest,
     # "Something went wrong" (R-CODES-PARSE)
     for typed in ("R²", "B①", "Y¹U"):
         refused(await alice.slash("uno play", card=typed), f"'{typed}' is not a card: pick")
+    # a colour outside the declared choices, as only a modified client sends it
+    refused(await alice.slash_raw("uno play", card="W+4", color="X"),
+            "The option color must be one of: red, blue, green, yellow; nothing was changed.")
     refused(await bob.slash("uno play", card="G6"), "It's alice's turn.")
     refused(await bob.slash("uno draw"), "It's alice's turn.")
     refused(await bob.click("Draw", message=table_message(ch)), "It's alice's turn.")
