@@ -94,6 +94,7 @@ _COLORED_ACTION_CODES: Final = {
     "G": Kind.GRAB_TWO,
 }
 _WILD_CODES: Final = {k.value: k for k in _WILD_KINDS}
+_DIGITS: Final = frozenset("0123456789")
 
 #: Which tower blocks which card (RULES.md, "Towers").
 BLOCKED_BY: Final[dict[Kind, Tower]] = {
@@ -174,7 +175,9 @@ class Card:
             rest = c[1:]
             if rest in _COLORED_ACTION_CODES:
                 card = cls.of(_COLORED_ACTION_CODES[rest], color)
-            elif rest[0].isdigit() and (len(rest) == 1 or (len(rest) == 2 and rest[1] in "UNO!")):
+            # ASCII digits only: str.isdigit() also takes "²" and "①" (which int() refuses)
+            # and "٣" (which it reads as 3), none of them a card code.
+            elif rest[0] in _DIGITS and (len(rest) == 1 or (len(rest) == 2 and rest[1] in "UNO!")):
                 icon = Tower(rest[1]) if len(rest) == 2 else None
                 card = cls.of(Kind.NUMBER, color, int(rest[0]), icon)
         if card is None:

@@ -224,7 +224,11 @@ class Member:
         return top, parts[1:], leaf
 
     def _option_value(
-        self, opt: dict[str, Any], value: Any, resolved: dict[str, dict[str, Any]]
+        self,
+        opt: dict[str, Any],
+        value: Any,
+        resolved: dict[str, dict[str, Any]],
+        checked: bool = True,
     ) -> Any:
         otype = opt["type"]
         name = opt["name"]
@@ -255,6 +259,8 @@ class Member:
             return str(role.id)
         if otype in (OPTION_USER, OPTION_CHANNEL):
             raise AssertionError(f"option {name}: pass a Member/Channel object, got {value!r}")
+        if not checked:
+            return value
         if otype == OPTION_INTEGER:
             assert isinstance(value, int) and not isinstance(value, bool), (
                 f"option {name} takes an integer, got {value!r}"
@@ -277,7 +283,11 @@ class Member:
         return value
 
     def _command_data(
-        self, command: str, options: dict[str, Any], focused: str | None = None
+        self,
+        command: str,
+        options: dict[str, Any],
+        focused: str | None = None,
+        checked: bool = True,
     ) -> dict[str, Any]:
         top, path, leaf = self._find_command(command)
         resolved: dict[str, dict[str, Any]] = {}
@@ -298,7 +308,7 @@ class Member:
                     {"name": name, "type": opt["type"], "value": options[name], "focused": True}
                 )
                 continue
-            value = self._option_value(opt, options[name], resolved)
+            value = self._option_value(opt, options[name], resolved, checked)
             filled.append({"name": name, "type": opt["type"], "value": value})
         # wrap in subcommand / group layers
         layer_opts: list[dict[str, Any]] = filled
@@ -367,6 +377,20 @@ class Member:
         Channel objects for user/channel options, role ids for roles)."""
         data = self._command_data(command, options)
         return await self._act(2, data, f"{self.name}: /{command}", timeout=timeout)
+
+    async def slash_raw(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109
+        **options: Any,
+    ) -> InteractionResult:
+        """``/command`` as a modified client may send it: option values go out as given,
+        not checked against their declared type, choices, min_value or max_value (Discord's
+        clients enforce those, an interaction sent by other means need not). The command
+        and its option names must still exist and its required options be given."""
+        data = self._command_data(command, options, checked=False)
+        return await self._act(2, data, f"{self.name}: /{command} (raw)", timeout=timeout)
 
     async def autocomplete(
         self, command: str, option: str, typed: str, **options: Any

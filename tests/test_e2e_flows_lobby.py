@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from e2e_support import FAST_ENV, lobby_saved, saved_state
+from e2e_support import FAST_ENV, lobby_saved, rows, saved_state
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
@@ -245,3 +245,74 @@ async def test_server_defaults_need_manage_server(loopback: LoopbackTest) -> Non
     finally:
         await mod.slash("uno settings", target=500, turn_timer=90)
     refused(await alice.slash("uno settings"), "This server's defaults: Target 500")
+
+
+def guild_defaults(t: LoopbackTest) -> list[tuple[Any, ...]]:
+    return rows(db_of(t), "SELECT * FROM guild_settings WHERE guild_id = ?", t.guild.id)
+
+
+TIMER = "The option turn_timer must be a whole number from 10 to 600; nothing was changed."
+
+
+async def test_options_outside_their_declared_range_are_refused(loopback: LoopbackTest) -> None:
+    """Discord's clients keep options to their declared ranges and choices; an interaction
+    sent by other means (``slash_raw``) may not: the bot refuses it with one sentence
+    naming the option and what it takes, and the lobby and the server's defaults stay as
+    they were."""
+    alice = loopback.member("alice", manage_guild=True)
+    await new_lobby(loopback, alice)
+    lobby, defaults = await state(loopback), guild_defaults(loopback)
+    for seconds in (0, -1, 9, 601, 10**9):
+        refused(await alice.slash_raw("uno settings", turn_timer=seconds), TIMER)
+        # with server_default the refused value changes neither the lobby nor the server,
+        # nor does the valid change beside it
+        refused(await alice.slash_raw("uno settings", target=300, turn_timer=seconds,
+                                      server_default=True), TIMER)
+    for target in (99, 5001):
+        refused(await alice.slash_raw("uno settings", target=target),
+                "The option target must be a whole number from 100 to 5000; nothing was "
+                "changed.")
+    refused(await alice.slash_raw("uno settings", edition="uno-zero"),
+            "The option edition must be one of: UNO Power Grab, Classic UNO, UNO Victory Lap; "
+            "nothing was changed.")
+    refused(await alice.slash_raw("uno settings", grab2_points=30, server_default=True),
+            "The option grab2_points must be one of: 20, 50; nothing was changed.")
+    refused(await alice.slash_raw("uno settings", scoring="lowest"),
+            "The option scoring must be one of: standard, alternative;")
+    refused(await alice.slash_raw("uno settings", mode="chaos"),
+            "The option mode must be one of: everyone for themselves, partners, rotating "
+            "partners match;")
+    refused(await alice.slash_raw("uno settings", language="de"),
+            "The option language must be one of: English, Français;")
+    # a value of another type than the option's
+    refused(await alice.slash_raw("uno settings", turn_timer="30"), TIMER)
+    refused(await alice.slash_raw("uno settings", mention_turn="no"),
+            "The option mention_turn doesn't take the value sent")
+    assert await state(loopback) == lobby
+    assert guild_defaults(loopback) == defaults
+
+    # the same in another language: the option's and the choices' names as it shows them
+    alice.identity.locale = "fr"
+    try:
+        r = await alice.slash_raw("uno settings", edition="uno-zero")
+    finally:
+        alice.identity.locale = "en-US"
+    assert r.ephemeral and r.text.startswith("L'option édition doit être "), r.text
+    assert await state(loopback) == lobby
+
+    # without a lobby the settings are the server's defaults: unchanged as well
+    await alice.slash("uno leave")
+    assert await state(loopback) is None
+    refused(await alice.slash_raw("uno settings", turn_timer=601), TIMER)
+    assert guild_defaults(loopback) == defaults
+
+    # the other commands with declared ranges or choices
+    refused(await alice.slash_raw("uno tournament", hands_per_pairing=99),
+            "The option hands_per_pairing must be a whole number from 1 to 4; nothing was "
+            "changed.")
+    refused(await alice.slash_raw("uno tournament", hands_per_pairing=0), "from 1 to 4")
+    assert await state(loopback) is None
+    refused(await alice.slash_raw("uno leaderboard", order="best"),
+            "The option order must be one of: wins, points;")
+    refused(await alice.slash_raw("uno color", color="X"),
+            "The option color must be one of: red, blue, green, yellow;")

@@ -137,6 +137,13 @@ async def test_slash_play_autocomplete_and_refusals(loopback: LoopbackTest,
     refused(await alice.slash("uno play", card="B4"), "B4 does not match the red 9.")
     refused(await alice.slash("uno play", card="G1"), "You don't have G1.")
     refused(await alice.slash("uno play", card="Q5"), "is not")
+    # characters Python counts as digits but that are not 0-9: the same refusal, not
+    # "Something went wrong" (R-CODES-PARSE)
+    for typed in ("R²", "B①", "Y¹U"):
+        refused(await alice.slash("uno play", card=typed), f"'{typed}' is not a card: pick")
+    # a colour outside the declared choices, as only a modified client sends it
+    refused(await alice.slash_raw("uno play", card="W+4", color="X"),
+            "The option color must be one of: red, blue, green, yellow; nothing was changed.")
     refused(await bob.slash("uno play", card="G6"), "It's alice's turn.")
     refused(await bob.slash("uno draw"), "It's alice's turn.")
     refused(await bob.click("Draw", message=table_message(ch)), "It's alice's turn.")
@@ -592,6 +599,9 @@ async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
     r = await alice.click("My hand")
     assert r.message is not None
     await alice.select("R4!", message=r.message)
+    before = await state(ch)
+    refused(await alice.slash("uno keep", card="G⁵"), "'G⁵' is not a card: pick")
+    assert await state(ch) == before
     mark = ch.mark()
     await alice.select("G5|u", message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import (
     CLASSIC,
@@ -69,6 +71,32 @@ def test_bad_codes_are_refused(code: str) -> None:
         Card.parse(code)
     assert one_sentence(str(info.value))
     assert "not a card code" in str(info.value)
+
+
+@pytest.mark.parametrize("code", ["R²", "B①", "Y¹U", "G٣", "R７", "b²!", "Y𝟕"])
+def test_codes_with_other_digits_are_refused(code: str) -> None:
+    """R-CODES-PARSE: a number card's digit is 0-9; other characters Python counts as
+    digits (superscripts, circled, other scripts' digits) are refused like any other
+    non-code, never an error of another kind."""
+    with pytest.raises(ParseError) as info:
+        Card.parse(code)
+    assert one_sentence(str(info.value))
+    assert "not a card code" in str(info.value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(
+    st.text(max_size=6),
+    st.text(alphabet=st.sampled_from("RBGYWrbgyw+0123456789UNO!SG ²①٣"), max_size=5),
+))
+def test_parse_returns_a_card_or_refuses(text: str) -> None:
+    """R-CODES-PARSE: any text reads as a card whose code reads back as that card, or is
+    refused with ParseError; nothing else."""
+    try:
+        card = Card.parse(text)
+    except ParseError:
+        return
+    assert Card.parse(str(card)) is card
 
 
 def test_colour_and_tower_parsing() -> None:

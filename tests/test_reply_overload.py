@@ -32,7 +32,7 @@ def interaction_now() -> Any:
         id=discord.utils.time_snowflake(discord.utils.utcnow()),
         created_at=discord.utils.utcnow(), response=response, sent=sent,
         locale=discord.Locale.british_english, data={"custom_id": "uno:t:hand:ab12:1"},
-        command=None, message=None)
+        type=discord.InteractionType.component, command=None, message=None)
 
 
 def block_the_loop(seconds: float) -> None:

@@ -800,8 +800,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.choices(color=[app_commands.Choice(name=c.label, value=c.value) for c in Color])
     @app_commands.guild_only()
     async def color(self, interaction: discord.Interaction[Any], color: str) -> None:
-        chosen = Color(color)
-        await self._simple(interaction, lambda s, g, p: ChooseColor(p, chosen))
+        # Color(color) inside the move: answer() has checked the choice by then
+        await self._simple(interaction, lambda s, g, p: ChooseColor(p, Color(color)))
 
 
 def _catch_target(session: Session, game: Game, pid: str) -> Move:

@@ -21,6 +21,7 @@ import discord
 
 from cogs.i18n import _
 from cogs.uno._contracts import Refusal, StaleComponent, stale_text
+from cogs.uno._options import check_options
 from settings import MAX_LAG_MS
 
 log = logging.getLogger(__name__)
@@ -285,7 +286,8 @@ def in_flight() -> int:
 
 async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], Awaitable[None]],
                  *, edit: bool = False, public: bool = False) -> None:
-    """Every entry point's one error handler: run ``work`` with a Reply; a refusal becomes
+    """Every entry point's one error handler: run ``work`` with a Reply (a slash command's
+    options first checked against what it declares, ``_options``); a refusal becomes
     one private sentence; a failure is logged and answered once, unless an answer was
     already attempted (a second, late "something went wrong" would only confuse)."""
     _InFlight.count += 1
@@ -321,6 +323,7 @@ async def _handle(interaction: discord.Interaction[Any],
                   public: bool) -> None:
     reply = Reply(interaction, edit=edit, public=public)
     try:
+        check_options(interaction)
         await work(reply)
     except Refusal as exc:
         await _refuse(reply, str(exc))
