@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import io
 import pathlib
+import re
+from typing import Any
 
 import pytest
 from PIL import Image
 
-from cogs.uno._pictures import HAND_CARD_WIDTH
+from cogs.uno._pictures import HAND_CARD_WIDTH, picture_name
 from e2e_support import FAST_ENV, saved_state
+from engine import Card
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
@@ -41,10 +44,37 @@ async def pictured(m: Message | None) -> Message:
     raise AssertionError(f"no picture came on {m!r}")
 
 
+def shown_hand(text: str) -> list[Card] | None:
+    """The cards a hand menu's text lists ("**Your hand** (7): 🟥 7 `R7`, ..."), or None
+    when it lists no hand."""
+    for line in text.splitlines():
+        if line.startswith(("**Your hand**", "**Hand in front of you**")):
+            return [Card.parse(code) for code in re.findall(r"`([^`]+)`", line)]
+    return None
+
+
+def picture_matches_text(version: dict[str, Any]) -> str | None:
+    """What is wrong with one version of a menu (its current payload or one of its
+    history's): a picture of a hand other than the one its text lists, or a picture over a
+    text that lists none; None when nothing is."""
+    names = [a["filename"] for a in version.get("attachments") or []]
+    if not names:
+        return None
+    hand = shown_hand(str(version.get("content") or ""))
+    if hand is None:
+        return f"a picture {names} on a message that shows no hand: {version.get('content')!r}"
+    if names != [picture_name(hand)]:
+        return (f"the picture {names} is not of the hand the text lists "
+                f"({picture_name(hand)}): {version.get('content')!r}")
+    return None
+
+
 def picture(m: Message) -> Image.Image:
+    problem = picture_matches_text(m.payload())
+    assert problem is None, problem
     names = [a["filename"] for a in m.attachments]
-    assert names == ["hand.png"], names
-    data = m.files["hand.png"]
+    assert len(names) == 1 and names[0].startswith("hand-"), names
+    data = m.files[names[0]]
     assert data.startswith(b"\x89PNG")
     return Image.open(io.BytesIO(data))
 
@@ -74,7 +104,9 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
     assert r.ephemeral and "high contrast" in r.text
     bold = await pictured((await alice.click("My hand", message=table)).message)
     assert picture(bold).size == picture(normal).size
-    assert bold.files["hand.png"] != normal.files["hand.png"], "drawn in the other look"
+    name = bold.attachments[0]["filename"]
+    assert name == normal.attachments[0]["filename"], "the same hand"
+    assert bold.files[name] != normal.files[name], "drawn in the other look"
     await pictured((await bob.click("My hand", message=table)).message)
     r = await bob.slash("uno appearance")
     assert "normal look" in r.text, "bob's look is his own"
@@ -116,3 +148,4 @@ async def test_a_hand_answered_late_goes_without_its_picture(loopback: LoopbackT
     await pictured(prompt.message)  # the prompt one's picture came...
     await asyncio.sleep(0.3)
     assert not menu.attachments and not menu.history, "...the late one's never comes"
+

@@ -10,6 +10,7 @@ A person's look (high contrast or not) is read from the database at most once a 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import logging
 import time
@@ -34,6 +35,13 @@ LOOK_TTL = 60.0
 MAX_LOOKS = 10_000
 HAND_CARD_WIDTH = 80
 """Pixels per card in the hand picture (2 ms for seven cards, 13 KB; 120 px: 3.7 ms, 20 KB)."""
+
+
+def picture_name(cards: list[Card]) -> str:
+    """The file name of a hand's picture: it names the hand drawn in it (a hash of its card
+    codes), so a picture can be matched with the text it came with."""
+    codes = ",".join(sorted(card.code for card in cards))
+    return f"hand-{hashlib.blake2s(codes.encode(), digest_size=6).hexdigest()}.png"
 
 
 class HandPictures:
@@ -67,7 +75,8 @@ class HandPictures:
             return
         try:
             await reply.interaction.edit_original_response(
-                attachments=[discord.File(io.BytesIO(image), filename="hand.png")])
+                attachments=[discord.File(io.BytesIO(image),
+                                          filename=picture_name(cards))])
         except discord.HTTPException as exc:
             log.info("Adding the hand picture to %s failed: %s", reply.interaction.id, exc)
 
