@@ -149,3 +149,41 @@ async def test_a_hand_answered_late_goes_without_its_picture(loopback: LoopbackT
     await asyncio.sleep(0.3)
     assert not menu.attachments and not menu.history, "...the late one's never comes"
 
+
+def newest_table(loopback: LoopbackTest) -> Message:
+    return next(m for m in reversed(loopback.channel.messages) if "My hand" in m.button_labels())
+
+
+async def test_a_move_made_at_once_never_shows_the_old_hands_picture(loopback: LoopbackTest
+                                                                      ) -> None:
+    """Issue 16, step 0, fault 3: the player to move opens My hand and draws from it at
+    once (no think time), then keeps the card. The answer to the draw edits the menu (the
+    hand with the drawn card, no picture) while the picture of the hand as it was may still
+    be drawn: it must not land on the new text afterwards. Every version of every hand
+    message (its history included) shows either no picture or the picture of the hand its
+    text lists (the picture's file name names the hand drawn in it)."""
+    alice, bob, _table = await two_at_a_table(loopback)
+    menus: list[Message] = []
+    moves = 0
+    for _ in range(10):
+        for member in (alice, bob):
+            r = await member.click("My hand", message=newest_table(loopback))
+            assert r.message is not None and r.ephemeral
+            menu = r.message
+            menus.append(menu)
+            if "Draw" not in menu.button_labels():
+                continue  # not their turn
+            drew = await member.click("Draw", message=menu)  # at once
+            assert drew.message is menu, "the draw's answer edits the menu"
+            moves += 1
+            if "Keep it" in menu.button_labels():
+                await member.click("Keep it", message=menu)
+    assert moves >= 10
+    await asyncio.sleep(1.0)  # any picture still on its way has arrived
+    problems = [f"{menu!r} version {i}: {problem}" for menu in menus
+                for i, version in enumerate([*menu.history, menu.payload()])
+                if (problem := picture_matches_text(version)) is not None]
+    assert not problems, "\n".join(problems)
+    # The menus nobody moved from still get their picture.
+    idle = [m for m in menus if not m.history or len(m.history) == 1]
+    assert any(m.attachments for m in idle), idle
