@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import io
 import pathlib
+import re
+from typing import Any
 
 import pytest
 from PIL import Image
 
-from cogs.uno._pictures import HAND_CARD_WIDTH
+from cogs.uno._pictures import HAND_CARD_WIDTH, picture_name
 from e2e_support import FAST_ENV, saved_state
+from engine import Card
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
@@ -41,10 +44,37 @@ async def pictured(m: Message | None) -> Message:
     raise AssertionError(f"no picture came on {m!r}")
 
 
+def shown_hand(text: str) -> list[Card] | None:
+    """The cards a hand menu's text lists ("**Your hand** (7): 🟥 7 `R7`, ..."), or None
+    when it lists no hand."""
+    for line in text.splitlines():
+        if line.startswith(("**Your hand**", "**Hand in front of you**")):
+            return [Card.parse(code) for code in re.findall(r"`([^`]+)`", line)]
+    return None
+
+
+def picture_matches_text(version: dict[str, Any]) -> str | None:
+    """What is wrong with one version of a menu (its current payload or one of its
+    history's): a picture of a hand other than the one its text lists, or a picture over a
+    text that lists none; None when nothing is."""
+    names = [a["filename"] for a in version.get("attachments") or []]
+    if not names:
+        return None
+    hand = shown_hand(str(version.get("content") or ""))
+    if hand is None:
+        return f"a picture {names} on a message that shows no hand: {version.get('content')!r}"
+    if names != [picture_name(hand)]:
+        return (f"the picture {names} is not of the hand the text lists "
+                f"({picture_name(hand)}): {version.get('content')!r}")
+    return None
+
+
 def picture(m: Message) -> Image.Image:
+    problem = picture_matches_text(m.payload())
+    assert problem is None, problem
     names = [a["filename"] for a in m.attachments]
-    assert names == ["hand.png"], names
-    data = m.files["hand.png"]
+    assert len(names) == 1 and names[0].startswith("hand-"), names
+    data = m.files[names[0]]
     assert data.startswith(b"\x89PNG")
     return Image.open(io.BytesIO(data))
 
@@ -74,7 +104,9 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
     assert r.ephemeral and "high contrast" in r.text
     bold = await pictured((await alice.click("My hand", message=table)).message)
     assert picture(bold).size == picture(normal).size
-    assert bold.files["hand.png"] != normal.files["hand.png"], "drawn in the other look"
+    name = bold.attachments[0]["filename"]
+    assert name == normal.attachments[0]["filename"], "the same hand"
+    assert bold.files[name] != normal.files[name], "drawn in the other look"
     await pictured((await bob.click("My hand", message=table)).message)
     r = await bob.slash("uno appearance")
     assert "normal look" in r.text, "bob's look is his own"
@@ -116,3 +148,42 @@ async def test_a_hand_answered_late_goes_without_its_picture(loopback: LoopbackT
     await pictured(prompt.message)  # the prompt one's picture came...
     await asyncio.sleep(0.3)
     assert not menu.attachments and not menu.history, "...the late one's never comes"
+
+
+def newest_table(loopback: LoopbackTest) -> Message:
+    return next(m for m in reversed(loopback.channel.messages) if "My hand" in m.button_labels())
+
+
+async def test_a_move_made_at_once_never_shows_the_old_hands_picture(loopback: LoopbackTest
+                                                                      ) -> None:
+    """Issue 16, step 0, fault 3: the player to move opens My hand and draws from it at
+    once (no think time), then keeps the card. The answer to the draw edits the menu (the
+    hand with the drawn card, no picture) while the picture of the hand as it was may still
+    be drawn: it must not land on the new text afterwards. Every version of every hand
+    message (its history included) shows either no picture or the picture of the hand its
+    text lists (the picture's file name names the hand drawn in it)."""
+    alice, bob, _table = await two_at_a_table(loopback)
+    menus: list[Message] = []
+    moves = 0
+    for _ in range(10):
+        for member in (alice, bob):
+            r = await member.click("My hand", message=newest_table(loopback))
+            assert r.message is not None and r.ephemeral
+            menu = r.message
+            menus.append(menu)
+            if "Draw" not in menu.button_labels():
+                continue  # not their turn
+            drew = await member.click("Draw", message=menu)  # at once
+            assert drew.message is menu, "the draw's answer edits the menu"
+            moves += 1
+            if "Keep it" in menu.button_labels():
+                await member.click("Keep it", message=menu)
+    assert moves >= 10
+    await asyncio.sleep(1.0)  # any picture still on its way has arrived
+    problems = [f"{menu!r} version {i}: {problem}" for menu in menus
+                for i, version in enumerate([*menu.history, menu.payload()])
+                if (problem := picture_matches_text(version)) is not None]
+    assert not problems, "\n".join(problems)
+    # The menus nobody moved from still get their picture.
+    idle = [m for m in menus if not m.history or len(m.history) == 1]
+    assert any(m.attachments for m in idle), idle

@@ -1,7 +1,10 @@
 """Hand pictures: drawn after the answer, in the person's look, added to their menu.
 
 The hand menu answers with its text at once; the picture is drawn in a thread and put on
-the menu by an edit (best effort: the text lists the same cards). At most
+the menu by an edit (best effort: the text lists the same cards). The edit carries the
+picture alone (never text), and only while the menu still shows what it was drawn for: an
+answer to a click on the menu (a move, a page) that edited it meanwhile drops the picture,
+and one that comes while the picture is being added waits for it (``Reply.shown``). At most
 ``MAX_PENDING_PICTURES`` are drawn at a time, and none for a hand answered late (the bot is
 behind); past that a hand goes without its picture.
 A person's look (high contrast or not) is read from the database at most once a minute.
@@ -10,13 +13,14 @@ A person's look (high contrast or not) is read from the database at most once a 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import logging
 import time
 
 import discord
 
-from cogs.uno._reply import Reply, age_of
+from cogs.uno._reply import Reply, Shown, age_of
 from cogs.uno.art import hand_image
 from data import Database, UserSettings
 from engine import Card
@@ -34,6 +38,13 @@ LOOK_TTL = 60.0
 MAX_LOOKS = 10_000
 HAND_CARD_WIDTH = 80
 """Pixels per card in the hand picture (2 ms for seven cards, 13 KB; 120 px: 3.7 ms, 20 KB)."""
+
+
+def picture_name(cards: list[Card]) -> str:
+    """The file name of a hand's picture: it names the hand drawn in it (a hash of its card
+    codes), so a picture can be matched with the text it came with."""
+    codes = ",".join(sorted(card.code for card in cards))
+    return f"hand-{hashlib.blake2s(codes.encode(), digest_size=6).hexdigest()}.png"
 
 
 class HandPictures:
@@ -56,20 +67,33 @@ class HandPictures:
         if len(self._pending) >= MAX_PENDING_PICTURES:
             log.info("Busy: a hand goes without its picture")
             return
-        task = asyncio.create_task(self._attach(reply, cards, playable, user))
+        shown = reply.shown
+        if shown is None:
+            log.info("The menu of %s is not known: it goes without its picture",
+                     reply.interaction.id)
+            return
+        task = asyncio.create_task(self._attach(reply, shown, cards, playable, user))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
-    async def _attach(self, reply: Reply, cards: list[Card], playable: set[Card],
-                      user: str) -> None:
+    async def _attach(self, reply: Reply, shown: Shown, cards: list[Card],
+                      playable: set[Card], user: str) -> None:
         image = await self.picture(cards, playable, user)
         if image is None or reply.expired:
             return
-        try:
-            await reply.interaction.edit_original_response(
-                attachments=[discord.File(io.BytesIO(image), filename="hand.png")])
-        except discord.HTTPException as exc:
-            log.info("Adding the hand picture to %s failed: %s", reply.interaction.id, exc)
+        async with shown.unchanged() as current:
+            if not current:
+                # The player moved from this menu meanwhile: it shows another hand now.
+                log.debug("The menu %s changed before its picture was ready: dropped",
+                          shown.message_id)
+                return
+            try:
+                await reply.interaction.edit_original_response(
+                    attachments=[discord.File(io.BytesIO(image),
+                                              filename=picture_name(cards))])
+            except discord.HTTPException as exc:
+                log.info("Adding the hand picture to %s failed: %s", reply.interaction.id,
+                         exc)
 
     async def picture(self, cards: list[Card], playable: set[Card], user: str
                       ) -> bytes | None:

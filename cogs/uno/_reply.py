@@ -10,11 +10,13 @@ never followed by a second, late "something went wrong".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import time
+import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import discord
@@ -115,6 +117,58 @@ def age_of(interaction: discord.Interaction[Any], *, first: bool = False) -> flo
     return max(0.0, raw - offset)
 
 
+KEEP_WRITES = 10.0
+"""Seconds a message's count of edits is kept after a write even when nothing refers to it
+(a picture of what a new message shows is registered only once its post returned: an edit
+that came meanwhile must still be counted)."""
+
+
+class _Writes:
+    """The bot's writes to one message: how many edits, and the lock each edit holds while
+    it is sent (so two edits of the message are never in flight at once)."""
+
+    __slots__ = ("__weakref__", "edits", "lock")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.edits = 0
+
+
+_WRITES: weakref.WeakValueDictionary[int, _Writes] = weakref.WeakValueDictionary()
+"""Each message's writes, while a Reply or a picture on its way refers to them."""
+_RECENT: deque[tuple[float, _Writes]] = deque(maxlen=20_000)
+"""The writes of the last ``KEEP_WRITES`` seconds, kept alive for that long."""
+
+
+def _writes_of(message_id: int) -> _Writes:
+    now = time.monotonic()
+    while _RECENT and _RECENT[0][0] < now - KEEP_WRITES:
+        _RECENT.popleft()
+    writes = _WRITES.get(message_id)
+    if writes is None:
+        writes = _WRITES[message_id] = _Writes()
+    _RECENT.append((now, writes))
+    return writes
+
+
+class Shown:
+    """What a Reply wrote: a message, as of one of its writes (its post, or an edit)."""
+
+    def __init__(self, message_id: int, writes: _Writes, edits: int) -> None:
+        self.message_id = message_id
+        self._writes = writes
+        self._edits = edits
+
+    @contextlib.asynccontextmanager
+    async def unchanged(self) -> AsyncIterator[bool]:
+        """Holds back every other edit of the message (answers to clicks on it) while
+        the caller edits it; yields whether the message still shows what this Reply
+        wrote (no edit came since)."""
+        async with self._writes.lock:
+            yield (_WRITES.get(self.message_id) is self._writes
+                   and self._writes.edits == self._edits)
+
+
 class Reply:
     def __init__(self, interaction: discord.Interaction[Any], *, edit: bool = False,
                  public: bool = False, defer_after: float = DEFER_AFTER) -> None:
@@ -125,6 +179,8 @@ class Reply:
         self.attempted = False
         self.expired = False
         """Discord refused an acknowledgement as too late or repeated: say nothing more."""
+        self.shown: Shown | None = None
+        """The message this reply posted or edited, as it wrote it (None: not known)."""
         self._deferred: asyncio.Task[None] | None = None
         self._timer = asyncio.get_running_loop().call_later(
             max(0.0, defer_after - age_of(interaction)), self._defer_now)
@@ -184,7 +240,32 @@ class Reply:
                    file: discord.File | None = None, replace_files: bool = False,
                    public: bool | None = None, edit: bool | None = None) -> int | None:
         """The answer (once). Returns the id of the message it created, if known. An edit
-        with ``replace_files`` puts ``file`` (or nothing) in place of the message's files."""
+        with ``replace_files`` puts ``file`` (or nothing) in place of the message's files.
+        An edit of the message clicked waits for an edit of it in flight (a hand's picture
+        being added) and counts as a new version of it: a picture drawn for what it showed
+        before is not added any more (``Shown.unchanged``)."""
+        message = self.interaction.message
+        if (self.edit if edit is None else edit) and message is not None:
+            writes = _writes_of(message.id)
+            async with writes.lock:
+                writes.edits += 1
+                self.shown = Shown(message.id, writes, writes.edits)
+                return await self._send(content, view=view, embed=embed,
+                                        clear_embed=clear_embed, file=file,
+                                        replace_files=replace_files, public=public, edit=edit)
+        message_id = await self._send(content, view=view, embed=embed,
+                                      clear_embed=clear_embed, file=file,
+                                      replace_files=replace_files, public=public, edit=edit)
+        if message_id is not None:
+            # A new message: its post is its version 0 (an edit that came before this
+            # line, from a click on it, was counted and makes it out of date).
+            self.shown = Shown(message_id, _writes_of(message_id), 0)
+        return message_id
+
+    async def _send(self, content: str | None, *, view: discord.ui.View | None,
+                    embed: discord.Embed | None, clear_embed: bool,
+                    file: discord.File | None, replace_files: bool, public: bool | None,
+                    edit: bool | None) -> int | None:
         self._timer.cancel()
         if self._deferred is not None:
             await self._deferred
