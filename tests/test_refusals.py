@@ -188,3 +188,20 @@ def test_an_engine_refusal_answers_in_its_readers_locale() -> None:
         unknown = EngineRefusal(SettingsError("target must be from 100 to 5000, got 7."))
         assert unknown.text("fr") == "target must be from 100 to 5000, got 7."
     assert str(refusal) == str(error)
+
+
+def test_an_option_refusal_names_the_option_in_its_readers_language() -> None:
+    """A slash option out of its declared range (``_options``): the sentence and the
+    option's localized name follow the reader, not the language active where it is built."""
+    from cogs.uno._catalogue import COMMAND_COGS
+    from cogs.uno._options import refusal_of
+
+    target = next(p for cog in COMMAND_COGS for command in cog.__cog_app_commands__
+                  for p in getattr(command, "parameters", []) if p.name == "target")
+    with speaking("fr"):
+        refusal = refusal_of(target, 7)
+        assert refusal is not None
+        assert refusal.text("en-US") == ("The option target must be a whole number from 100 "
+                                         "to 5000; nothing was changed.")
+        assert refusal.text("fr") == ("L'option objectif doit être un nombre entier de 100 à "
+                                      "5000 ; rien n'a été changé.")
