@@ -12,10 +12,13 @@ PY="${PYTHON:-.venv/bin/python}"
 [ -x "$PY" ] || PY=python3
 ERRORS=(EngineError ParseError SettingsError GameOverError NotAPlayerError NotYourTurnError
         IllegalMoveError CardNotInHandError NoMatchError ChoiceError UnoCallError)
+# The bot's refusals carry their msgid, translated when answered (cogs/uno/_contracts.py);
+# tests/test_refusals.py checks every class raised with one is listed here.
+REFUSALS=(Refusal SaveFailed)
 
 extract() {
   local keywords=(-k _:1 -k pgettext:1c,2)
-  for e in "${ERRORS[@]}"; do keywords+=(-k "$e:1"); done
+  for e in "${ERRORS[@]}" "${REFUSALS[@]}"; do keywords+=(-k "$e:1"); done
   PYTHONPATH=. "$PY" -m babel.messages.frontend -q extract -F babel.cfg --no-default-keywords \
     "${keywords[@]}" --add-comments=TRANSLATORS: --sort-by-file --add-location=file --no-wrap \
     --project=uno-power-grab-bot -o "${1:-locale/messages.pot}" .

@@ -221,3 +221,24 @@ async def test_slash_commands_are_registered_in_french(loopback: LoopbackTest) -
     assert [c.get("name_localizations", {}).get("fr") for c in options["mode"]["choices"]] \
         == ["chacun pour soi", "partenaires", "match à partenaires tournants"]
     assert sub["rules"]["name_localizations"]["fr"] == "règles"
+
+
+async def test_a_refusal_speaks_its_readers_language(loopback: LoopbackTest) -> None:
+    """A French game: bob's Discord is in English, alice's in French. Both click Catch
+    (Attraper) on the table with nobody to catch: the game's language is French while the
+    click is checked, yet each reads the refusal in their own language."""
+    loopback.guild.locale = "fr"
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    alice.identity.locale = "fr"
+    bob.identity.locale = "en-US"
+    r = await alice.slash("uno new")
+    assert r.message is not None
+    await bob.click("Rejoindre", message=r.message)
+    await alice.click("Commencer", message=r.message)
+    table = await loopback.channel.wait_for(
+        lambda m: m.button_labels()[:len(TABLE_FR)] == TABLE_FR, timeout=10)
+
+    r = await bob.click("Attraper", message=table)
+    assert r.ephemeral and r.text == "Nobody can be caught right now.", r
+    r = await alice.click("Attraper", message=table)
+    assert r.ephemeral and r.text == "Personne ne peut être attrapé pour l'instant.", r

@@ -40,12 +40,13 @@ from cogs.uno._contracts import (
     REQUIRED_PERMISSIONS,
     THREAD_PERMISSIONS,
     Actor,
+    EngineRefusal,
     Moved,
     Refusal,
+    Stale,
     StaleComponent,
     missing_permissions,
     permission_names,
-    stale_text,
 )
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._menus import (
@@ -62,7 +63,6 @@ from cogs.uno._menus import (
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
 from cogs.uno._render import (
-    error_text,
     hand_banner,
     lobby_embed,
     team_name,
@@ -119,8 +119,8 @@ def parse_card(code: str, locale: Any) -> Card:
         return Card.parse(code)
     except ParseError:
         shown = code.strip()[:MAX_ECHO] + ("…" if len(code.strip()) > MAX_ECHO else "")
-        raise Refusal(_("'{code}' is not a card: pick one from the list, or type a code such "
-                        "as R7, B+2 or W+4.", locale, code=shown)) from None
+        raise Refusal("'{code}' is not a card: pick one from the list, or type a code such "
+                      "as R7, B+2 or W+4.", code=shown) from None
 
 
 CARRIERS = (discord.InteractionType.application_command, discord.InteractionType.component,
@@ -218,7 +218,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         async with self.service.reading(session):
             game = session.game
             if game is None or game.is_over or not self.service.is_live(session):
-                raise Refusal(_("The game is over.", actor.locale))
+                raise Refusal("The game is over.")
             yield game
 
     async def _show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
@@ -275,12 +275,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         session, _game = self.service.game(interaction.channel_id, actor, gid)
         async with self._as_saved(session, actor) as game:
             if serial is not None and serial != session.serial:
-                raise Refusal(stale_text(actor.locale))
+                raise Stale()
             try:
                 step = choice_menu(session, game, actor.id, card, uno, color, towers,
                                    actor.locale)
             except EngineError as exc:
-                raise Refusal(error_text(exc, actor.locale)) from None
+                raise EngineRefusal(exc) from None
         if step is not None:
             await reply.menu(step)
             return
@@ -310,7 +310,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await self._play(reply, interaction, item.gid, item.serial, card, uno, None, None)
         elif isinstance(item, PageButton):
             actor = actor_of(interaction)
-            session = self.service.session(interaction.channel_id, locale)
+            session = self.service.session(interaction.channel_id)
             if item.serial != session.serial:
                 raise StaleComponent("")
             await self._show_hand(reply, interaction.channel_id, actor, item.gid, item.page)
@@ -340,9 +340,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         elif isinstance(item, LapButton):
             await self._lap_button(reply, interaction, item)
         elif isinstance(item, RetiredComponent):
-            raise Refusal(_("This button is no longer in use.", locale))
+            raise Refusal("This button is no longer in use.")
         else:
-            raise Refusal(_("This button is no longer in use.", locale))
+            raise Refusal("This button is no longer in use.")
 
     async def _drawn_button(self, reply: Reply, interaction: discord.Interaction[Any],
                             item: DrawnButton) -> None:
@@ -374,10 +374,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         def make(session: Session, game: Game, pid: str) -> Move:
             lap = game.lap
             if lap is None:
-                raise Refusal(stale_text(interaction.locale))
+                raise Stale()
             if lap["player"] != pid:
-                raise Refusal(_("This is not your Victory Lap: {name} is choosing a hand.",
-                                interaction.locale, name=session.name(str(lap["player"]))))
+                raise Refusal("This is not your Victory Lap: {name} is choosing a hand.",
+                              name=session.name(str(lap["player"])))
             return Lap(pid, keep, color)
 
         await self._move(reply, interaction, make, gid=item.gid, serial=item.serial)
@@ -407,9 +407,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def _lobby_button(self, reply: Reply, interaction: discord.Interaction[Any],
                             item: LobbyButton) -> None:
         actor = actor_of(interaction)
-        locale = actor.locale
         if item.action == "start" and self.service.session(
-                interaction.channel_id, locale).options.mode == "tournament":
+                interaction.channel_id).options.mode == "tournament":
             await self._start_tournament(reply, interaction, actor, item.gid)
             return
         if item.action == "start":
@@ -484,13 +483,12 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         """A lobby in a new public thread of this channel: the thread is created first, the
         lobby saved in it, then shown there; the channel is told where to join."""
         assert interaction.guild_id is not None
-        locale = actor.locale
         channel = interaction.channel
         if not isinstance(channel, discord.TextChannel):
-            raise Refusal(_("Games can open threads only in text channels: use /uno new "
-                            "thread:False here.", locale))
+            raise Refusal("Games can open threads only in text channels: use /uno new "
+                          "thread:False here.")
         if self.service.closing:
-            raise Refusal(_("The bot is restarting: try again in a moment.", locale))
+            raise Refusal("The bot is restarting: try again in a moment.")
         self._need_thread_permissions(interaction, actor)
         language = await self._server_language(interaction)
         room = await self._create_thread(channel, _("UNO: {name}'s game", language,
@@ -522,9 +520,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     def _need_thread_permissions(interaction: discord.Interaction[Any], actor: Actor) -> None:
         missing = missing_permissions(interaction.app_permissions, OPEN_THREAD_PERMISSIONS)
         if missing:
-            raise Refusal(_("I can't open a game thread here (missing: {perms}): ask a server "
-                            "admin for these permissions, or use /uno new thread:False.",
-                            actor.locale, perms=permission_names(missing)))
+            raise Refusal("I can't open a game thread here (missing: {perms}): ask a server "
+                          "admin for these permissions, or use /uno new thread:False.",
+                          perms=permission_names(missing))
 
     @staticmethod
     async def _create_thread(channel: discord.TextChannel, name: str, actor: Actor
@@ -535,13 +533,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 name=name[:100], type=discord.ChannelType.public_thread,
                 auto_archive_duration=1440, reason=f"UNO game opened by {actor.id}")
         except discord.Forbidden:
-            raise Refusal(_("Discord didn't let me create a thread here: check my Create Public "
-                            "Threads permission, or use /uno new thread:False.",
-                            actor.locale)) from None
+            raise Refusal("Discord didn't let me create a thread here: check my Create Public "
+                          "Threads permission, or use /uno new thread:False.") from None
         except discord.HTTPException as exc:
             log.warning("Creating a game thread in channel %s failed: %s", channel.id, exc)
-            raise Refusal(_("Creating the thread failed: try again in a moment.",
-                            actor.locale)) from None
+            raise Refusal("Creating the thread failed: try again in a moment.") from None
 
     @app_commands.command(name="tournament",
                           description="Open the sign-up for an 8-player tournament at two "
@@ -555,8 +551,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             assert interaction.guild_id is not None and interaction.channel_id is not None
             actor = actor_of(interaction)
             if not isinstance(interaction.channel, discord.TextChannel):
-                raise Refusal(_("A tournament opens its tables as threads: start it in a text "
-                                "channel.", actor.locale))
+                raise Refusal("A tournament opens its tables as threads: start it in a text "
+                              "channel.")
             self._need_thread_permissions(interaction, actor)
             session = await self.service.lobbies.open(
                 interaction.channel_id, interaction.guild_id, actor,
@@ -577,7 +573,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.service.tournaments.check_start(interaction.channel_id, actor, gid)
         self._need_thread_permissions(interaction, actor)
         rooms: list[discord.Thread] = []
-        language = self.service.session(interaction.channel_id, actor.locale).options.language
+        language = self.service.session(interaction.channel_id).options.language
         try:
             for n in (1, 2):
                 rooms.append(await self._create_thread(
@@ -642,8 +638,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def end(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            language = self.service.session(interaction.channel_id, actor.locale
-                                            ).options.language
+            language = self.service.session(interaction.channel_id).options.language
             await self.service.end(interaction.channel_id, actor)
             await reply.send(_("{name} ended the game. It does not count on the leaderboard.",
                                language, name=actor.name))
@@ -666,7 +661,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def table(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            session = self.service.session(interaction.channel_id, actor.locale)
+            session = self.service.session(interaction.channel_id)
             if session.game is None:
                 # The lobby moves down to here; the old message loses its buttons.
                 shown = session.saved
@@ -713,7 +708,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                    color: str | None = None, towers: str | None = None,
                    uno: bool = False) -> None:
         async def work(reply: Reply) -> None:
-            locale = interaction.locale
             parsed = self._typed_card(interaction, card)
             chosen = Color(color) if color else None
             grab = None
@@ -722,7 +716,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 try:
                     grab = tuple(dict.fromkeys(Tower.parse(ch) for ch in letters)) or None
                 except ParseError as exc:
-                    raise Refusal(error_text(exc, locale)) from None
+                    raise EngineRefusal(exc) from None
             actor = actor_of(interaction)
             session, _game = self.service.game(interaction.channel_id, actor)
             await self._play(reply, interaction, session.game_id, None, parsed, uno, chosen,
@@ -807,7 +801,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 def _catch_target(session: Session, game: Game, pid: str) -> Move:
     target = game.catchable
     if target is None or target == pid:
-        raise Refusal(_("Nobody can be caught right now."))
+        raise Refusal("Nobody can be caught right now.")
     return Catch(pid, target)
 
 

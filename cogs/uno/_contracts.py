@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from cogs.i18n import Locale, _
+from cogs.i18n import DEFAULT_LOCALE, Locale, _, language_of
+from cogs.uno._render import error_text
 from cogs.uno._session import Session
 from data import GameResult, GuildSettings, LogEntry, SavedGame
-from engine import Game, Move
+from engine import EngineError, Game, Move
 from engine.events import Event
 
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
@@ -42,7 +43,28 @@ def stale_text(locale: Locale = None) -> str:
 
 
 class Refusal(Exception):
-    """A request answered with one private sentence; nothing changed."""
+    """A request answered with one private sentence; nothing changed.
+
+    The sentence is kept untranslated, as its msgid (a string literal, extracted by
+    scripts/i18n.sh) and named params, and translated only when it is answered
+    (``text``, called by ``_reply.answer``) in the reader's own locale. A refusal is often
+    raised while a game's public language is active (the service's ``_changing`` speaks
+    it), so a sentence translated where it is raised could reach the reader in the game's
+    language; built this way it can't. A param that is itself text in a language is given
+    as a function of the locale (``edition=partial(edition_title, name)``). ``str()`` is
+    the English sentence (logs, tests). tests/test_refusals.py checks every call site.
+    """
+
+    def __init__(self, msgid: str, /, **params: object) -> None:
+        self.msgid = msgid
+        self.params = params
+        super().__init__(self.text(DEFAULT_LOCALE))
+
+    def text(self, locale: Locale) -> str:
+        """The sentence in ``locale`` (the reader's; unknown or None: English)."""
+        language = language_of(locale)
+        params = {k: v(language) if callable(v) else v for k, v in self.params.items()}
+        return _(self.msgid, language, **params)
 
 
 class StaleComponent(Exception):
@@ -51,6 +73,28 @@ class StaleComponent(Exception):
 
 class SaveFailed(Refusal):
     """The change could not be saved, so it was undone."""
+
+
+class EngineRefusal(Refusal):
+    """The engine refused a move or a value (an :class:`EngineError`): its template is
+    translated, and its cards and colours named, in the reader's locale when answered."""
+
+    def __init__(self, error: EngineError) -> None:
+        self.error = error
+        super().__init__(error.template, **error.params)
+
+    def text(self, locale: Locale) -> str:
+        return error_text(self.error, language_of(locale))
+
+
+class Stale(Refusal):
+    """A click on a menu or table from before the last move (:func:`stale_text`)."""
+
+    def __init__(self) -> None:
+        super().__init__(stale_text(DEFAULT_LOCALE))  # English: the msgid itself
+
+    def text(self, locale: Locale) -> str:
+        return stale_text(language_of(locale))
 
 
 @dataclass(frozen=True, slots=True)

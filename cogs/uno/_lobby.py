@@ -8,11 +8,12 @@ then the outbox).
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from cogs.i18n import Locale, _, server_language
-from cogs.uno._contracts import Actor, Refusal, SaveFailed
-from cogs.uno._render import edition_title, error_text, event_lines
+from cogs.i18n import Locale, server_language
+from cogs.uno._contracts import Actor, EngineRefusal, Refusal, SaveFailed
+from cogs.uno._render import edition_title, event_lines
 from cogs.uno._session import (
     MAX_CPUS_WITH_ONE_HUMAN,
     MAX_PLAYERS_PARTNERS,
@@ -43,17 +44,17 @@ class Lobbies:
         """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
         anyone is told it exists."""
         if self.service.closing:
-            raise Refusal(_("The bot is restarting: try again in a moment.", actor.locale))
+            raise Refusal("The bot is restarting: try again in a moment.")
         self.service.need_permissions(actor)
         if channel_id in self.service.sessions:
-            raise Refusal(_("A game is already open in this channel: join it, or ask the "
-                            "host to end it.", actor.locale))
+            raise Refusal("A game is already open in this channel: join it, or ask the "
+                          "host to end it.")
         defaults = await self.service.store.get_guild_settings(guild_id)
         # Checked again after the await, and taken in the same step: two /uno new at once
         # make one lobby.
         if channel_id in self.service.sessions:
-            raise Refusal(_("A game is already open in this channel: join it, or ask the "
-                            "host to end it.", actor.locale))
+            raise Refusal("A game is already open in this channel: join it, or ask the "
+                          "host to end it.")
         options = options_from(defaults, actor.guild_locale)
         if choices:
             options = Options.from_dict({**options.to_dict(), **choices})
@@ -75,7 +76,6 @@ class Lobbies:
                      gid: str | None = None) -> Session:
         """join, leave, cpu, nocpu, cancel on the lobby; saved, then shown."""
         session = self.of(channel_id, actor, gid)
-        locale = actor.locale
         async with self.service._changing(session):
             self.still_open(session, actor, joining=action == "join")
             if action == "join":
@@ -89,7 +89,7 @@ class Lobbies:
                 self.service.need_host(session, actor)
                 cpus = [seat for seat in session.seats if seat.cpu]
                 if not cpus:
-                    raise Refusal(_("There is no computer player to remove.", locale))
+                    raise Refusal("There is no computer player to remove.")
                 session.seats.remove(cpus[-1])
             elif action == "cancel":
                 self.service.need_host(session, actor)
@@ -102,32 +102,31 @@ class Lobbies:
                 for seat in session.seats:
                     seat.team = None
             else:
-                raise Refusal(_("This button is no longer in use.", locale))
+                raise Refusal("This button is no longer in use.")
             session.last_human = time.time()
             await self.service._commit(session)
         return session
 
     def of(self, channel_id: int | None, actor: Actor, gid: str | None) -> Session:
-        session = self.service.session(channel_id, actor.locale)
+        session = self.service.session(channel_id)
         if gid is not None and session.game_id != gid:
-            raise Refusal(_("That lobby has closed.", actor.locale))
+            raise Refusal("That lobby has closed.")
         return session
 
     def still_open(self, session: Session, actor: Actor, *, joining: bool = False) -> None:
         """Checked under the lock: the lobby is still open and not started."""
         if not self.service.is_live(session):
-            raise Refusal(_("That lobby has closed.", actor.locale))
+            raise Refusal("That lobby has closed.")
         if session.started:
             if joining:
-                raise Refusal(_("The game has already started: wait for the next one.",
-                                actor.locale))
-            raise Refusal(_("The game has already started.", actor.locale))
+                raise Refusal("The game has already started: wait for the next one.")
+            raise Refusal("The game has already started.")
 
     def _join(self, session: Session, actor: Actor) -> None:
         if session.seat(actor.id) is not None:
-            raise Refusal(_("You're already in this game.", actor.locale))
+            raise Refusal("You're already in this game.")
         if len(session.seats) >= self._capacity(session):
-            raise Refusal(_("The table is full.", actor.locale))
+            raise Refusal("The table is full.")
         session.seats.append(Seat(actor.id, actor.name))
 
     @staticmethod
@@ -138,15 +137,14 @@ class Lobbies:
 
     def _choose_team(self, session: Session, actor: Actor, team: int) -> None:
         """Partners: the actor takes a place on ``team`` (joining the lobby if needed)."""
-        locale = actor.locale
         if session.options.mode != "partners":
-            raise Refusal(_("This game has no teams: the host can choose partner play with "
-                            "/uno settings mode:partners.", locale))
+            raise Refusal("This game has no teams: the host can choose partner play with "
+                          "/uno settings mode:partners.")
         if team >= MAX_PLAYERS_PARTNERS // TEAM_SIZE:
-            raise Refusal(_("This button is no longer in use.", locale))
+            raise Refusal("This button is no longer in use.")
         others = [s for s in session.seats if s.team == team and s.id != actor.id]
         if len(others) >= TEAM_SIZE:
-            raise Refusal(_("Team {n} is full: choose another team.", locale, n=team + 1))
+            raise Refusal("Team {n} is full: choose another team.", n=team + 1)
         if session.seat(actor.id) is None:
             self._join(session, actor)
         seat = session.seat(actor.id)
@@ -154,22 +152,21 @@ class Lobbies:
         seat.team = team
 
     def _add_cpu(self, session: Session, actor: Actor) -> Seat:
-        locale = actor.locale
         if session.seat(actor.id) is None and not actor.admin:
-            raise Refusal(_("Join the game first to add computer players.", locale))
+            raise Refusal("Join the game first to add computer players.")
         if len(session.seats) >= self._capacity(session):
-            raise Refusal(_("The table is full.", locale))
+            raise Refusal("The table is full.")
         most = (TOURNAMENT_PLAYERS - 1 if session.options.mode == "tournament"
                 else MAX_CPUS_WITH_ONE_HUMAN)
         if sum(1 for s in session.seats if s.cpu) >= most:
-            raise Refusal(_("A game can have at most {n} computer players.", locale, n=most))
+            raise Refusal("A game can have at most {n} computer players.", n=most)
         return session.add_cpu()
 
     async def leave(self, session: Session, player: str, actor: Actor) -> None:
         """``player`` leaves the lobby (the caller holds the lock); an empty lobby closes."""
         seat = session.seat(player)
         if seat is None:
-            raise Refusal(_("You're not in this game.", actor.locale))
+            raise Refusal("You're not in this game.")
         session.seats.remove(seat)
         if not session.humans():
             await self.service._drop(session)
@@ -183,29 +180,28 @@ class Lobbies:
                     ) -> Session:
         """Start the lobby's game (host or Manage Server), saved before it is announced."""
         session = self.of(channel_id, actor, gid)
-        locale = actor.locale
         async with self.service._changing(session):
             self.still_open(session, actor)
             self.service.need_host(session, actor)
             self.service.need_permissions(actor)
             if session.options.mode == "tournament":
-                raise Refusal(_("This is a tournament sign-up: its Start button opens the "
-                                "tables.", locale))
+                raise Refusal("This is a tournament sign-up: its Start button opens the "
+                              "tables.")
             edition = get_edition(session.options.edition)
             if len(session.seats) < edition.min_players:
-                raise Refusal(_("At least {n} players are needed: invite someone or add a "
-                                "computer player.", locale, n=edition.min_players))
+                raise Refusal("At least {n} players are needed: invite someone or add a "
+                              "computer player.", n=edition.min_players)
             if len(session.seats) > edition.max_players:
-                raise Refusal(_("{edition} takes at most {n} players.", locale,
-                                edition=edition_title(edition.name, locale),
-                                n=edition.max_players))
-            self._check_mode(session, locale)
+                raise Refusal("{edition} takes at most {n} players.",
+                              edition=partial(edition_title, edition.name),
+                              n=edition.max_players)
+            self._check_mode(session)
             session.paused = None
             try:
                 game = session.start_game()
             except EngineError as exc:
                 session.match = None
-                raise Refusal(error_text(exc, locale)) from None
+                raise EngineRefusal(exc) from None
             # The replay file's start: the seats before start() may shuffle them.
             header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
                       "game_id": session.game_id}
@@ -218,48 +214,46 @@ class Lobbies:
         return session
 
     @staticmethod
-    def _check_mode(session: Session, locale: Locale) -> None:
+    def _check_mode(session: Session) -> None:
         """What partner play and the rotating match need from the lobby (sheet 004)."""
         n = len(session.seats)
         mode = session.options.mode
         if mode == "partners" and n not in (4, 6):
-            raise Refusal(_("Partner play needs 4 or 6 players (partners sit across the "
-                            "table), not {n}.", locale, n=n))
+            raise Refusal("Partner play needs 4 or 6 players (partners sit across the "
+                          "table), not {n}.", n=n)
         if mode == "partners" and any(s.team is not None and s.team >= n // TEAM_SIZE
                                       for s in session.seats):
-            raise Refusal(_("Team 3 is for six players: its players choose Team 1 or 2, or "
-                            "two more players join.", locale))
+            raise Refusal("Team 3 is for six players: its players choose Team 1 or 2, or "
+                          "two more players join.")
         if mode == "rotating" and n != 4:
-            raise Refusal(_("A rotating partners match needs exactly 4 players, not {n}.",
-                            locale, n=n))
+            raise Refusal("A rotating partners match needs exactly 4 players, not {n}.", n=n)
 
     async def configure(self, channel_id: int, actor: Actor, changes: dict[str, Any]
                         ) -> Session:
         """Change the lobby's settings (host or Manage Server) and show them on it."""
-        session = self.service.session(channel_id, actor.locale)
-        locale = actor.locale
+        session = self.service.session(channel_id)
         if session.started:
-            raise Refusal(_("Settings can't change once the game has started.", locale))
+            raise Refusal("Settings can't change once the game has started.")
         async with self.service._changing(session):
             self.service.need_host(session, actor)
             if session.started or not self.service.is_live(session):
-                raise Refusal(_("Settings can't change once the game has started.", locale))
+                raise Refusal("Settings can't change once the game has started.")
             new = Options.from_dict({**session.options.to_dict(), **changes})
             if (session.options.mode == "tournament") != (new.mode == "tournament"):
-                raise Refusal(_("A tournament sign-up stays a tournament: cancel it and open "
-                                "a lobby with /uno new instead.", locale))
+                raise Refusal("A tournament sign-up stays a tournament: cancel it and open "
+                              "a lobby with /uno new instead.")
             if new.mode not in (*MODES, "tournament"):
-                raise Refusal(_("The mode must be solo, partners or rotating.", locale))
+                raise Refusal("The mode must be solo, partners or rotating.")
             if new.mode == "rotating" and (new.scoring != "standard" or new.shuffle_seats):
-                raise Refusal(_("A rotating partners match uses standard scoring and seats "
-                                "its players itself: set scoring:standard and "
-                                "shuffle_seats:False.", locale))
+                raise Refusal("A rotating partners match uses standard scoring and seats "
+                              "its players itself: set scoring:standard and "
+                              "shuffle_seats:False.")
             try:
                 new.engine_settings()
             except EngineError as exc:
-                raise Refusal(error_text(exc, locale)) from None
+                raise EngineRefusal(exc) from None
             if len(session.seats) > get_edition(new.edition).max_players:
-                raise Refusal(_("Too many seats for that edition.", locale))
+                raise Refusal("Too many seats for that edition.")
             session.options = new
             await self.service._commit(session)
         self.service.outbox.refresh_lobby(session)

@@ -128,12 +128,12 @@ class LogCog(UnoSubCog, name="MoveLog"):
         game_id = live.game_id if live is not None and live.started else \
             await self.bot.db.latest_game_id(guild_id, channel_id)
         if game_id is None:
-            raise Refusal(_("No game has been played in this channel yet.", locale))
+            raise Refusal("No game has been played in this channel yet.")
         entries = await self.bot.db.game_log(guild_id, game_id,
                                              last=None if export else LOG_LINES)
         if not entries or entries[0].seq != 0:
-            raise Refusal(_("This game has no move log (it began before the bot kept "
-                            "one).", locale))
+            raise Refusal("This game has no move log (it began before the bot kept "
+                          "one).")
         header = json.loads(entries[0].entry)
         moves = [json.loads(e.entry) for e in entries[1:]]
         if not export:
@@ -143,9 +143,9 @@ class LogCog(UnoSubCog, name="MoveLog"):
                              + text)
             return
         if live is not None and live.game_id == game_id:
-            raise Refusal(_("The replay file is available once the game has ended.", locale))
+            raise Refusal("The replay file is available once the game has ended.")
         if str(interaction.user.id) not in header.get("players", []):
-            raise Refusal(_("Only the game's players can export its replay.", locale))
+            raise Refusal("Only the game's players can export its replay.")
         data = json.dumps(replay_document(header, moves), indent=1).encode()
         await reply.send(_("The whole game, for `python -m engine.replay`:", locale),
                          file=discord.File(io.BytesIO(data), filename=f"uno-{game_id}.json"))

@@ -11,6 +11,8 @@ so what Discord is told and what is checked can't drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import discord
@@ -18,7 +20,7 @@ from discord import AppCommandOptionType as OptionType
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 
-from cogs.i18n import _
+from cogs.i18n import Locale
 from cogs.translator import translate_command_string
 from cogs.uno._contracts import Refusal
 
@@ -35,29 +37,41 @@ def check_options(interaction: discord.Interaction[Any]) -> None:
     for parameter in command.parameters:
         if parameter.display_name not in namespace:
             continue
-        text = refusal_text(parameter, namespace[parameter.display_name], interaction.locale)
-        if text is not None:
-            raise Refusal(text)
+        refusal = refusal_of(parameter, namespace[parameter.display_name])
+        if refusal is not None:
+            raise refusal
 
 
-def refusal_text(parameter: app_commands.Parameter, value: Any,
-                 locale: discord.Locale | str) -> str | None:
-    """Why ``value`` is not one ``parameter`` takes (one sentence), or None if it is."""
+def refusal_of(parameter: app_commands.Parameter, value: Any) -> Refusal | None:
+    """Why ``value`` is not one ``parameter`` takes (a refusal, translated when answered,
+    for its reader), or None if it is."""
     if _fits(parameter, value):
         return None
-    option = (translate_command_string(parameter.display_name, locale, Where.parameter_name)
-              or parameter.display_name)
+    option = partial(_option_name, parameter.display_name)
     if parameter.choices:
-        names = ", ".join(translate_command_string(c.name, locale, Where.choice_name) or c.name
-                          for c in parameter.choices)
-        return _("The option {option} must be one of: {choices}; nothing was changed.", locale,
-                 option=option, choices=names)
+        return Refusal("The option {option} must be one of: {choices}; nothing was changed.",
+                       option=option, choices=partial(_choice_names, parameter.choices))
     low, high = parameter.min_value, parameter.max_value
     if parameter.type is OptionType.integer and low is not None and high is not None:
-        return _("The option {option} must be a whole number from {low} to {high}; nothing "
-                 "was changed.", locale, option=option, low=low, high=high)
-    return _("The option {option} doesn't take the value sent (use one your Discord app "
-             "offers); nothing was changed.", locale, option=option)
+        return Refusal("The option {option} must be a whole number from {low} to {high}; "
+                       "nothing was changed.", option=option, low=low, high=high)
+    return Refusal("The option {option} doesn't take the value sent (use one your Discord "
+                   "app offers); nothing was changed.", option=option)
+
+
+def refusal_text(parameter: app_commands.Parameter, value: Any, locale: Locale) -> str | None:
+    """:func:`refusal_of` as ``locale`` reads it."""
+    refusal = refusal_of(parameter, value)
+    return None if refusal is None else refusal.text(locale)
+
+
+def _option_name(name: str, language: str) -> str:
+    return translate_command_string(name, language, Where.parameter_name) or name
+
+
+def _choice_names(choices: Sequence[app_commands.Choice[Any]], language: str) -> str:
+    return ", ".join(translate_command_string(c.name, language, Where.choice_name) or c.name
+                     for c in choices)
 
 
 def _fits(parameter: app_commands.Parameter, value: Any) -> bool:

@@ -406,8 +406,8 @@ async def _handle(interaction: discord.Interaction[Any],
     try:
         check_options(interaction)
         await work(reply)
-    except Refusal as exc:
-        await _refuse(reply, str(exc))
+    except Refusal as refusal:  # translated now, for its reader
+        await _refuse(reply, refusal.text(interaction.locale))
     except StaleComponent:
         await _refuse(reply, stale_text(interaction.locale))
     except Exception:

@@ -21,20 +21,21 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from cogs.i18n import Locale, _, speaking
+from cogs.i18n import _, speaking
 from cogs.uno._autoplay import Autoplay
 from cogs.uno._contracts import (
     Actor,
     Announcer,
+    EngineRefusal,
     Moved,
     Refusal,
     SaveFailed,
+    Stale,
     Store,
     permission_names,
-    stale_text,
 )
 from cogs.uno._lobby import Lobbies
-from cogs.uno._render import error_text, event_lines, hand_banner, match_lines
+from cogs.uno._render import event_lines, hand_banner, match_lines
 from cogs.uno._scheduler import Scheduler
 from cogs.uno._session import (
     SavedFormatError,
@@ -75,52 +76,50 @@ class TableService:
         self.closing = False
 
     # ================================================================ lookups and checks
-    def session(self, channel_id: int | None, locale: Locale = None) -> Session:
+    def session(self, channel_id: int | None) -> Session:
         session = self.sessions.get(channel_id or 0)
         if session is None:
-            raise Refusal(_("There is no game in this channel: start one with /uno new.",
-                            locale))
+            raise Refusal("There is no game in this channel: start one with /uno new.")
         return session
 
     def game(self, channel_id: int | None, actor: Actor, gid: str | None = None
              ) -> tuple[Session, Game]:
         """The running game of the channel, for one of its players."""
-        session = self.session(channel_id, actor.locale)
+        session = self.session(channel_id)
         if gid is not None and session.game_id != gid:
-            raise Refusal(_("That game has ended: use the newest message.", actor.locale))
+            raise Refusal("That game has ended: use the newest message.")
         game = session.game
         if session.tables:
-            raise Refusal(_("The tournament plays in its threads: {threads}.", actor.locale,
-                            threads=", ".join(f"<#{t}>" for t in session.tables)))
+            raise Refusal("The tournament plays in its threads: {threads}.",
+                          threads=", ".join(f"<#{t}>" for t in session.tables))
         if game is None:
-            raise Refusal(_("The game hasn't started yet.", actor.locale))
+            raise Refusal("The game hasn't started yet.")
         if game.is_over and session.tournament_of is not None:
-            raise Refusal(_("This hand is over: the next one starts when the other table "
-                            "finishes its hand.", actor.locale))
+            raise Refusal("This hand is over: the next one starts when the other table "
+                          "finishes its hand.")
         if game.is_over:
-            raise Refusal(_("The game is over.", actor.locale))
+            raise Refusal("The game is over.")
         self.need_player(session, actor)
         return session, game
 
     @staticmethod
     def need_player(session: Session, actor: Actor) -> str:
         if not session.is_seated(actor.id):
-            raise Refusal(_("You're not playing in this game.", actor.locale))
+            raise Refusal("You're not playing in this game.")
         return actor.id
 
     @staticmethod
     def need_host(session: Session, actor: Actor) -> None:
         if actor.id != session.host_id and not actor.admin:
-            raise Refusal(_("Only the host or a member with Manage Server can do that.",
-                            actor.locale))
+            raise Refusal("Only the host or a member with Manage Server can do that.")
 
     @staticmethod
     def need_permissions(actor: Actor) -> None:
         if actor.missing:
             names = permission_names(actor.missing)
-            raise Refusal(_("I can't post in this channel (missing: {perms}): ask a server "
-                            "admin to give me these permissions here, then try again.",
-                            actor.locale, perms=names))
+            raise Refusal("I can't post in this channel (missing: {perms}): ask a server "
+                          "admin to give me these permissions here, then try again.",
+                          perms=names)
 
     def is_live(self, session: Session) -> bool:
         """Whether ``session`` is still its channel's lobby or game."""
@@ -142,7 +141,7 @@ class TableService:
         so memory never holds a change the database doesn't."""
         async with session.lock:
             if self.closing:
-                raise Refusal(_("The bot is restarting: try again in a moment."))
+                raise Refusal("The bot is restarting: try again in a moment.")
             try:
                 with speaking(session.options.language):  # public text in its language
                     yield
@@ -208,8 +207,8 @@ class TableService:
             session.log_seq = previous_seq
             if session.saved is not None:
                 session.load(session.saved)
-            raise SaveFailed(_("The game couldn't be saved, so nothing changed: try again in "
-                               "a moment.")) from exc
+            raise SaveFailed("The game couldn't be saved, so nothing changed: try again in "
+                             "a moment.") from exc
         session.saved = text
 
     def _next_hand(self, session: Session, game: Game) -> list[LogEntry]:
@@ -298,8 +297,8 @@ class TableService:
             log.warning("Deleting the game in channel %s failed (%s)", session.channel_id, exc)
             if session.saved is not None:
                 session.load(session.saved)
-            raise SaveFailed(_("The game couldn't be saved, so nothing changed: try again in "
-                               "a moment.")) from exc
+            raise SaveFailed("The game couldn't be saved, so nothing changed: try again in "
+                             "a moment.") from exc
         self._forget(session)
         if not session.started:
             self.outbox.close_message(session, session.lobby_message_id)
@@ -339,20 +338,19 @@ class TableService:
                    serial: int | None = None) -> Moved:
         """One move by ``actor``: checked, applied, saved, then announced."""
         session, _game = self.game(channel_id, actor, gid)
-        locale = actor.locale
         async with self._changing(session):
             game = session.game
             if not self.is_live(session) or game is None or game.is_over:
-                raise Refusal(_("The game is over.", locale))
+                raise Refusal("The game is over.")
             pid = self.need_player(session, actor)
             await self._resume_if_paused(session, actor)
             if serial is not None and serial != session.serial:
-                raise Refusal(stale_text(locale))
+                raise Stale()
             move = make(session, game, pid)
             try:
                 events = game.apply(move)
             except EngineError as exc:
-                raise Refusal(error_text(exc, locale)) from None
+                raise EngineRefusal(exc) from None
             if not isinstance(move, CallUno | Catch):
                 session.serial += 1
             session.timeouts[pid] = 0
@@ -397,9 +395,9 @@ class TableService:
     @staticmethod
     def _no_leaving(session: Session, actor: Actor) -> None:
         if session.tables or session.tournament_of is not None:
-            raise Refusal(_("Nobody leaves a tournament once it has started: the host (or a "
-                            "member with Manage Server) can end it with /uno end in its "
-                            "channel.", actor.locale))
+            raise Refusal("Nobody leaves a tournament once it has started: the host (or a "
+                          "member with Manage Server) can end it with /uno end in its "
+                          "channel.")
 
     @staticmethod
     def _note_lap_kept(session: Session, e: LapKept, seated: int) -> None:
@@ -424,11 +422,11 @@ class TableService:
 
     async def leave(self, channel_id: int | None, actor: Actor) -> bool:
         """The actor leaves the lobby or the game. True if it was a lobby."""
-        session = self.session(channel_id, actor.locale)
+        session = self.session(channel_id)
         self._no_leaving(session, actor)
         async with self._changing(session):
             if not self.is_live(session):
-                raise Refusal(_("That game has ended.", actor.locale))
+                raise Refusal("That game has ended.")
             if session.game is None:
                 await self.lobbies.leave(session, actor.id, actor)
                 return True
@@ -439,14 +437,14 @@ class TableService:
         return False
 
     async def kick(self, channel_id: int | None, actor: Actor, target: str, name: str) -> str:
-        session = self.session(channel_id, actor.locale)
+        session = self.session(channel_id)
         self._no_leaving(session, actor)
         async with self._changing(session):
             self.need_host(session, actor)
             if not self.is_live(session):
-                raise Refusal(_("That game has ended.", actor.locale))
+                raise Refusal("That game has ended.")
             if not session.is_seated(target):
-                raise Refusal(_("{name} is not in this game.", actor.locale, name=name))
+                raise Refusal("{name} is not in this game.", name=name)
             name = session.name(target)
             if session.game is None:
                 await self.lobbies.leave(session, target, actor)
@@ -507,17 +505,17 @@ class TableService:
 
     async def end(self, channel_id: int | None, actor: Actor) -> Session:
         """End the game or lobby early (host or Manage Server); it does not count."""
-        session = self.session(channel_id, actor.locale)
+        session = self.session(channel_id)
         if session.tournament_of is not None:
-            raise Refusal(_("A tournament ends from its channel: /uno end in <#{channel}>.",
-                            actor.locale, channel=session.tournament_of))
+            raise Refusal("A tournament ends from its channel: /uno end in <#{channel}>.",
+                          channel=session.tournament_of)
         if session.tables:
             self.need_host(session, actor)
             await self.tournaments.end(session, actor)
         async with self._changing(session):
             self.need_host(session, actor)
             if not self.is_live(session):
-                raise Refusal(_("That game has ended.", actor.locale))
+                raise Refusal("That game has ended.")
             await self._drop(session)
         if session.tables:
             self.outbox.refresh_lobby(session)

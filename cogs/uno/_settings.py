@@ -14,7 +14,7 @@ from discord import app_commands
 
 from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
 from cogs.uno._cog import actor_of
-from cogs.uno._contracts import Refusal
+from cogs.uno._contracts import EngineRefusal, Refusal
 from cogs.uno._lobby import options_from
 from cogs.uno._pictures import HandPictures
 from cogs.uno._render import settings_text
@@ -24,6 +24,7 @@ from cogs.uno._session import Session
 from cogs.uno._subcog import UnoSubCog
 from data import Database, DatabaseError
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
+from engine import SettingsError
 from engine.settings import GRAB2_POINTS
 
 
@@ -103,8 +104,7 @@ class SettingsCog(UnoSubCog, name="Settings"):
         session = self.service.sessions.get(interaction.channel_id)
         server_default = server_default or bool(server_only)
         if server_default and not actor.admin:
-            raise Refusal(_("Only members with Manage Server can change the server's defaults.",
-                            locale))
+            raise Refusal("Only members with Manage Server can change the server's defaults.")
         game_changes = dict(changes)
         if "language" in server_only and session is not None and not session.started:
             game_changes["language"] = server_only["language"]  # the open lobby too
@@ -112,18 +112,18 @@ class SettingsCog(UnoSubCog, name="Settings"):
             session = await self.service.lobbies.configure(interaction.channel_id, actor,
                                                            game_changes)
         if session is None and "mode" in changes:
-            raise Refusal(_("Partner play is chosen per game: open a lobby with /uno new, "
-                            "then set its mode.", locale))
+            raise Refusal("Partner play is chosen per game: open a lobby with /uno new, "
+                          "then set its mode.")
         if server_default or (session is None and changes):
             changes = {k: v for k, v in changes.items() if k != "mode"}  # a game's choice
             if not actor.admin:
-                raise Refusal(_("Only members with Manage Server can change the server's "
-                                "defaults.", locale))
+                raise Refusal("Only members with Manage Server can change the server's "
+                              "defaults.")
             current = await self.db.get_guild_settings(interaction.guild_id)
             try:
                 merged = dataclasses.replace(current, **changes, **server_only)
-            except ValueError as exc:
-                raise Refusal(_(str(exc), locale)) from None
+            except ValueError as exc:  # out of range: the data layer says why (in English)
+                raise EngineRefusal(SettingsError(str(exc))) from None
             await self.db.set_guild_settings(merged)
         parts = []
         if session is not None:
@@ -151,8 +151,8 @@ class SettingsCog(UnoSubCog, name="Settings"):
                 try:
                     await self.pictures.set_high_contrast(user, high_contrast)
                 except DatabaseError:
-                    raise Refusal(_("Your choice couldn't be saved: try again in a moment.",
-                                    locale)) from None
+                    raise Refusal("Your choice couldn't be saved: try again in a "
+                                  "moment.") from None
             contrast = await self.pictures.high_contrast(user)
             await reply.send(_("Your cards are drawn in high contrast (in every server).", locale)
                              if contrast else

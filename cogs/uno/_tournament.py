@@ -27,7 +27,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from cogs.i18n import _
-from cogs.uno._contracts import Actor, Refusal, SaveFailed
+from cogs.uno._contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno._render import event_lines, team_name
 from cogs.uno._session import TOURNAMENT_PLAYERS, Seat, Session
 from data import GameResult, LogEntry, PlayerResult
@@ -74,9 +74,8 @@ class Tournaments:
     @staticmethod
     def _need_eight(session: Session, actor: Actor) -> None:
         if len(session.seats) != TOURNAMENT_PLAYERS:
-            raise Refusal(_("A tournament needs {n} players (people or computer players), "
-                            "not {got}.", actor.locale, n=TOURNAMENT_PLAYERS,
-                            got=len(session.seats)))
+            raise Refusal("A tournament needs {n} players (people or computer players), "
+                          "not {got}.", n=TOURNAMENT_PLAYERS, got=len(session.seats))
 
     async def start(self, channel_id: int, actor: Actor, gid: str | None,
                     threads: list[int]) -> Session:
@@ -84,7 +83,6 @@ class Tournaments:
         before anything is announced."""
         service = self.service
         session = service.lobbies.of(channel_id, actor, gid)
-        locale = actor.locale
         async with service._changing(session):
             service.lobbies.still_open(session, actor)
             service.need_host(session, actor)
@@ -94,7 +92,7 @@ class Tournaments:
                                          hands_per_pairing=session.options.hands_per_pairing,
                                          rng=random.Random(session.seed))
             except EngineError as exc:
-                raise Refusal(str(exc)) from None
+                raise EngineRefusal(exc) from None
             session.match = match
             session.tables = list(threads)
             session.last_human = time.time()
@@ -119,8 +117,8 @@ class Tournaments:
                             channel_id, exc)
                 if session.saved is not None:
                     session.load(session.saved)
-                raise SaveFailed(_("The tournament couldn't be saved, so it didn't start: "
-                                   "try again in a moment.", locale)) from exc
+                raise SaveFailed("The tournament couldn't be saved, so it didn't start: "
+                                 "try again in a moment.") from exc
             session.saved = session.to_json()
             for table, _lines in tables:
                 table.saved = table.to_json()
@@ -163,7 +161,7 @@ class Tournaments:
         service = self.service
         standings = self.standings_of(table)
         if standings is None or standings.match is None:
-            raise SaveFailed(_("This tournament has ended."))
+            raise SaveFailed("This tournament has ended.")
         async with standings.lock:
             match = standings.match
             hand = match.hand(table.hand_round, table.table)
