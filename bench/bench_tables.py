@@ -240,6 +240,12 @@ class Bench:
         if r is None:
             return
         lobby = r.message
+        if r.response_type == 5:  # deferred (a loaded machine): the lobby comes with the edit
+            try:
+                lobby = await r.wait_done(timeout=timeout)
+            except AssertionError as exc:
+                self.stats.setup_failures.append(f"new: {str(exc).splitlines()[0]}")
+                return
         for p in others:
             await self.act(p.click("Join", message=lobby, timeout=timeout), "join")
         await self.act(host.click("Start", message=lobby, timeout=timeout), "start")
@@ -416,6 +422,8 @@ class Bench:
                     await self.open_table(table)
                 else:
                     self.stats.counts["no table shown"] += 1
+                    last = [m for m in table.channel.messages if not m.deleted][-2:]
+                    self.stats.failures.append(f"no table shown: {last!r}"[:300])
                 return
             if msg.change_seq == table.moved_on:
                 self.stats.counts["waited for the table"] += 1
@@ -438,12 +446,13 @@ class Bench:
                     self.count("moves")
                 return
             menu, applied = await self.open_hand(table, person, msg)
+            done: list[str] = ["(hand)"]
             for _step in range(6):
                 if menu is None:
                     return
                 if self.refused(menu):
                     self.stats.counts["refused"] += 1
-                    self.stats.failures.append(f"refused: {menu.text()[:160]}")
+                    self.stats.failures.append(f"refused after {done}: {menu.text()[:100]}")
                     table.turned_away = True  # they look again later
                     return
                 labels = menu.button_labels()
@@ -454,6 +463,7 @@ class Bench:
                 if step is None:
                     break
                 coro, what = step
+                done.append(what)
                 applied = applied or what in HUMAN_ACTIONS
                 menu = await self.ask(table, coro, what, menu)
             else:
