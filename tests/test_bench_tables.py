@@ -36,8 +36,8 @@ def test_a_short_benchmark_run_reports_moves_and_no_errors() -> None:
 
 def test_people_clicking_as_people_do_open_their_hand_and_answer_what_a_card_asks() -> None:
     """The default clicks (--clicks human) on the default table (V2 with its picture):
-    every turn opens the hand (My hand or a slash command) and then plays or draws, so a
-    move takes at least two interactions, and every interaction is accounted for."""
+    every turn opens the hand (My hand or a slash command) and then plays or draws (or
+    answers a Wild Draw Four on the table), and every interaction is accounted for."""
     result = run_bench("--tables", "4", "--rate", "3", "--seconds", "8", "--slash", "0.3",
                        "--think-min-ms", "50", "--think-max-ms", "100")
     assert result["clicks"] == "human" and result["table"] == "v2", result
@@ -45,9 +45,9 @@ def test_people_clicking_as_people_do_open_their_hand_and_answer_what_a_card_ask
     assert moves > 0, result
     kinds = result["interactions by kind"]
     opened = kinds.get("My hand", 0) + kinds.get("/uno hand", 0) + kinds.get("/uno play", 0)
-    assert opened >= moves, kinds
+    assert opened + kinds.get("accept", 0) + kinds.get("challenge", 0) >= moves, kinds
     assert kinds.get("play", 0) + kinds.get("draw", 0) + kinds.get("/uno play", 0) > 0, kinds
-    assert 2.0 <= result["interactions per move"] < 6, result
+    assert 1.5 <= result["interactions per move"] < 6, result
     # every interaction sent while measuring is classified as Discord would see it
     answers = result["answers"]
     assert sum(answers.values()) == sum(kinds.values()), (answers, kinds)
