@@ -960,9 +960,11 @@ def main() -> None:
     parser.add_argument("--late-uno", type=float, default=0.5,
                         help="--clicks human: with one card and UNO! not called, the chance "
                         "to click UNO! after the play")
-    parser.add_argument("--peek", type=float, default=0.0,
+    parser.add_argument("--peek", type=float, default=0.75,
                         help="--clicks human: after each move, the chance that each player "
-                        "waiting for their turn looks at their hand (My hand); 0: never")
+                        "waiting for their turn looks at their hand (My hand); 0: never. "
+                        "0.75 (the default) makes about 4.6 interactions per move, as the "
+                        "outside driver of issue 16 measured")
     parser.add_argument("--give-up", type=float, default=5.0,
                         help="--clicks human: seconds a person waits for an acknowledgement "
                         "(Discord says the interaction failed after 3) before trying again "
