@@ -139,6 +139,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                     cpu_delay=bot.config.cpu_delay)
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.outbox.on_lost = self.service.channel_lost
+        self.outbox.on_table = self.service.table_posted
         if bot.config.art_cache:
             configure_art(bot.config.art_cache)
         self.outbox.is_live = lambda s: self.service.sessions.get(s.channel_id) is s

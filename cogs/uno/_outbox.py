@@ -81,6 +81,9 @@ THREAD_ARCHIVED = 50083
 """An edit in a thread Discord archived for inactivity (a post reopens the thread)."""
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
+TableCallback = Callable[[Session], Awaitable[None]]
+Compose = Callable[[], Awaitable[dict[str, Any] | None]]
+"""What to write, composed at the last moment (None: nothing to write)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,7 @@ class _Channel:
     fresh: bool = False
     """Post the table anew (a round ended, someone asked for it) instead of editing it."""
     mention: str | None = None
-    edits: dict[int, Callable[[], dict[str, Any]]] = field(default_factory=dict)
+    edits: dict[int, Compose] = field(default_factory=dict)
     """Messages to edit (id → what to send), newest wish wins."""
     task: asyncio.Task[None] | None = None
     last_post: float = 0.0
@@ -222,6 +225,9 @@ class Outbox:
         7529): a table whose picture changed is then posted anew."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
+        self.on_table: TableCallback | None = None
+        """Called when a session's table was posted anew (its message id is to be saved,
+        so that after a restart the bot knows which table to close)."""
         self.is_live: Callable[[Session], bool] = lambda session: True
         """Set by the owner: whether a session is still the channel's live one."""
         self._channels: dict[int, _Channel] = {}
@@ -255,7 +261,7 @@ class Outbox:
             # The game is over or gone: its last table loses its buttons.
             stale = session.table_message_id
             session.table_message_id = None
-            box.edits[stale] = lambda: _closed(box, stale)
+            box.edits[stale] = self._closed(box, stale, session)
             box.shown = []
         self._kick(session.channel_id, box)
 
@@ -269,8 +275,8 @@ class Outbox:
         if session.lobby_message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[session.lobby_message_id] = lambda: _in_language(session, lambda: {
-            "embed": lobby_embed(session), "view": lobby_view(session)})
+        box.edits[session.lobby_message_id] = _built(lambda: _in_language(session, lambda: {
+            "embed": lobby_embed(session), "view": lobby_view(session)}))
         self._kick(session.channel_id, box)
 
     def close_message(self, session: Session, message_id: int | None) -> None:
@@ -278,7 +284,7 @@ class Outbox:
         if message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[message_id] = lambda: _closed(box, message_id)
+        box.edits[message_id] = self._closed(box, message_id, None)
         self._kick(session.channel_id, box)
 
     def reopen(self, channel_id: int) -> None:
@@ -549,8 +555,8 @@ class Outbox:
             lines, box.lines = box.lines, []
             for chunk in _chunks(lines):
                 await self._post(box, channel, _fixed(_plain(chunk)))
-        for message_id, build in edits.items():
-            await self._edit(box, channel, message_id, _built(build))
+        for message_id, compose in edits.items():
+            await self._edit(box, channel, message_id, compose)
 
     async def _send_table(self, box: _Channel, channel: discord.PartialMessageable,
                           session: Session) -> None:
@@ -625,9 +631,11 @@ class Outbox:
                 return
             session.table_message_id = message_id
             self._adopt(box, message_id)
+            if self.on_table is not None:
+                await self.on_table(session)  # saved before the old one is closed
             if previous is not None:
                 box.edits.pop(previous, None)
-                await self._edit(box, channel, previous, _fixed(_closed(box, previous)))
+                await self._edit(box, channel, previous, self._closed(box, previous, session))
             return
         assert previous is not None
         try:
@@ -747,6 +755,24 @@ class Outbox:
         box.composed = (picture.view, picture.name, quiet)
         return body
 
+    def _closed(self, box: _Channel, message_id: int, session: Session | None) -> Compose:
+        """What a table (``session``'s) or a lobby (None) that is closed becomes: without
+        its buttons. A Components V2 table keeps its text and picture; one this process
+        did not write (posted before a restart: that form is kept in memory only) is
+        rebuilt from the game as saved, without the picture: Discord refuses to edit a V2
+        message to no components (400, 50006)."""
+        async def compose() -> dict[str, Any] | None:
+            quiet = box.quiet.pop(message_id, None)
+            if quiet is not None or not self.v2 or session is None:
+                return {"view": quiet}
+            async with session.lock:  # read as saved, like every table
+                if session.game is None:
+                    return {"view": None}
+                with speaking(session.options.language):  # public: the game's language
+                    layout = table_layout(session, None, None, buttons=False)
+            return {"view": layout, "content": None, "embed": None, "attachments": []}
+        return compose
+
     def _adopt(self, box: _Channel, message_id: int) -> None:
         """The table just written is ``message_id``: remember its picture and its quiet
         form (for when it is closed)."""
@@ -801,13 +827,6 @@ def _turn_line(session: Session, text: str | None, mention: str | None
     return text, mentions
 
 
-def _closed(box: _Channel, message_id: int) -> dict[str, Any]:
-    """What a table (or lobby) that is closed becomes: without its buttons; a Components V2
-    table keeps its text and picture."""
-    quiet = box.quiet.pop(message_id, None)
-    return {"view": quiet}
-
-
 def _in_language(session: Session, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """What ``build`` renders, in the game's language (its public text)."""
     with speaking(session.options.language):
@@ -824,8 +843,7 @@ def _fixed(body: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any] | None
     return compose
 
 
-def _built(build: Callable[[], dict[str, Any]]
-           ) -> Callable[[], Awaitable[dict[str, Any] | None]]:
+def _built(build: Callable[[], dict[str, Any]]) -> Compose:
     async def compose() -> dict[str, Any] | None:
         return build()
     return compose
