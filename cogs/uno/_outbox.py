@@ -35,6 +35,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import discord
@@ -131,6 +132,10 @@ class _Channel:
     quiet: dict[int, discord.ui.LayoutView] = field(default_factory=dict)
     """Components V2 tables (id → the same table without its buttons): a table that is
     closed keeps its text and picture (a V2 message without components would be empty)."""
+    attach: bool = True
+    """The bot may attach files here (the table's picture). False when the newest
+    interaction says Attach Files is missing, or Discord refused an upload: the table goes
+    without its picture (its text says everything)."""
     picture: tuple[int, TableView, str] | None = None
     """The live table's picture: its message id, what it shows, its file name."""
     pictures: int = 0
@@ -304,6 +309,7 @@ class Outbox:
         usable = not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
+            box.attach = bool(perms.attach_files)
             # A webhook could post (and the bot edit its table) without these permissions;
             # the bot respects them: its next table goes by the channel route, meets the 403
             # and the game pauses until it may post again.
@@ -345,6 +351,8 @@ class Outbox:
         if box is None:
             box = self._channels[channel_id] = _Channel(guild_id)
             box.carrier = self._carriers.pop(channel_id, None)
+            if box.carrier is not None:
+                box.attach = bool(box.carrier.app_permissions.attach_files)
         return box
 
     def _kick(self, channel_id: int, box: _Channel) -> None:
@@ -474,11 +482,23 @@ class Outbox:
                        edit: bool = False, reroute: bool = False) -> tuple[bool, Any]:
         """Wait for room on ``route``, compose (so the newest state goes), write. Returns
         whether there was something to send, and what the write returned."""
-        await self._pace(box, route, reroute=reroute)
-        body = await compose()
-        if body is None:
-            return False, None
-        return True, await self._write(box, route, lambda: send(body), edit=edit)
+        for retry in (False, True):
+            await self._pace(box, route, reroute=reroute and not retry)
+            body = await compose()
+            if body is None:
+                return False, None
+            try:
+                return True, await self._write(box, route, partial(send, body), edit=edit)
+            except ChannelLost as lost:
+                if retry or lost.gone or not box.attach or not _uploads(body):
+                    raise
+            # The bot may write here but not attach files: the table goes without its
+            # picture (the next interaction in the channel says whether it may again).
+            log.warning("Channel %s refused the table's picture (Attach Files is missing): "
+                        "its tables go without it",
+                        box.session.channel_id if box.session else "?")
+            box.attach = False
+        raise AssertionError("unreachable")
 
     async def _post(self, box: _Channel, channel: discord.PartialMessageable,
                     compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
@@ -687,6 +707,8 @@ class Outbox:
                                message_id: int | None) -> bool:
         """Whether the live table ``message_id`` shows a picture other than the game's
         now (or none: it was posted before a restart, or drawing failed)."""
+        if not box.attach:
+            return False  # no picture to change: the table is edited in place
         async with session.lock:
             game = session.game
             if game is None or game.is_over or not self._is_live(session):
@@ -709,6 +731,9 @@ class Outbox:
         if (not new and box.picture is not None and box.picture[0] == message_id
                 and box.picture[1] == view):
             return _Picture(view, None, box.picture[2], same=True)
+        if not box.attach:
+            # the bot may not attach files here: no picture (an edit drops the one shown)
+            return _Picture(view, None, None, same=box.picture is None)
         if not new and not self.picture_edits:
             return _Picture(view, None, None, same=False)  # not drawn: the table goes anew
         try:
@@ -847,6 +872,12 @@ def _built(build: Callable[[], dict[str, Any]]) -> Compose:
     async def compose() -> dict[str, Any] | None:
         return build()
     return compose
+
+
+def _uploads(body: dict[str, Any]) -> bool:
+    """Whether a message body uploads a file."""
+    return "file" in body or any(isinstance(a, discord.File)
+                                 for a in body.get("attachments") or ())
 
 
 def _chunks(lines: Sequence[str]) -> list[str]:
