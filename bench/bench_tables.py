@@ -3,13 +3,20 @@
 One command starts the loopback Discord (in this process), starts ``python bot.py`` against
 it, opens G tables in G channels spread over several guilds (4 simulated people each, through
 ``/uno new``, Join and Start), then has those people play legal moves through the UI at a
-target total rate for a fixed time, and reports:
+target total rate of turns for a fixed time, and reports:
 
-* moves/s served (a move: a click or select the game applied; "My hand" clicks are counted
-  apart), clicks/s;
+* moves/s served, clicks/s. ``--clicks human`` (the default) clicks as people do: the
+  turn's player opens My hand (now and then a slash command instead: ``/uno hand``,
+  ``/uno table``, ``/uno play card:``), thinks, picks a card, answers each question the card
+  asks (its colour, its towers) after another think, draws and plays or keeps what they
+  drew, sometimes calls UNO!, answers a Wild Draw Four; a move is a turn completed, and the
+  report gives the interactions per move. ``--clicks bot`` is the earlier bench (no think
+  time, a move is every click the game applied: a play and its colour count two), kept to
+  compare with the figures measured with it;
 * acknowledgement latency (interaction sent → the bot's callback received) p50/p95/p99/max;
 * errors: late acknowledgements (10062), double acknowledgements (40060), any other 4xx/5xx
-  the loopback answered, interactions never acknowledged, rate-limited requests (429);
+  the loopback answered, interactions never acknowledged, deferred answers never followed
+  up, "busy, try again" answers, rate-limited requests (429);
 * the bot's CPU seconds per move, its RSS (idle, after opening the tables, peak) and RSS
   per table, and its GC pauses (the bot reports them when ``UNO_GC_STATS`` names a file);
 * the load generator's own CPU (loopback Discord + simulated people, one process).
@@ -21,7 +28,9 @@ same tables; ``--restart-profile FILE``: py-spy on the first restarted bot).
 
 Usage (from the repository root)::
 
-    python bench/bench_tables.py --tables 100 --rate 30 --seconds 60
+    python bench/bench_tables.py --tables 100 --rate 10 --seconds 60             # V2 table
+    python bench/bench_tables.py --tables 100 --rate 10 --seconds 60 --table embed
+    python bench/bench_tables.py --tables 100 --rate 30 --seconds 60 --clicks bot --table embed
     python bench/bench_tables.py --tables 1000 --rate 300 --seconds 60 --restart --json
 
 The loopback enforces Discord's rate limits (``--no-rate-limits`` turns that off) and, by
@@ -66,6 +75,30 @@ CARD = r"[RBGY](?:\d[UNO!]?|\+[12]|[SRG])|W(?:\+4|G|V)?"
 TICKED = re.compile(rf"`({CARD})`")
 MOVE_PLACEHOLDERS = ("Play a card…", "Towers to grab…", "Card to keep…")
 BUSY = "The bot is very busy right now"
+COLOUR_EMOJI = {"🟥": "R", "🟦": "B", "🟩": "G", "🟨": "Y"}
+COLOUR_WORD = {"red": "R", "blue": "B", "green": "G", "yellow": "Y"}
+DRAWN = re.compile(r"You drew (.+?): play it or keep it")
+TOP = re.compile(r"Top card: (\S+) ([^\n(\[]*?)(?: \[.\])?(?: \(colour: (\w+)\))?$", re.M)
+HUMAN_ACTIONS = ("play", "colour", "towers", "keep", "draw", "play it", "keep it",
+                 "challenge", "accept", "/uno play")
+"""What a person does that the game applies (a move's steps); My hand, /uno hand,
+/uno table, UNO! and autocomplete show or add to a move."""
+
+
+def drawn_fits(text: str) -> bool:
+    """Whether the card just drawn (the menu says "You drew X: play it or keep it") matches
+    the top card, as the person sees it: a wild, the colour in play, or the same number or
+    symbol on a coloured top card."""
+    drawn, top = DRAWN.search(text), TOP.search(text)
+    if drawn is None or top is None:
+        return True
+    emoji, _sep, what = drawn[1].partition(" ")
+    if emoji not in COLOUR_EMOJI:
+        return True  # a wild
+    if top[3]:  # a wild on top: its colour is named
+        return COLOUR_WORD.get(top[3].lower()) == COLOUR_EMOJI[emoji]
+    what = re.sub(r" \[.\]$", "", what)
+    return top[1] == emoji or top[2].strip() == what
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -104,6 +137,8 @@ class Stats:
     acks: list[float] = field(default_factory=list)
     """Acknowledgement latencies of the measuring phase, seconds."""
     counts: Counter[str] = field(default_factory=Counter)
+    kinds: Counter[str] = field(default_factory=Counter)
+    """Interactions sent while measuring, by what the person did (``--clicks human``)."""
     failures: list[str] = field(default_factory=list)
     setup_failures: list[str] = field(default_factory=list)
     measuring: bool = False
@@ -157,18 +192,26 @@ class Bench:
         self.server: LoopbackDiscord | None = None
         self.bot: BotProcess | None = None
         self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
+        self.peeks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ interactions
     async def act(self, coro: Any, what: str, *, table: Table | None = None
                   ) -> InteractionResult | None:
+        if self.stats.measuring:
+            self.stats.kinds[what] += 1
         try:
             result: InteractionResult = await coro
         except InteractionFailed as exc:
             if not self.stats.measuring:
                 self.stats.setup_failures.append(f"{what}: {str(exc).splitlines()[0]}")
             else:
-                self.stats.counts["never acknowledged"] += 1
+                # the person sees "This interaction failed" (answered late: 10062, or not
+                # at all) and, with --clicks human, tries again later
+                late = exc.code == 10062
+                self.stats.counts["answered late (10062)" if late else "never acknowledged"] += 1
                 self.stats.failures.append(f"{what}: {str(exc).splitlines()[0]}")
+                if table is not None and self.args.clicks == "human":
+                    table.turned_away = True
             return None
         except AssertionError as exc:  # what we wanted to click was not there (any more)
             if not self.stats.measuring:
@@ -197,6 +240,12 @@ class Bench:
         if r is None:
             return
         lobby = r.message
+        if r.response_type == 5:  # deferred (a loaded machine): the lobby comes with the edit
+            try:
+                lobby = await r.wait_done(timeout=timeout)
+            except AssertionError as exc:
+                self.stats.setup_failures.append(f"new: {str(exc).splitlines()[0]}")
+                return
         for p in others:
             await self.act(p.click("Join", message=lobby, timeout=timeout), "join")
         await self.act(host.click("Start", message=lobby, timeout=timeout), "start")
@@ -217,13 +266,13 @@ class Bench:
             "LOG_LEVEL": "WARNING",
             "DEV_GUILD_ID": "",  # commands synced globally, as in production
             "UNO_GC_STATS": str(self.gc_file),
-            # a process serving hundreds of busy tables runs the embed table (README,
-            # "Card art"); UNO_TABLE_V2=1 in the environment measures the picture table
-            "UNO_TABLE_V2": "0",
+            # --table: the Components V2 table with its picture (the bot's default) or the
+            # embed table
+            "UNO_TABLE_V2": "1" if args.table == "v2" else "0",
         }
         if args.census:
             env["UNO_GC_CENSUS"] = args.census
-        for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES", "UNO_TABLE_V2",
+        for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES",
                     "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE_MS",
                     "UNO_MAX_LAG_MS"):
             if os.environ.get(key):
@@ -316,6 +365,243 @@ class Bench:
             if table.turned_away and table.moved_on != seen:
                 table.moved_on = seen  # "busy, try again": at a later tick they do
 
+    # ------------------------------------------------------------------ play as people do
+    async def think(self, table: Table) -> None:
+        args = self.args
+        await asyncio.sleep(table.rng.uniform(args.think_min_ms, args.think_max_ms) / 1000)
+
+    async def read(self, r: InteractionResult | None, before: int) -> Message | None:
+        """What the person reads once the answer is there: a deferred answer ("thinking",
+        or a deferred update of the menu) is waited for; one never followed up is counted
+        (``--followup-wait`` seconds). ``before``: the clicked message's change then."""
+        if r is None:
+            return None
+        wait = self.args.followup_wait
+        if r.response_type == 5:
+            try:
+                return await r.wait_done(timeout=wait)
+            except AssertionError:
+                self.stats.counts["deferred, never followed up"] += 1
+                return None
+        if r.response_type == 6:
+            msg = r.message
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + wait
+            while (msg is not None and msg.change_seq == before  # noqa: ASYNC110
+                   and not r.state.followups and loop.time() < deadline):
+                await asyncio.sleep(0.05)
+            if r.state.followups:
+                return r.state.followups[-1]
+            if msg is None or msg.change_seq == before:
+                self.stats.counts["deferred, never followed up"] += 1
+                return None
+            return msg
+        return r.message
+
+    async def ask(self, table: Table, coro: Any, what: str, source: Message | None
+                  ) -> Message | None:
+        """One interaction and the answer the person reads (None: busy, failed, nothing)."""
+        before = source.change_seq if source is not None else -1
+        r = await self.act(coro, what, table=table)
+        if r is None:  # busy ("try again": later), failed, or nothing to click
+            table.turned_away = True
+            return None
+        return await self.read(r, before)
+
+    async def human_turn(self, table: Table) -> None:
+        """A person's turn as people play it (``--clicks human``): open the hand (My hand;
+        now and then a slash command), think, pick, think, answer what the card asks..."""
+        table.busy = True
+        table.turned_away = False
+        seen = table.moved_on
+        try:
+            msg = table.table_message()
+            if msg is None:
+                if table.channel.messages and "won the game" in table.channel.messages[-1].text():
+                    self.stats.counts["games finished"] += 1
+                    await self.open_table(table)
+                else:
+                    self.stats.counts["no table shown"] += 1
+                    last = [m for m in table.channel.messages if not m.deleted][-2:]
+                    self.stats.failures.append(f"no table shown: {last!r}"[:300])
+                return
+            if msg.change_seq == table.moved_on:
+                self.stats.counts["waited for the table"] += 1
+                return
+            table.moved_on = msg.change_seq
+            person = table.whose_turn(msg)
+            if person is None:
+                self.stats.counts["no turn shown"] += 1
+                return
+            rng = table.rng
+            wait = self.args.give_up
+            text = msg.text()
+            if ": accept or challenge" in text and "Challenge" in msg.button_labels():
+                # the Wild Draw Four's victim answers on the table itself
+                label = "Challenge" if rng.random() < 0.2 else "Accept +4"
+                what = "challenge" if label == "Challenge" else "accept"
+                menu = await self.ask(table, person.click(label, message=msg, timeout=wait),
+                                      what, msg)
+                if menu is not None and not self.refused(menu):
+                    self.count("moves")
+                return
+            menu, applied = await self.open_hand(table, person, msg)
+            done: list[str] = ["(hand)"]
+            for _step in range(6):
+                if menu is None:
+                    return
+                if self.refused(menu):
+                    self.stats.counts["refused"] += 1
+                    self.stats.failures.append(f"refused after {done}: {menu.text()[:100]}")
+                    table.turned_away = True  # they look again later
+                    return
+                labels = menu.button_labels()
+                if applied and not self.prompt(menu):
+                    break
+                await self.think(table)
+                step = self.human_step(table, person, menu, labels)
+                if step is None:
+                    break
+                coro, what = step
+                done.append(what)
+                applied = applied or what in HUMAN_ACTIONS
+                menu = await self.ask(table, coro, what, menu)
+            else:
+                return
+            if not applied:
+                self.stats.counts["nothing to do (table behind)"] += 1
+                return
+            self.count("moves")
+            for other in table.people:
+                if other is not person and rng.random() < self.args.peek:
+                    self.peek(table, other)
+            if "UNO!" in menu.button_labels() and rng.random() < self.args.late_uno:
+                # one card left and UNO! not called with the play: they notice
+                await self.think(table)
+                await self.ask(table, person.click("UNO!", message=menu, timeout=wait), "UNO!",
+                               menu)
+        finally:
+            table.busy = False
+            if table.turned_away and table.moved_on != seen:
+                table.moved_on = seen  # "busy, try again": at a later tick they do
+
+    def peek(self, table: Table, person: Member) -> None:
+        """``--peek``: a player waiting for their turn looks at their hand after a move
+        (My hand on the table as they see it), beside whoever plays next."""
+        async def look() -> None:
+            await self.think(table)
+            msg = table.table_message()
+            if msg is not None and "My hand" in msg.button_labels():
+                await self.act(person.click("My hand", message=msg, timeout=self.args.give_up),
+                               "My hand (waiting)")
+
+        task = asyncio.create_task(look())
+        self.peeks.add(task)
+        task.add_done_callback(self.peeks.discard)
+
+    @staticmethod
+    def refused(menu: Message) -> bool:
+        """An answer that is one sentence (out of date, busy, can't be played...), not a
+        hand, a question or a table."""
+        text = menu.text()
+        return not menu.components and not menu.embeds and "Your hand" not in text \
+            and "The game is over" not in text and "posted below" not in text
+
+    @staticmethod
+    def prompt(menu: Message) -> bool:
+        """The menu asks this person for something: a card, a colour, towers, a keep..."""
+        selects = {s.get("placeholder") for s in menu.selects()}
+        labels = menu.button_labels()
+        return bool(selects & set(MOVE_PLACEHOLDERS)) or "Red" in labels \
+            or "Play it" in labels or "Draw" in labels or "Challenge" in labels
+
+    async def open_hand(self, table: Table, person: Member, msg: Message
+                        ) -> tuple[Message | None, bool]:
+        """My hand, or (``--slash`` of the turns) a slash command: ``/uno hand``,
+        ``/uno table`` then My hand on the table it posts, or ``/uno play card:`` (typed:
+        one autocomplete, then the command; a wild's colour given with it). Returns what
+        the person reads, and whether the game was asked to move already (/uno play)."""
+        rng, wait = table.rng, self.args.give_up
+        if rng.random() >= self.args.slash:
+            return await self.ask(table, person.click("My hand", message=msg, timeout=wait),
+                                  "My hand", msg), False
+        kind = rng.choice(("hand", "table", "play"))
+        if kind == "hand":
+            return await self.ask(table, person.slash("uno hand", timeout=wait), "/uno hand",
+                                  None), False
+        if kind == "table":
+            shown = await self.ask(table, person.slash("uno table", timeout=wait), "/uno table",
+                                   None)
+            if shown is None:
+                return None, False
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.args.followup_wait
+            while (new := table.table_message()) is msg and loop.time() < deadline:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+            if new is None:
+                return None, False
+            await self.think(table)
+            return await self.ask(table, person.click("My hand", message=new, timeout=wait),
+                                  "My hand", new), False
+        self.count("autocomplete", kinds=True)
+        try:
+            choices = await person.autocomplete("uno play", "card", "")
+        except (InteractionFailed, AssertionError):
+            choices = []
+        if not choices:  # nothing to play: they open their hand to draw
+            return await self.ask(table, person.click("My hand", message=msg, timeout=wait),
+                                  "My hand", msg), False
+        await self.think(table)
+        code = str(rng.choice(choices)["value"])
+        options: dict[str, Any] = {"card": code}
+        if code.startswith("W"):
+            options["color"] = rng.choice("RBGY")
+        return await self.ask(table, person.slash("uno play", timeout=wait, **options),
+                              "/uno play", None), True
+
+    def count(self, key: str, *, kinds: bool = False) -> None:
+        """Count ``key`` while measuring (``kinds``: an interaction sent, by what)."""
+        if self.stats.measuring:
+            (self.stats.kinds if kinds else self.stats.counts)[key] += 1
+
+    def human_step(self, table: Table, person: Member, menu: Message, labels: list[str]
+                   ) -> tuple[Any, str] | None:
+        """The person's next interaction on ``menu`` (not yet sent) and what it is."""
+        text = menu.text()
+        selects = {s.get("placeholder"): s for s in menu.selects()}
+        rng, wait = table.rng, self.args.give_up
+        if "Play a card…" in selects:
+            options = [str(o["value"]) for o in selects["Play a card…"]["options"]]
+            calls = [v for v in options if v.endswith("|u")]
+            if calls:  # two cards: the play may call UNO! with it
+                plain = [v for v in options if not v.endswith("|u")]
+                options = calls if rng.random() < self.args.uno_with_play else plain
+            return person.select(rng.choice(options), message=menu, timeout=wait), "play"
+        if "Towers to grab…" in selects:
+            sel = selects["Towers to grab…"]
+            need = int(sel.get("min_values") or 1)
+            values = rng.sample([str(o["value"]) for o in sel["options"]], need)
+            return person.select(*values, message=menu, timeout=wait), "towers"
+        if "Card to keep…" in selects:
+            options = [str(o["value"]) for o in selects["Card to keep…"]["options"]]
+            return person.select(rng.choice(options), message=menu, timeout=wait), "keep"
+        if "Red" in labels:
+            first = text.splitlines()[0] if text else ""
+            counts = Counter(c[0] for c in TICKED.findall(first) if c[0] in COLOURS)
+            colour = counts.most_common(1)[0][0] if counts else rng.choice("RBGY")
+            return person.click(COLOURS[colour], message=menu, timeout=wait), "colour"
+        if "Challenge" in labels:
+            label = "Challenge" if rng.random() < 0.2 else "Accept +4"
+            return (person.click(label, message=menu, timeout=wait),
+                    "challenge" if label == "Challenge" else "accept")
+        if "Play it" in labels:
+            if drawn_fits(text):
+                return person.click("Play it", message=menu, timeout=wait), "play it"
+            return person.click("Keep it", message=menu, timeout=wait), "keep it"
+        if "Draw" in labels:
+            return person.click("Draw", message=menu, timeout=wait), "draw"
+        return None
+
     @staticmethod
     async def loop_lateness(late: list[tuple[float, float]], tick: float = 0.05) -> None:
         """How late this process (the loopback Discord and the people) runs what is due:
@@ -388,6 +674,7 @@ class Bench:
         ticker = asyncio.create_task(self.loop_lateness(late))
         started = loop.time()
         interval = 1.0 / args.rate
+        turn = self.human_turn if args.clicks == "human" else self.take_move
         next_at = started
         end = started + args.seconds
         skipped = 0
@@ -400,7 +687,7 @@ class Bench:
             if not idle:
                 skipped += 1
                 continue
-            task = asyncio.create_task(self.take_move(idle[0]))
+            task = asyncio.create_task(turn(idle[0]))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         elapsed = loop.time() - started
@@ -409,8 +696,8 @@ class Bench:
         cpu_bot = proc_cpu(pid) - cpu_bot
         cpu_gen = self_cpu() - cpu_gen
         self.stats.measuring = False
-        if tasks:
-            await asyncio.wait(tasks, timeout=30)
+        if tasks or self.peeks:
+            await asyncio.wait(tasks | self.peeks, timeout=30)
         if spy is not None:
             await spy.wait()
             self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
@@ -419,11 +706,25 @@ class Bench:
         moves = self.stats.counts["moves"]
         requests = Counter(self.server.rate_limiter.requests) - requests_before
         acks = self.stats.acks
+        sent = self.interactions(started, started + elapsed)
         return {
             "tables": args.tables, "guilds": args.guilds, "rate asked": args.rate,
+            "clicks": args.clicks, "table": args.table,
             "seconds": round(elapsed, 1),
             "moves/s": round(moves / elapsed, 1),
             "clicks/s": round(self.stats.counts["clicks"] / elapsed, 1),
+            "interactions/s": round(sum(sent.values()) / elapsed, 1),
+            # every interaction sent (autocomplete, answered busy or failed ones included)
+            "interactions per move": round(sum(sent.values()) / max(moves, 1), 2),
+            "interactions by kind": dict(self.stats.kinds.most_common()),
+            "answers": dict(sent),
+            # as the people saw them (--clicks human waits for every deferred answer)
+            "errors as people see them": {
+                "answered late (10062)": sent["answered late (10062)"],
+                "never answered": sent["never answered"],
+                "deferred, never followed up": self.stats.counts["deferred, never followed up"],
+                "answered busy": self.stats.counts["answered busy"],
+            },
             "ack p50 ms": round(percentile(acks, 50) * 1000, 1),
             "ack p95 ms": round(percentile(acks, 95) * 1000, 1),
             "ack p99 ms": round(percentile(acks, 99) * 1000, 1),
@@ -447,6 +748,27 @@ class Bench:
             "bot requests per move": {k: round(v / max(moves, 1), 2)
                                       for k, v in requests.most_common()},
         }
+
+    def interactions(self, start: float, end: float) -> Counter[str]:
+        """The interactions sent between ``start`` and ``end`` (loop time) by how the bot
+        answered them, as Discord would judge: in time (``acknowledged``), too late
+        (10062: the person saw "This interaction failed"), never, or deferred and never
+        followed up ("thinking..." left, or a deferred update that never came)."""
+        assert self.server is not None
+        out: Counter[str] = Counter()
+        for state in self.server.interactions.values():
+            if not start <= state.sent_at <= end:
+                continue
+            if state.ack_type is None:
+                out["never answered"] += 1
+            elif state.ack_type < 0:
+                out["answered late (10062)"] += 1
+            elif state.ack_type == 5 and state.original is not None \
+                    and state.original.loading and not state.original.deleted:
+                out["deferred, never followed up"] += 1
+            else:
+                out["acknowledged"] += 1
+        return out
 
     # ------------------------------------------------------------------ restart
     async def restart(self, profile: str | None = None, cwd: Path | None = None
@@ -573,7 +895,8 @@ class Bench:
             await self.setup()
             server.problems.clear()
             server.rate_limited.clear()
-            self.note(f"playing at {args.rate} moves/s for {args.seconds} s")
+            self.note(f"playing at {args.rate} turns/s asked for {args.seconds} s "
+                      f"({args.clicks} clicks, {args.table} table)")
             result = await self.play()
             await asyncio.sleep(1.5)  # the bot's GC figures are written every second
             result["gc"] = self.gc_stats()
@@ -614,6 +937,41 @@ def main() -> None:
     parser.add_argument("--guilds", type=int, default=0, help="default: tables / 50, at least 1")
     parser.add_argument("--rate", type=float, default=30.0, help="moves per second, in total")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--clicks", choices=("human", "bot"), default="human",
+                        help="human (default): click as people do (My hand, think, pick, "
+                        "answer each question after a think, now and then a slash command); "
+                        "bot: the earlier bench (no think time; a move is every click the "
+                        "game applied), to compare with figures measured with it")
+    parser.add_argument("--table", choices=("v2", "embed"),
+                        help="the table the bot posts: v2 (Components V2 with its picture, "
+                        "the bot's default) or embed (UNO_TABLE_V2=0); default: "
+                        "UNO_TABLE_V2 from the environment, else v2 with --clicks human "
+                        "and embed with --clicks bot (as the earlier figures were measured)")
+    parser.add_argument("--think-min-ms", type=float, default=150.0,
+                        help="--clicks human: a person thinks between this...")
+    parser.add_argument("--think-max-ms", type=float, default=450.0,
+                        help="...and this many ms before each click after the first (uniform)")
+    parser.add_argument("--slash", type=float, default=0.1,
+                        help="--clicks human: the share of turns begun with a slash command "
+                        "(/uno hand, /uno table, /uno play card:, equally) instead of My hand")
+    parser.add_argument("--uno-with-play", type=float, default=0.5,
+                        help="--clicks human: with two cards, the chance to call UNO! with "
+                        "the play")
+    parser.add_argument("--late-uno", type=float, default=0.5,
+                        help="--clicks human: with one card and UNO! not called, the chance "
+                        "to click UNO! after the play")
+    parser.add_argument("--peek", type=float, default=0.75,
+                        help="--clicks human: after each move, the chance that each player "
+                        "waiting for their turn looks at their hand (My hand); 0: never. "
+                        "0.75 (the default) makes about 4.6 interactions per move, as the "
+                        "outside driver of issue 16 measured")
+    parser.add_argument("--give-up", type=float, default=5.0,
+                        help="--clicks human: seconds a person waits for an acknowledgement "
+                        "(Discord says the interaction failed after 3) before trying again "
+                        "later")
+    parser.add_argument("--followup-wait", type=float, default=10.0,
+                        help="--clicks human: seconds a person waits for a deferred answer "
+                        "before counting it never followed up")
     parser.add_argument("--open-concurrency", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--restart", action="store_true")
@@ -650,6 +1008,10 @@ def main() -> None:
         args.restart_compare = Path(args.restart_compare).resolve()
     if args.census:
         args.census = str(Path(args.census).resolve())
+    if args.table is None:
+        v2 = os.environ.get("UNO_TABLE_V2")
+        args.table = ("embed" if v2 == "0" else "v2") if v2 else (
+            "v2" if args.clicks == "human" else "embed")
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead

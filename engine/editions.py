@@ -1,7 +1,7 @@
 """Editions are data: a deck, a player range, whether towers exist, and card points.
 
-The Victory Lap edition is its deck here plus one card effect in the game's effect table
-(``Game._effect``, the lap), not a second engine.
+The Victory Lap edition is its deck here plus one card effect (the lap: a branch of
+engine/effects.py's ``_card_effect`` that calls engine/lap.py), not a second engine.
 """
 
 from __future__ import annotations

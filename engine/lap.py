@@ -1,34 +1,33 @@
 """The Victory Lap (R-VL-LAP): the hands travel round the table, one seat a step, until the
 player of the Victory Lap keeps the hand in front of them.
 
-Functions that take the ``Game`` and move its table (``game.s``), as engine/setup.py does:
-``Game.validate`` calls ``check_lap`` while a lap is under way, ``Game._effect`` starts
-one (``start_lap``) and ``Game.push`` makes the ``Lap`` move (``do_lap``).
+Functions that take the ``BaseGame`` (engine/basegame.py) and move its table (``game.s``),
+as engine/setup.py does: checking a move (engine/validation.py) asks ``check_lap`` while a
+lap is under way, a played Victory Lap starts one (``start_lap``, engine/effects.py) and
+making the ``Lap`` move is ``do_lap``.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from engine.basegame import BaseGame
 from engine.errors import ChoiceError, IllegalMoveError
 from engine.events import ColorChosen, Event, LapKept, LapPassed
 from engine.moves import Lap, Move
 from engine.state import Decision, LapRecord
-
-if TYPE_CHECKING:
-    from engine.game import Game
+from engine.turns import end_turn, not_your_turn, turn_event, wrong_decision
 
 
-def check_lap(game: Game, move: Move) -> Move:
+def check_lap(game: BaseGame, move: Move) -> Move:
     """R-VL-ONLY: while the hands travel, only the card's player keeps or passes."""
     s = game.s
     lap = s.lap
     assert lap is not None
     if move.player != lap.player:
-        raise game._not_your_turn(move.player)
+        raise not_your_turn(game, move.player)
     if not isinstance(move, Lap):
-        raise game._wrong_decision()
+        raise wrong_decision(game)
     if move.keep:
         if move.color is None:
             if s.color is None:
@@ -46,7 +45,7 @@ def check_lap(game: Game, move: Move) -> Move:
     return replace(move, color=None) if move.color is not None else move
 
 
-def start_lap(game: Game, p: str) -> list[Event]:
+def start_lap(game: BaseGame, p: str) -> list[Event]:
     """R-VL-LAP: every hand moves one seat in the direction of play; ``p`` looks at the
     hand in front of them. UNO calls belonged to the old hands (R-VL-UNO)."""
     s = game.s
@@ -56,7 +55,7 @@ def start_lap(game: Game, p: str) -> list[Event]:
     return lap_step(game)
 
 
-def lap_step(game: Game) -> list[Event]:
+def lap_step(game: BaseGame) -> list[Event]:
     """Every hand moves one more seat in the direction of play."""
     s = game.s
     lap = s.lap
@@ -68,10 +67,10 @@ def lap_step(game: Game) -> list[Event]:
     lap.step += 1
     s.turn = lap.player
     s.pending = Decision.LAP
-    return [game._turn_event()]
+    return [turn_event(game)]
 
 
-def do_lap(game: Game, move: Lap) -> list[Event]:
+def do_lap(game: BaseGame, move: Lap) -> list[Event]:
     s = game.s
     lap = s.lap
     p = move.player
@@ -88,4 +87,4 @@ def do_lap(game: Game, move: Lap) -> list[Event]:
         # R-VL-UNO: keeping one card needs a call after the keep; catchable until the
         # next player's first move. Others given one card are not at risk.
         s.catchable = p
-    return events + game._end_turn(p)
+    return events + end_turn(game, p)

@@ -1,8 +1,9 @@
-"""Legal-move generation: every move a player may make now.
+"""Legal-move generation: every move a player may make now, and what a play needs chosen.
 
 ``Game.legal_moves(p)`` returns a ``LegalMoves``: iterating it enumerates the moves
-(``enumerate_moves``), ``in`` asks ``Game.validate`` (the one judge of a move). Whether a
-single move is allowed is decided in engine/game.py; this module only lists them.
+(``enumerate_moves``), ``in`` asks ``validate`` (engine/validation.py, the one judge of a
+move). Whether a single move is allowed is decided there; this module only lists them.
+``Game.play_needs`` is ``play_needs``: the choices a play of one card asks for.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING
 
+from engine.basegame import BaseGame, is_seated, need_player
 from engine.cards import Card, Color, Kind, Tower
-from engine.errors import EngineError
+from engine.errors import EngineError, GameOverError
 from engine.moves import (
     Accept,
     CallUno,
@@ -28,9 +29,8 @@ from engine.moves import (
     Play,
 )
 from engine.state import Decision
-
-if TYPE_CHECKING:
-    from engine.game import Game
+from engine.turns import not_your_turn
+from engine.validation import check_card, may_call, validate
 
 _PLAY_VARIANTS: dict[tuple[str, Card, bool], list[Move]] = {}
 """Plays of cards that grab no tower, shared by every game (moves are immutable values).
@@ -58,7 +58,7 @@ class LegalMoves:
 
     __slots__ = ("_game", "_player")
 
-    def __init__(self, game: Game, player: str) -> None:
+    def __init__(self, game: BaseGame, player: str) -> None:
         self._game = game
         self._player = player
 
@@ -69,7 +69,7 @@ class LegalMoves:
         if move.player != self._player:
             return False
         try:
-            self._game.validate(move)
+            validate(self._game, move)
         except EngineError:
             return False
         return True
@@ -87,17 +87,17 @@ class LegalMoves:
         return f"<LegalMoves for {self._player}: {list(self)!r}>"
 
 
-def enumerate_moves(game: Game, p: str) -> list[Move]:
+def enumerate_moves(game: BaseGame, p: str) -> list[Move]:
     """Every move ``p`` may make now, in a fixed order: UNO call, catch, then the turn's
     moves (plays with each choice of colour, towers and UNO, then draw / pass / ...)."""
     s = game.s
-    if s.pending is Decision.OVER or p not in game._seat:
+    if s.pending is Decision.OVER or not is_seated(game, p):
         return []
     out: list[Move] = []
     if s.pending is Decision.LAP:
         # While the hands travel only the card's player keeps or passes (R-VL-LAP).
         return lap_moves(game, p)
-    if game._may_call(p):
+    if may_call(game, p):
         out.append(CallUno(p))
     if s.catchable is not None and s.catchable != p:
         out.append(Catch(p, s.catchable))
@@ -123,7 +123,23 @@ def enumerate_moves(game: Game, p: str) -> list[Move]:
     return out
 
 
-def lap_moves(game: Game, p: str) -> list[Move]:
+def play_needs(game: BaseGame, player: str, card: Card) -> PlayNeeds:
+    """What ``player`` must choose to play ``card`` now (``Game.play_needs``), or the
+    ``EngineError`` that playing it would raise whatever the choices."""
+    s = game.s
+    if s.pending is Decision.OVER:
+        raise GameOverError("The game is over.")
+    need_player(game, player)
+    if s.turn != player:
+        raise not_your_turn(game, player)
+    check_card(game, player, card)
+    need, free = game.tower_choices(player, card)
+    later = card.kind is Kind.VICTORY_LAP and len(s.hands[player]) > 1
+    return PlayNeeds(color=card.is_wild, towers=need, free=tuple(free) if need else (),
+                     color_later=later)
+
+
+def lap_moves(game: BaseGame, p: str) -> list[Move]:
     """The Victory Lap moves of ``p``: keep (naming the colour if the card named none) and,
     unless their own hand is back, pass."""
     s = game.s
@@ -140,7 +156,7 @@ def lap_moves(game: Game, p: str) -> list[Move]:
     return out
 
 
-def play_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
+def play_variants(game: BaseGame, p: str, card: Card, uno_too: bool) -> list[Move]:
     """The plays of ``card`` by ``p``: one per colour (wild) x set of towers (grab) x
     calling UNO with it or not (``uno_too``: when it leaves one card)."""
     grabs = game.edition.towers and (card.kind is Kind.GRAB_TWO
@@ -158,7 +174,7 @@ def play_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
     return _make_variants(game, p, card, uno_too)
 
 
-def _make_variants(game: Game, p: str, card: Card, uno_too: bool) -> list[Move]:
+def _make_variants(game: BaseGame, p: str, card: Card, uno_too: bool) -> list[Move]:
     colors: list[Color | None] = list(Color) if card.is_wild else [None]
     if card.kind is Kind.VICTORY_LAP and len(game.s.hands[p]) > 1:
         colors.append(None)  # a lap follows: the colour may be named on the keep instead

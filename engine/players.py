@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import ClassVar, Protocol
 
 from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Color, Kind, Tower
-from engine.game import Decision, Game, most_common_color
+from engine.game import Game, most_common_color
 from engine.legal import enumerate_moves
 from engine.moves import (
     Accept,
@@ -28,6 +28,7 @@ from engine.moves import (
     Pass,
     Play,
 )
+from engine.state import Decision
 
 
 class Strategy(Protocol):

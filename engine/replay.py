@@ -17,9 +17,11 @@ from typing import Any
 
 from engine.cards import Card, Color, Tower
 from engine.errors import EngineError, ParseError
-from engine.game import Decision, Game, check_teams
+from engine.game import Game
 from engine.moves import Catch, Move, move_from_dict, move_to_dict
 from engine.settings import Settings
+from engine.state import Decision
+from engine.teams import check_teams
 
 TOP_KEYS = {"edition", "players", "names", "rules", "seed", "setup", "moves", "teams",
             "max_rounds"}

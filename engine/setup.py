@@ -1,17 +1,17 @@
 """Setting up a round: the draw for dealer, the deal, the opening card, and the scenario
 setups of the replay tool (``Game.from_setup``).
 
-Functions that take the ``Game`` and set its table (``game.s``); ``Game.start`` and the end
-of a round call them. The first-card rules (``open_round``) are shared by a real deal and a
-scenario whose discard pile is empty.
+Functions that take the ``BaseGame`` (engine/basegame.py) and set its table (``game.s``);
+``Game.start`` and the end of a round (engine/scoring.py) call them. The first-card rules
+(``open_round``) are shared by a real deal and a scenario whose discard pile is empty.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
+from engine.basegame import BaseGame, need_player, player_after
 from engine.cards import DRAW_COUNT, Card, Color, Kind, Tower
 from engine.errors import ParseError
 from engine.events import (
@@ -26,14 +26,12 @@ from engine.events import (
     Skipped,
 )
 from engine.state import Decision
-
-if TYPE_CHECKING:
-    from engine.game import Game
+from engine.turns import draw_cards, turn_event
 
 HAND_SIZE = 7
 
 
-def choose_dealer(game: Game) -> list[Event]:
+def choose_dealer(game: BaseGame) -> list[Event]:
     """Each player draws a card; the highest number deals, ties draw again."""
     events: list[Event] = []
     deck = list(game.edition.deck)
@@ -59,7 +57,7 @@ def choose_dealer(game: Game) -> list[Event]:
     return events
 
 
-def start_round(game: Game) -> list[Event]:
+def start_round(game: BaseGame) -> list[Event]:
     """A new round: clear the table, shuffle, deal ``HAND_SIZE`` cards each, open."""
     s = game.s
     game.round_number += 1
@@ -79,7 +77,7 @@ def start_round(game: Game) -> list[Event]:
     game.rng.shuffle(deck)
     s.draw = deck
     s.discard = []
-    order = [game._next(s.dealer, 1, i + 1) for i in range(len(game.players))]
+    order = [player_after(game, s.dealer, 1, i + 1) for i in range(len(game.players))]
     for _ in range(HAND_SIZE):
         for p in order:
             s.hands[p].append(s.draw.pop())
@@ -89,7 +87,7 @@ def start_round(game: Game) -> list[Event]:
     return events
 
 
-def open_round(game: Game) -> list[Event]:
+def open_round(game: BaseGame) -> list[Event]:
     """Turn up the first card and apply the first-card rules."""
     s = game.s
     if all(c.kind is Kind.WILD_DRAW_FOUR for c in s.draw):
@@ -109,16 +107,16 @@ def open_round(game: Game) -> list[Event]:
     s.discard.append(card)
     s.color = card.color
     s.direction = 1
-    first = game._next(s.dealer)
+    first = player_after(game, s.dealer)
     s.pending = Decision.PLAY
     kind = card.kind
     if kind in (Kind.DRAW_ONE, Kind.DRAW_TWO):
-        events += game._draw_cards(first, DRAW_COUNT[kind], "card")
+        events += draw_cards(game, first, DRAW_COUNT[kind], "card")
         events.append(Skipped(first))
-        s.turn = game._next(first)
+        s.turn = player_after(game, first)
     elif kind is Kind.SKIP:
         events.append(Skipped(first))
-        s.turn = game._next(first)
+        s.turn = player_after(game, first)
     elif kind is Kind.REVERSE:
         s.direction = -1
         events.append(Reversed(-1))
@@ -131,12 +129,12 @@ def open_round(game: Game) -> list[Event]:
         s.pending = Decision.COLOR
     else:
         s.turn = first
-    events.append(game._turn_event())
+    events.append(turn_event(game))
     return events
 
 
 def arrange(
-    game: Game,
+    game: BaseGame,
     *,
     hands: Mapping[str, Sequence[Card]] | None,
     draw: Sequence[Card] | None,
@@ -161,9 +159,9 @@ def arrange(
             if c not in allowed:
                 raise ParseError(f"{c} is not a card of {game.edition.title} (in {label}).")
     for p in hands or {}:
-        game._need_player(p)
+        need_player(game, p)
     if dealer is not None:
-        game._need_player(dealer)
+        need_player(game, dealer)
         s.dealer = dealer
     if direction not in (1, -1):
         raise ParseError("The direction must be 1 or -1.")
@@ -182,17 +180,17 @@ def arrange(
     if hands is None:
         for _ in range(HAND_SIZE):
             for i in range(len(game.players)):
-                p = game._next(s.dealer, 1, i + 1)
+                p = player_after(game, s.dealer, 1, i + 1)
                 if s.draw:
                     s.hands[p].append(s.draw.pop())
     if scores:
         for p, v in scores.items():
-            game._need_player(p)
+            need_player(game, p)
             s.scores[p] = int(v)
     if towers:
         for t, holder in towers.items():
             if holder is not None:
-                game._need_player(holder)
+                need_player(game, holder)
             s.towers[t] = holder
     events: list[Event] = []
     if not discard:
@@ -200,7 +198,7 @@ def arrange(
             raise ParseError("The draw pile is empty: there is no card to turn up.")
         events += open_round(game)
         if turn is not None:
-            game._need_player(turn)
+            need_player(game, turn)
             s.turn = turn
         return events
     s.discard = list(discard)
@@ -213,8 +211,8 @@ def arrange(
         s.color = top.color
     s.direction = direction
     if turn is not None:
-        game._need_player(turn)
+        need_player(game, turn)
         s.turn = turn
     else:
-        s.turn = game._next(s.dealer)
+        s.turn = player_after(game, s.dealer)
     return events

@@ -1,19 +1,15 @@
 """Partner play (RULES.md section 19): checking the teams of a partner table
-(``check_teams``) and scoring a round won at one (``end_team_round``, which
-``Game._end_round`` calls with the Game, as engine/setup.py's functions are called).
+(``check_teams``), scoring a round won at one (``score_team_round``) and whether a team has
+won the game (``team_game_winners``); the end of a round (engine/scoring.py) asks them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from engine.basegame import BaseGame
 from engine.errors import SettingsError
-from engine.events import Event, RoundWon
-from engine.setup import start_round
-
-if TYPE_CHECKING:
-    from engine.game import Game
+from engine.events import RoundWon
 
 TEAM_SIZES = (4, 6)
 """Partner play: how many players a partner table seats, in teams of two (sheet 004,
@@ -64,26 +60,24 @@ def check_teams(players: Sequence[str], teams: Sequence[Sequence[str]],
     return out
 
 
-def end_team_round(game: Game, winner: str) -> list[Event]:
+def score_team_round(game: BaseGame, winner: str) -> RoundWon:
     """Partner play (R-TEAM-SCORE): standard scoring gives the winner's team the cards
     in every opposing hand (all the other teams'; not the partner's); alternative
     scoring (R-TEAM-ALT) gives every team the cards in its own hands. Each seated
-    player adds what their team gained, and the team totals race to the target: when
-    one reaches it (or the last round is played) the highest total wins (alternative:
-    the lowest), and every team on that total shares the win."""
+    player adds what their team gained, and so does the team's total."""
     s = game.s
     pts = game.card_points
-    ours = game._team_of[winner]
+    ours = _team(game, winner)
     gain = [0 for _ in game.teams]
     for q in game.players:
         held = sum(pts(c) for c in s.hands[q])
         if game.settings.scoring == "standard":
-            if game._team_of[q] != ours:
+            if _team(game, q) != ours:
                 gain[ours] += held
         else:
-            gain[game._team_of[q]] += held
+            gain[_team(game, q)] += held
     won = gain[ours] if game.settings.scoring == "standard" else 0
-    gained = {q: gain[game._team_of[q]] for q in game.players}
+    gained = {q: gain[_team(game, q)] for q in game.players}
     for q, g in gained.items():
         s.scores[q] += g
     for i, g in enumerate(gain):
@@ -94,12 +88,23 @@ def end_team_round(game: Game, winner: str) -> list[Event]:
     for q in game.teams[ours]:
         if q in game.stats:
             game.stats[q].team_rounds_won += 1
-    events: list[Event] = [RoundWon(winner, won, gained, dict(s.scores),
-                                     game.round_number, team=game.teams[ours])]
-    totals = s.team_scores
-    if any(v >= game.settings.target for v in totals) or game._last_round():
+    return RoundWon(winner, won, gained, dict(s.scores), game.round_number,
+                    team=game.teams[ours])
+
+
+def team_game_winners(game: BaseGame, last_round: bool) -> list[str] | None:
+    """The team totals race to the target: when one reaches it (or the ``last_round`` is
+    played) the highest total wins (alternative scoring: the lowest), and the seated
+    players of every team on that total share the win; None: the game goes on."""
+    totals = game.s.team_scores
+    if any(v >= game.settings.target for v in totals) or last_round:
         top = max(totals) if game.settings.scoring == "standard" else min(totals)
-        s.winners = [q for q in game.players if totals[game._team_of[q]] == top]
-        return events + game._game_over()
-    s.dealer = game._next(s.dealer, 1)
-    return events + start_round(game)
+        return [q for q in game.players if totals[_team(game, q)] == top]
+    return None
+
+
+def _team(game: BaseGame, player: str) -> int:
+    """The index of ``player``'s team (every player of a partner game has one)."""
+    i = game.team_of(player)
+    assert i is not None
+    return i

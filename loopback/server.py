@@ -994,6 +994,13 @@ class LoopbackDiscord:
             return None
         if msg is not None:
             data = {**data, "flags": msg.flags | int(data.get("flags") or 0)}
+        if (int(data.get("flags") or 0) & IS_COMPONENTS_V2 and not data.get("components")
+                and (msg is None or "components" in data)):
+            # a Components V2 message shows only its components: without any it is empty
+            text = "Cannot send an empty message (a Components V2 message without components)"
+            self.problem("invalid_body", text, req, 50006)
+            self.interaction_routes.fail(req, "Discord rejected: " + text, 50006)
+            return error_response(400, 50006, "Cannot send an empty message")
         issues = check_message_limits(data, self._attachment_names(req, data, msg))
         if (msg is not None and self.gallery_edit_bug and int(data["flags"]) & IS_COMPONENTS_V2
                 and not any(c.get("type") == 12 for c in msg.walk_components())):
@@ -1183,6 +1190,8 @@ class LoopbackDiscord:
             needs.append("read_message_history")
         elif req.method == "PATCH" and self.edit_requires_send_messages:
             needs.append("send_messages")
+        if req.method == "PATCH" and req.raw.get(UPLOADED_FILES):
+            needs.append("attach_files")  # an edit that uploads a file, as a post does
         channel, refused = self._open_channel(req, *needs)
         if channel is None:
             assert refused is not None

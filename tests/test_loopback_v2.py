@@ -199,3 +199,51 @@ async def test_server_refuses_v2_bodies_with_discords_error_shape() -> None:
             text("z" * 4001)]})
         assert status == 400 and answer["code"] == 50035
         assert any("maxLength" in str(p) for p in d.take_problems())
+
+
+async def test_server_refuses_a_v2_message_without_components() -> None:
+    """A Components V2 message shows only its components: an edit that takes them all away
+    (or a post without any) is an empty message, refused with 400 50006 as Discord does;
+    an edit that leaves ``components`` out keeps them."""
+    async with LoopbackDiscord() as d:
+        channel = d.add_guild("Test").new_channel()
+        path = f"/channels/{channel.id}/messages"
+        status, answer = await call(d, "POST", path, {"flags": V2, "components": []})
+        assert status == 400 and answer["code"] == 50006, answer
+        assert channel.messages == []
+        status, _ = await call(d, "POST", path, table())
+        assert status == 200
+        [msg] = channel.messages
+        status, answer = await call(d, "PATCH", f"{path}/{msg.id}", {"components": []})
+        assert status == 400 and answer["code"] == 50006, answer
+        assert msg.button_labels() == ["hand", "draw"] and not msg.history
+        assert [p.code for p in d.take_problems()] == [50006, 50006]
+        status, answer = await call(d, "PATCH", f"{path}/{msg.id}",
+                                    {"allowed_mentions": {"parse": []}})
+        assert status == 200, answer
+        assert msg.button_labels() == ["hand", "draw"]
+        assert d.take_problems() == []
+
+
+async def test_server_needs_attach_files_for_an_edit_that_uploads() -> None:
+    """An edit that uploads a file needs Attach Files, like a post with one (403 50013); an
+    edit without a new file does not."""
+    async with LoopbackDiscord() as d:
+        channel = d.add_guild("Test").new_channel()
+        path = f"/channels/{channel.id}/messages"
+        status, _ = await call(d, "POST", path, table())
+        assert status == 200
+        [msg] = channel.messages
+        channel.set_bot_permissions(attach_files=False)
+        body = {**table("table.png"), "attachments": attached("table.png")}
+        status, answer = await call(d, "POST", path, body, {"table.png": PNG})
+        assert status == 403 and answer["code"] == 50013, answer
+        status, answer = await call(d, "PATCH", f"{path}/{msg.id}", body, {"table.png": PNG})
+        assert status == 403 and answer["code"] == 50013, answer
+        assert msg.files == {} and not msg.history
+        assert [r.detail for r in d.take_refused()] == ["attach_files", "attach_files"]
+        status, answer = await call(d, "PATCH", f"{path}/{msg.id}",
+                                    table(words="Top card: Blue 2"))
+        assert status == 200, answer
+        assert "Blue 2" in msg.text()
+        assert d.take_problems() == []

@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.i18n import _, server_language
+from cogs.i18n import Locale, _, server_language
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -139,6 +139,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                     cpu_delay=bot.config.cpu_delay)
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.outbox.on_lost = self.service.channel_lost
+        self.outbox.on_table = self.service.table_posted
         if bot.config.art_cache:
             configure_art(bot.config.art_cache)
         self.outbox.is_live = lambda s: self.service.sessions.get(s.channel_id) is s
@@ -413,8 +414,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             return
         if item.action == "start":
             session = await self.service.lobbies.start(interaction.channel_id, actor, item.gid)
-            await reply.send(self._started_text(session, session.options.language), view=None,
-                             public=True, edit=True)
+            language = session.options.language
+            await reply.send(self._with_note(self._started_text(session, language),
+                                             self._no_pictures(interaction, language)),
+                             view=None, public=True, edit=True)
             return
         session = await self.service.lobbies.action(interaction.channel_id, actor, item.action,
                                                     item.gid)
@@ -439,6 +442,19 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         """Replace the lobby message the click came from."""
         await reply.send(text, embed=embed, clear_embed=embed is None, view=view, public=True,
                          edit=True)
+
+    def _no_pictures(self, interaction: discord.Interaction[Any], language: Locale
+                     ) -> str | None:
+        """The sentence that tells the host the table will go without its picture, when the
+        bot lacks Attach Files in the channel (the table is complete without it)."""
+        if not self.outbox.v2 or interaction.app_permissions.attach_files:
+            return None
+        return _("🖼️ The table will have no picture here: I lack the Attach Files "
+                 "permission in this channel (the table's text says everything).", language)
+
+    @staticmethod
+    def _with_note(text: str, note: str | None) -> str:
+        return f"{text}\n{note}" if note else text
 
     @staticmethod
     def _started_text(session: Session, locale: Any) -> str:
@@ -473,7 +489,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                                       interaction.guild_id, actor)
             language = session.options.language
             shown = session.saved
-            message_id = await reply.send(embed=lobby_embed(session, language),
+            message_id = await reply.send(self._no_pictures(interaction, language),
+                                          embed=lobby_embed(session, language),
                                           view=lobby_view(session, language))
             await self.service.lobbies.set_message(session, lobby=message_id, shown=shown)
         await answer(interaction, work, public=True)
@@ -513,8 +530,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                name=actor.name, thread=room.mention))
             return
         await self.service.lobbies.set_message(session, lobby=message.id, shown=shown)
-        await reply.send(_("🧵 {name} opened a game in {thread}: join it there.", language,
-                           name=actor.name, thread=room.mention))
+        await reply.send(self._with_note(
+            _("🧵 {name} opened a game in {thread}: join it there.", language,
+              name=actor.name, thread=room.mention),
+            self._no_pictures(interaction, language)))
 
     @staticmethod
     def _need_thread_permissions(interaction: discord.Interaction[Any], actor: Actor) -> None:
@@ -585,7 +604,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 with contextlib.suppress(discord.HTTPException):
                     await room.delete(reason="UNO tournament could not start")
             raise
-        await reply.send(embed=lobby_embed(session, language), view=None, public=True,
+        await reply.send(self._no_pictures(interaction, language),
+                         embed=lobby_embed(session, language), view=None, public=True,
                          edit=True)
 
     @app_commands.command(name="join", description="Join the lobby in this channel")
@@ -629,7 +649,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
             session = await self.service.lobbies.start(interaction.channel_id, actor)
-            await reply.send(self._started_text(session, session.options.language))
+            language = session.options.language
+            await reply.send(self._with_note(self._started_text(session, language),
+                                             self._no_pictures(interaction, language)))
         await answer(interaction, work, public=True)
 
     @app_commands.command(name="end",

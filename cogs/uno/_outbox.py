@@ -35,6 +35,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import discord
@@ -77,6 +78,9 @@ THREAD_ARCHIVED = 50083
 """An edit in a thread Discord archived for inactivity (a post reopens the thread)."""
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
+TableCallback = Callable[[Session], Awaitable[None]]
+Compose = Callable[[], Awaitable[dict[str, Any] | None]]
+"""What to write, composed at the last moment (None: nothing to write)."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,7 @@ class _Channel:
     fresh: bool = False
     """Post the table anew (a round ended, someone asked for it) instead of editing it."""
     mention: str | None = None
-    edits: dict[int, Callable[[], dict[str, Any]]] = field(default_factory=dict)
+    edits: dict[int, Compose] = field(default_factory=dict)
     """Messages to edit (id → what to send), newest wish wins."""
     task: asyncio.Task[None] | None = None
     last_post: float = 0.0
@@ -124,6 +128,10 @@ class _Channel:
     quiet: dict[int, discord.ui.LayoutView] = field(default_factory=dict)
     """Components V2 tables (id → the same table without its buttons): a table that is
     closed keeps its text and picture (a V2 message without components would be empty)."""
+    attach: bool = True
+    """The bot may attach files here (the table's picture). False when the newest
+    interaction says Attach Files is missing, or Discord refused an upload: the table goes
+    without its picture (its text says everything)."""
     picture: tuple[int, TableView, str] | None = None
     """The live table's picture: its message id, what it shows, its file name."""
     pictures: int = 0
@@ -218,6 +226,9 @@ class Outbox:
         7529): a table whose picture changed is then posted anew."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
+        self.on_table: TableCallback | None = None
+        """Called when a session's table was posted anew (its message id is to be saved,
+        so that after a restart the bot knows which table to close)."""
         self.is_live: Callable[[Session], bool] = lambda session: True
         """Set by the owner: whether a session is still the channel's live one."""
         self._channels: dict[int, _Channel] = {}
@@ -251,7 +262,7 @@ class Outbox:
             # The game is over or gone: its last table loses its buttons.
             stale = session.table_message_id
             session.table_message_id = None
-            box.edits[stale] = lambda: _closed(box, stale)
+            box.edits[stale] = self._closed(box, stale, session)
             box.shown = []
         self._kick(session.channel_id, box)
 
@@ -265,8 +276,8 @@ class Outbox:
         if session.lobby_message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[session.lobby_message_id] = lambda: _in_language(session, lambda: {
-            "embed": lobby_embed(session), "view": lobby_view(session)})
+        box.edits[session.lobby_message_id] = _built(lambda: _in_language(session, lambda: {
+            "embed": lobby_embed(session), "view": lobby_view(session)}))
         self._kick(session.channel_id, box)
 
     def close_message(self, session: Session, message_id: int | None) -> None:
@@ -274,7 +285,7 @@ class Outbox:
         if message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[message_id] = lambda: _closed(box, message_id)
+        box.edits[message_id] = self._closed(box, message_id, None)
         self._kick(session.channel_id, box)
 
     def reopen(self, channel_id: int) -> None:
@@ -294,6 +305,7 @@ class Outbox:
         usable = not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
+            box.attach = bool(perms.attach_files)
             # A webhook could post (and the bot edit its table) without these permissions;
             # the bot respects them: its next table goes by the channel route, meets the 403
             # and the game pauses until it may post again.
@@ -335,6 +347,8 @@ class Outbox:
         if box is None:
             box = self._channels[channel_id] = _Channel(guild_id)
             box.carrier = self._carriers.pop(channel_id, None)
+            if box.carrier is not None:
+                box.attach = bool(box.carrier.app_permissions.attach_files)
         return box
 
     def _kick(self, channel_id: int, box: _Channel) -> None:
@@ -464,11 +478,23 @@ class Outbox:
                        edit: bool = False, reroute: bool = False) -> tuple[bool, Any]:
         """Wait for room on ``route``, compose (so the newest state goes), write. Returns
         whether there was something to send, and what the write returned."""
-        await self._pace(box, route, reroute=reroute)
-        body = await compose()
-        if body is None:
-            return False, None
-        return True, await self._write(box, route, lambda: send(body), edit=edit)
+        for retry in (False, True):
+            await self._pace(box, route, reroute=reroute and not retry)
+            body = await compose()
+            if body is None:
+                return False, None
+            try:
+                return True, await self._write(box, route, partial(send, body), edit=edit)
+            except ChannelLost as lost:
+                if retry or lost.gone or not box.attach or not _uploads(body):
+                    raise
+            # The bot may write here but not attach files: the table goes without its
+            # picture (the next interaction in the channel says whether it may again).
+            log.warning("Channel %s refused the table's picture (Attach Files is missing): "
+                        "its tables go without it",
+                        box.session.channel_id if box.session else "?")
+            box.attach = False
+        raise AssertionError("unreachable")
 
     async def _post(self, box: _Channel, channel: discord.PartialMessageable,
                     compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
@@ -545,8 +571,8 @@ class Outbox:
             lines, box.lines = box.lines, []
             for chunk in _chunks(lines):
                 await self._post(box, channel, _fixed(_plain(chunk)))
-        for message_id, build in edits.items():
-            await self._edit(box, channel, message_id, _built(build))
+        for message_id, compose in edits.items():
+            await self._edit(box, channel, message_id, compose)
 
     async def _send_table(self, box: _Channel, channel: discord.PartialMessageable,
                           session: Session) -> None:
@@ -621,9 +647,11 @@ class Outbox:
                 return
             session.table_message_id = message_id
             self._adopt(box, message_id)
+            if self.on_table is not None:
+                await self.on_table(session)  # saved before the old one is closed
             if previous is not None:
                 box.edits.pop(previous, None)
-                await self._edit(box, channel, previous, _fixed(_closed(box, previous)))
+                await self._edit(box, channel, previous, self._closed(box, previous, session))
             return
         assert previous is not None
         try:
@@ -675,6 +703,8 @@ class Outbox:
                                message_id: int | None) -> bool:
         """Whether the live table ``message_id`` shows a picture other than the game's
         now (or none: it was posted before a restart, or drawing failed)."""
+        if not box.attach:
+            return False  # no picture to change: the table is edited in place
         async with session.lock:
             game = session.game
             if game is None or game.is_over or not self._is_live(session):
@@ -697,6 +727,9 @@ class Outbox:
         if (not new and box.picture is not None and box.picture[0] == message_id
                 and box.picture[1] == view):
             return _Picture(view, None, box.picture[2], same=True)
+        if not box.attach:
+            # the bot may not attach files here: no picture (an edit drops the one shown)
+            return _Picture(view, None, None, same=box.picture is None)
         if not new and not self.picture_edits:
             return _Picture(view, None, None, same=False)  # not drawn: the table goes anew
         try:
@@ -742,6 +775,24 @@ class Outbox:
             body["attachments"] = []  # drawing failed: the old picture would be wrong
         box.composed = (picture.view, picture.name, quiet)
         return body
+
+    def _closed(self, box: _Channel, message_id: int, session: Session | None) -> Compose:
+        """What a table (``session``'s) or a lobby (None) that is closed becomes: without
+        its buttons. A Components V2 table keeps its text and picture; one this process
+        did not write (posted before a restart: that form is kept in memory only) is
+        rebuilt from the game as saved, without the picture: Discord refuses to edit a V2
+        message to no components (400, 50006)."""
+        async def compose() -> dict[str, Any] | None:
+            quiet = box.quiet.pop(message_id, None)
+            if quiet is not None or not self.v2 or session is None:
+                return {"view": quiet}
+            async with session.lock:  # read as saved, like every table
+                if session.game is None:
+                    return {"view": None}
+                with speaking(session.options.language):  # public: the game's language
+                    layout = table_layout(session, None, None, buttons=False)
+            return {"view": layout, "content": None, "embed": None, "attachments": []}
+        return compose
 
     def _adopt(self, box: _Channel, message_id: int) -> None:
         """The table just written is ``message_id``: remember its picture and its quiet
@@ -797,13 +848,6 @@ def _turn_line(session: Session, text: str | None, mention: str | None
     return text, mentions
 
 
-def _closed(box: _Channel, message_id: int) -> dict[str, Any]:
-    """What a table (or lobby) that is closed becomes: without its buttons; a Components V2
-    table keeps its text and picture."""
-    quiet = box.quiet.pop(message_id, None)
-    return {"view": quiet}
-
-
 def _in_language(session: Session, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """What ``build`` renders, in the game's language (its public text)."""
     with speaking(session.options.language):
@@ -820,11 +864,16 @@ def _fixed(body: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any] | None
     return compose
 
 
-def _built(build: Callable[[], dict[str, Any]]
-           ) -> Callable[[], Awaitable[dict[str, Any] | None]]:
+def _built(build: Callable[[], dict[str, Any]]) -> Compose:
     async def compose() -> dict[str, Any] | None:
         return build()
     return compose
+
+
+def _uploads(body: dict[str, Any]) -> bool:
+    """Whether a message body uploads a file."""
+    return "file" in body or any(isinstance(a, discord.File)
+                                 for a in body.get("attachments") or ())
 
 
 def _chunks(lines: Sequence[str]) -> list[str]:

@@ -242,6 +242,21 @@ class TableService(Tables):
             except SaveFailed:
                 session.paused = "permissions"  # paused in memory all the same
 
+    async def table_posted(self, session: Session) -> None:
+        """The outbox posted ``session``'s table anew: save its message id now, not at the
+        next move, so that after a crash the bot closes this table (takes its buttons off)
+        rather than the one before it. Under the lock memory holds nothing unsaved but such
+        ids (and the time left), so this saves no change; a failed save is only logged."""
+        async with session.lock:
+            game = session.game
+            if not self.is_live(session) or game is None or game.is_over:
+                return
+            try:
+                await self.commit(session)
+            except SaveFailed:
+                log.warning("The table of channel %s is not saved yet: a crash before the "
+                            "next move would leave its buttons", session.channel_id)
+
     async def thread_closed(self, thread_id: int, why: str) -> None:
         """The game's thread was deleted or locked ("deleted", "locked"): the game ends
         (it does not count) and its channel is told."""
