@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from cogs.uno._session import Options, Seat, Session
+from cogs.uno.table.session import Options, Seat, Session
 from data import LogEntry, SavedGame
 from data_support import opened
 from engine import Card, Color, Game, Settings, Tower

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from cogs.uno._session import Options, Session
+from cogs.uno.table.session import Options, Session
 from e2e_support import install, install_header, saved_state, scenario_session
 from loopback.bot_process import BotProcess
 from loopback.models import Channel, Message

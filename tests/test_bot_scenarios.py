@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from cogs.uno._session import Session
+from cogs.uno.table.session import Session
 from data import Database, SavedGame
 from e2e_support import FAST_ENV, install, saved_state, scenario_session
 from engine import Tower

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from e2e_driver import oracle, turn_of
 
-from cogs.uno._session import SESSION_VERSION, Options, Session
+from cogs.uno.table.session import SESSION_VERSION, Options, Session
 from e2e_support import FAST_ENV, install, scenario_session
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest

@@ -14,7 +14,7 @@ import pytest
 import pytest_asyncio
 from e2e_tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
 
-from cogs.uno._session import Options, Session
+from cogs.uno.table.session import Options, Session
 from data import Database, GameResult, PlayerResult
 from e2e_support import FAST_ENV, install, saved_state, scenario_session
 from engine import Tower

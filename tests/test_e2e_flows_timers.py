@@ -20,7 +20,7 @@ import pytest
 import pytest_asyncio
 from e2e_tables import first_saying, versions
 
-from cogs.uno._session import Options, Session
+from cogs.uno.table.session import Options, Session
 from data import Database
 from e2e_support import FAST_ENV, install, scenario_session
 from loopback.bot_process import BotProcess

@@ -21,7 +21,7 @@ import pytest
 from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won
 from e2e_tables import versions
 
-from cogs.uno._session import Options, Seat, Session
+from cogs.uno.table.session import Options, Seat, Session
 from e2e_support import install, rows
 from engine import Card, Game
 from engine.replay import play_replay

@@ -9,7 +9,7 @@ import random
 import pytest
 from e2e_driver import Human, PrivacyWatch, Stats, oracle, play_until_won, turn_of
 
-from cogs.uno._session import Options
+from cogs.uno.table.session import Options
 from e2e_support import FAST_ENV, install, scenario_session
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest

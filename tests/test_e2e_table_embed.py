@@ -7,7 +7,7 @@ import pytest
 import pytest_asyncio
 from e2e_tables import abc, said, table_message
 
-from cogs.uno._session import Options
+from cogs.uno.table.session import Options
 from e2e_support import FAST_ENV, install, scenario_session
 from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403

@@ -28,7 +28,7 @@ from e2e_tables import (
     table_message,
 )
 
-from cogs.uno._session import Options, Seat, Session
+from cogs.uno.table.session import Options, Seat, Session
 from data import Database
 from e2e_support import FAST_ENV, saved_state, scenario_session
 from engine import Tower

@@ -29,9 +29,9 @@ from e2e_tables import (
     table_message,
 )
 
-from cogs.uno._autoplay import timeout_moves
 from cogs.uno._movelog import log_line
-from cogs.uno._session import Options, Session
+from cogs.uno.table.autoplay import timeout_moves
+from cogs.uno.table.session import Options, Session
 from data_support import opened
 from e2e_support import FAST_ENV, cards, scenario_session
 from engine import Card, Color, Decision, Game, Lap, Play

@@ -205,7 +205,7 @@ def test_no_locale_means_the_public_language() -> None:
 
 
 def test_a_new_game_speaks_the_servers_language() -> None:
-    from cogs.uno._lobby import options_from
+    from cogs.uno.table.lobbies import options_from
     from data import GuildSettings
 
     assert options_from(GuildSettings(1)).language == "en"

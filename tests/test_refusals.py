@@ -27,8 +27,8 @@ from babel.messages.pofile import read_po
 
 import cogs.uno
 from cogs.i18n import LOCALE_DIR, speaking
-from cogs.uno._contracts import EngineRefusal, Refusal, SaveFailed, Stale
 from cogs.uno._render import edition_title
+from cogs.uno.table.contracts import EngineRefusal, Refusal, SaveFailed, Stale
 from engine import Card, Color, NoMatchError, SettingsError
 
 ROOT = Path(__file__).resolve().parent.parent

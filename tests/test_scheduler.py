@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from cogs.uno._scheduler import Scheduler
+from cogs.uno.table.scheduler import Scheduler
 
 
 async def test_a_later_task_waits_as_a_timer_handle_then_runs() -> None:

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from cogs.uno._contracts import Actor, Refusal, SaveFailed
 from cogs.uno._movelog import replay_document
-from cogs.uno._scheduler import Scheduler
-from cogs.uno._service import PING_AWAY, TableService
-from cogs.uno._session import SESSION_VERSION, Options, SavedFormatError, Seat, Session
+from cogs.uno.table.contracts import Actor, Refusal, SaveFailed
+from cogs.uno.table.scheduler import Scheduler
+from cogs.uno.table.service import TableService
+from cogs.uno.table.session import SESSION_VERSION, Options, SavedFormatError, Seat, Session
+from cogs.uno.table.tables import PING_AWAY
 from data import Database, GameResult, LogEntry, PlayerResult, SavedGame
 from data_support import opened
 from engine import Card, ChooseColor, Color, Draw, Game, Pass, Play, Settings

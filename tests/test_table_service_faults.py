@@ -26,14 +26,14 @@ from test_table_service import (
     scenario,
 )
 
-from cogs.uno._contracts import Refusal, SaveFailed
 from cogs.uno._menus import table_view
 from cogs.uno._movelog import replay_document
 from cogs.uno._outbox import Outbox
 from cogs.uno._render import table_embed
-from cogs.uno._scheduler import Scheduler
-from cogs.uno._service import TableService
-from cogs.uno._session import Options
+from cogs.uno.table.contracts import Refusal, SaveFailed
+from cogs.uno.table.scheduler import Scheduler
+from cogs.uno.table.service import TableService
+from cogs.uno.table.session import Options
 from data import Database, LogEntry, SavedGame
 from engine import Card, ChooseColor, Color, Draw, Game, Pass, Play
 from engine.replay import play_replay

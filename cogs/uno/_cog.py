@@ -35,19 +35,6 @@ from cogs.uno._components import (
     color_of,
     towers_value,
 )
-from cogs.uno._contracts import (
-    OPEN_THREAD_PERMISSIONS,
-    REQUIRED_PERMISSIONS,
-    THREAD_PERMISSIONS,
-    Actor,
-    EngineRefusal,
-    Moved,
-    Refusal,
-    Stale,
-    StaleComponent,
-    missing_permissions,
-    permission_names,
-)
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._menus import (
     choice_menu,
@@ -68,10 +55,23 @@ from cogs.uno._render import (
     team_name,
 )
 from cogs.uno._reply import Reply, answer
-from cogs.uno._scheduler import Scheduler
-from cogs.uno._service import TableService
-from cogs.uno._session import Session
 from cogs.uno.art import configure as configure_art
+from cogs.uno.table.contracts import (
+    OPEN_THREAD_PERMISSIONS,
+    REQUIRED_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    Actor,
+    EngineRefusal,
+    Moved,
+    Refusal,
+    Stale,
+    StaleComponent,
+    missing_permissions,
+    permission_names,
+)
+from cogs.uno.table.scheduler import Scheduler
+from cogs.uno.table.service import TableService
+from cogs.uno.table.session import Session
 from engine import (
     Accept,
     CallUno,

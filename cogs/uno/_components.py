@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 import discord
 
 from cogs.i18n import _
-from cogs.uno._contracts import StaleComponent
+from cogs.uno.table.contracts import StaleComponent
 from engine import Card, Color, ParseError, Tower
 
 GID = r"(?P<gid>[0-9a-f]{1,32})"

@@ -20,8 +20,8 @@ from cogs.i18n import Locale, _, speaking
 from cogs.uno._components import finished
 from cogs.uno._menus import table_view
 from cogs.uno._render import table_embed
-from cogs.uno._session import Session
 from cogs.uno.art import TableView, TableWords
+from cogs.uno.table.session import Session
 
 MAX_TEXT = 4000
 """Discord's limit for the text displays of one message, all together."""

@@ -34,7 +34,7 @@ from cogs.uno._render import (
     hand_text,
     pending_text,
 )
-from cogs.uno._session import Session
+from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, Game, Tower
 from engine.events import ChallengeResolved, Drew, Event, InstantUno, LapKept
 

@@ -15,14 +15,14 @@ import discord
 from discord import app_commands
 
 from cogs.i18n import Locale, _
-from cogs.uno._contracts import Refusal
 from cogs.uno._render import card_label, color_name
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
+from cogs.uno.table.contracts import Refusal
 from engine import Card, Color, ParseError
 
 if TYPE_CHECKING:
-    from cogs.uno._service import TableService
+    from cogs.uno.table.service import TableService
     from cogs.unobot import UnoBot
 
 LOG_LINES = 15

@@ -22,7 +22,7 @@ from discord.app_commands import TranslationContextLocation as Where
 
 from cogs.i18n import Locale
 from cogs.translator import translate_command_string
-from cogs.uno._contracts import Refusal
+from cogs.uno.table.contracts import Refusal
 
 
 def check_options(interaction: discord.Interaction[Any]) -> None:

@@ -41,12 +41,12 @@ from typing import Any
 import discord
 
 from cogs.i18n import speaking
-from cogs.uno._contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno._layout import table_layout, table_picture_view
 from cogs.uno._menus import lobby_view, table_view, turn_ping
 from cogs.uno._render import lobby_embed, table_embed
-from cogs.uno._session import Session
 from cogs.uno.art import TableView, table_image
+from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
+from cogs.uno.table.session import Session
 from settings import CHANNEL_WRITES
 
 log = logging.getLogger(__name__)

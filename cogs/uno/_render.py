@@ -12,7 +12,7 @@ import discord
 
 from cogs.i18n import Locale, _
 from cogs.uno._emojis import card_emoji_text
-from cogs.uno._session import Session
+from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
     Accepted,

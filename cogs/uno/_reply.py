@@ -22,8 +22,8 @@ from typing import Any
 import discord
 
 from cogs.i18n import _
-from cogs.uno._contracts import Refusal, StaleComponent, stale_text
 from cogs.uno._options import check_options
+from cogs.uno.table.contracts import Refusal, StaleComponent, stale_text
 from settings import MAX_LAG_MS
 
 log = logging.getLogger(__name__)

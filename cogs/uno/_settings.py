@@ -14,14 +14,14 @@ from discord import app_commands
 
 from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
 from cogs.uno._cog import actor_of
-from cogs.uno._contracts import EngineRefusal, Refusal
-from cogs.uno._lobby import options_from
 from cogs.uno._pictures import HandPictures
 from cogs.uno._render import settings_text
 from cogs.uno._reply import Reply, answer
-from cogs.uno._service import TableService
-from cogs.uno._session import Session
 from cogs.uno._subcog import UnoSubCog
+from cogs.uno.table.contracts import EngineRefusal, Refusal
+from cogs.uno.table.lobbies import options_from
+from cogs.uno.table.service import TableService
+from cogs.uno.table.session import Session
 from data import Database, DatabaseError
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import SettingsError

@@ -19,24 +19,22 @@ transaction. Locks are always taken table first, then standings.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cogs.i18n import _
-from cogs.uno._contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno._render import event_lines, team_name
-from cogs.uno._session import TOURNAMENT_PLAYERS, Seat, Session
+from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
+from cogs.uno.table.lobbies import Lobbies
+from cogs.uno.table.session import TOURNAMENT_PLAYERS, Seat, Session
+from cogs.uno.table.tables import Tables
 from data import GameResult, LogEntry, PlayerResult
 from engine import EngineError, Game, Match, Settings
 from engine.match import Hand, HandScored
 from engine.replay import replay_header
-
-if TYPE_CHECKING:
-    from cogs.uno._service import TableService
 
 log = logging.getLogger(__name__)
 
@@ -45,30 +43,31 @@ ROUND_SEED = 1_000_003
 
 
 class Tournaments:
-    """The tournaments of the table service (it owns the sessions and the pipeline)."""
+    """The tournaments of the tables (their sign-ups are lobbies)."""
 
-    def __init__(self, service: TableService) -> None:
-        self.service = service
+    def __init__(self, tables: Tables, lobbies: Lobbies) -> None:
+        self.tables = tables
+        self.lobbies = lobbies
         self._tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ lookups
     def standings_of(self, table: Session) -> Session | None:
         if table.tournament_of is None:
             return None
-        found = self.service.sessions.get(table.tournament_of)
+        found = self.tables.sessions.get(table.tournament_of)
         return found if found is not None and found.tables else None
 
     def tables_of(self, standings: Session) -> list[Session]:
         return [t for tid in standings.tables
-                if (t := self.service.sessions.get(tid)) is not None]
+                if (t := self.tables.sessions.get(tid)) is not None]
 
     # ------------------------------------------------------------------ start
     def check_start(self, channel_id: int, actor: Actor, gid: str | None) -> None:
         """What ``start`` will refuse, checked before the threads are made."""
-        service = self.service
-        session = service.lobbies.of(channel_id, actor, gid)
-        service.lobbies.still_open(session, actor)
-        service.need_host(session, actor)
+        tables = self.tables
+        session = self.lobbies.of(channel_id, actor, gid)
+        self.lobbies.still_open(session, actor)
+        tables.need_host(session, actor)
         self._need_eight(session, actor)
 
     @staticmethod
@@ -81,11 +80,11 @@ class Tournaments:
                     threads: list[int]) -> Session:
         """Start the sign-up's tournament at two tables (threads ``threads``), saved whole
         before anything is announced."""
-        service = self.service
-        session = service.lobbies.of(channel_id, actor, gid)
-        async with service._changing(session):
-            service.lobbies.still_open(session, actor)
-            service.need_host(session, actor)
+        pipeline = self.tables
+        session = self.lobbies.of(channel_id, actor, gid)
+        async with pipeline.changing(session):
+            self.lobbies.still_open(session, actor)
+            pipeline.need_host(session, actor)
             self._need_eight(session, actor)
             try:
                 match = Match.tournament([s.id for s in session.seats],
@@ -106,11 +105,11 @@ class Tournaments:
                                 seed=session.seed + TABLE_SEED * (k + 1),
                                 last_human=time.time())
                 lines, header = self._deal(session, table, match.next_hands()[k])
-                entries.append(header_entry(table, header))
+                entries.append(table.log_entry(0, {**header, "game_id": table.game_id}))
                 tables.append((table, lines))
             try:
-                await service.store.save_games(
-                    [service._saved_game(s, s.to_json())
+                await pipeline.store.save_games(
+                    [s.row(s.to_json())
                      for s in (session, *(t for t, _lines in tables))], entries)
             except Exception as exc:
                 log.warning("Saving the new tournament in channel %s failed (%s)",
@@ -122,10 +121,10 @@ class Tournaments:
             session.saved = session.to_json()
             for table, _lines in tables:
                 table.saved = table.to_json()
-                service.sessions[table.channel_id] = table
-        service.outbox.refresh_lobby(session)
+                pipeline.sessions[table.channel_id] = table
+        pipeline.outbox.refresh_lobby(session)
         for table, lines in tables:
-            service._after(table, lines, mover=None)
+            pipeline.after(table, lines, mover=None)
         return session
 
     def _deal(self, standings: Session, table: Session, hand: Hand
@@ -158,7 +157,7 @@ class Tournaments:
         """``table``'s hand just ended (the caller holds its lock and saves through here):
         record it in the match and save the table and the standings together; the last
         hand records the tournament instead. On failure both go back (SaveFailed)."""
-        service = self.service
+        tables = self.tables
         standings = self.standings_of(table)
         if standings is None or standings.match is None:
             raise SaveFailed("This tournament has ended.")
@@ -180,9 +179,9 @@ class Tournaments:
                 if match.is_over:
                     await self._record(standings, entries)
                 else:
-                    await service.store.save_games(
-                        [service._saved_game(table, table.to_json()),
-                         service._saved_game(standings, standings.to_json())], entries)
+                    await tables.store.save_games(
+                        [table.row(table.to_json()),
+                         standings.row(standings.to_json())], entries)
             except Exception:
                 # the caller (TableService._commit) puts the table back and says so
                 if standings.saved is not None:
@@ -190,7 +189,7 @@ class Tournaments:
                 raise
             table.saved = table.to_json()
             standings.saved = standings.to_json()
-        service.outbox.refresh_lobby(standings)
+        tables.outbox.refresh_lobby(standings)
         if match.is_over:
             self._finished(standings, table)
         elif match.current_round is not None and match.current_round > table.hand_round:
@@ -212,7 +211,7 @@ class Tournaments:
     async def _record(self, standings: Session, entries: list[LogEntry]) -> None:
         """The tournament's result: one game on the leaderboard for every person in it;
         the three saved sessions deleted in the same transaction."""
-        service = self.service
+        tables = self.tables
         match = standings.match
         assert match is not None
         totals, hands_won = match.totals(), match.hands_won()
@@ -226,38 +225,38 @@ class Tournaments:
                                        towers_grabbed=standings.tally.get(p, [0, 0])[0],
                                        best_round=standings.tally.get(p, [0, 0])[1])
                           for p in humans))
-        await service.store.record_game(result, entries, also_delete=standings.tables)
+        await tables.store.record_game(result, entries, also_delete=standings.tables)
         standings.recorded = True
 
     def _finished(self, standings: Session, last: Session) -> None:
         """Every session of the tournament leaves; the channel and the threads are told
         (``last``, the table whose hand ended it, with its own announcement)."""
-        service = self.service
+        tables = self.tables
         match = standings.match
         assert match is not None
         names = ", ".join(standings.name(p) for p in match.winners)
         line = _("🏁 The tournament is over: **{names}** won it. The final standings are in "
                  "the channel.", names=names)
         for table in self.tables_of(standings):
-            service._forget(table)
+            tables.release(table)
             if table is last:
                 table.news.append(line)
             else:
-                service.outbox.announce(table, [line], table=False)
-        service._forget(standings)
-        service.outbox.notice(standings.channel_id, standings.guild_id, [_(
+                tables.outbox.announce(table, [line], table=False)
+        tables.release(standings)
+        tables.outbox.notice(standings.channel_id, standings.guild_id, [_(
             "🏆 **{names}** won the tournament!", names=names)])
 
     # ------------------------------------------------------------------ the next round
     async def advance(self, table: Session) -> None:
         """Deal ``table``'s hand of the current round if it still plays the last one."""
-        service = self.service
+        tables = self.tables
         try:
-            async with service._changing(table):
+            async with tables.changing(table):
                 standings = self.standings_of(table)
                 game = table.game
                 if (standings is None or standings.match is None or game is None
-                        or not game.is_over or not service.is_live(table)):
+                        or not game.is_over or not tables.is_live(table)):
                     return
                 async with standings.lock:
                     match = standings.match
@@ -265,7 +264,7 @@ class Tournaments:
                     if not hands or hands[0].round <= table.hand_round:
                         return
                     lines, header = self._deal(standings, table, hands[0])
-                await service._commit(table, header={**header, "game_id": table.game_id})
+                await tables.commit(table, header={**header, "game_id": table.game_id})
         except SaveFailed:
             log.warning("Dealing the next tournament hand in channel %s failed; trying "
                         "again in a moment", table.channel_id)
@@ -273,10 +272,10 @@ class Tournaments:
             return
         except Refusal:
             return
-        service._after(table, lines, mover=None)
+        tables.after(table, lines, mover=None)
 
     async def _retry(self, table: Session) -> None:
-        await asyncio.sleep(5 * self.service.scale)
+        await asyncio.sleep(5 * self.tables.scale)
         await self.advance(table)
 
     def _later(self, coro: Any) -> None:
@@ -289,7 +288,7 @@ class Tournaments:
         """After a restart: tables whose tournament is gone are returned (to be dropped);
         tables whose round is complete deal their next hand."""
         orphans = []
-        for session in list(self.service.sessions.values()):
+        for session in list(self.tables.sessions.values()):
             if session.tournament_of is None:
                 continue
             if self.standings_of(session) is None:
@@ -300,13 +299,13 @@ class Tournaments:
 
     async def end(self, standings: Session, actor: Actor) -> None:
         """The host (or Manage Server) ends the tournament: every session goes, uncounted."""
-        service = self.service
+        tables = self.tables
         for table in self.tables_of(standings):
-            async with service._changing(table):
-                await service._drop(table)
+            async with tables.changing(table):
+                await tables.discard(table)
             table.news.append(_("{name} ended the tournament. It does not count on the "
                                 "leaderboard.", name=actor.name))
-            service.outbox.announce(table, table.news, table=False)
+            tables.outbox.announce(table, table.news, table=False)
             table.news = []
 
     async def close(self) -> None:
@@ -314,11 +313,3 @@ class Tournaments:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-
-def header_entry(table: Session, header: dict[str, Any]) -> LogEntry:
-    """The first entry (seq 0) of the move log of ``table``'s current hand."""
-    return LogEntry(game_id=table.game_id, guild_id=table.guild_id,
-                    channel_id=table.channel_id, seq=0,
-                    entry=json.dumps({**header, "game_id": table.game_id},
-                                     separators=(",", ":")),
-                    created_at=int(time.time()))

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from cogs.i18n import DEFAULT_LOCALE, Locale, _, language_of
 from cogs.uno._render import error_text
-from cogs.uno._session import Session
+from cogs.uno.table.session import Session
 from data import GameResult, GuildSettings, LogEntry, SavedGame
 from engine import EngineError, Game, Move
 from engine.events import Event

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from data import GuildSettings
+from data import GuildSettings, LogEntry, SavedGame
 from engine import Game, Match, Settings
 
 _DEFAULTS = GuildSettings(0)
@@ -238,6 +238,18 @@ class Session:
         return teams
 
     # ------------------------------------------------------------------ persistence
+    def log_entry(self, seq: int, entry: dict[str, Any], now: int | None = None) -> LogEntry:
+        """Entry ``seq`` of the move log of the current game (0: its header)."""
+        return LogEntry(game_id=self.game_id, guild_id=self.guild_id,
+                        channel_id=self.channel_id, seq=seq,
+                        entry=json.dumps(entry, separators=(",", ":")),
+                        created_at=int(time.time()) if now is None else now)
+
+    def row(self, text: str) -> SavedGame:
+        """The database row of this session saved as ``text`` (its JSON)."""
+        return SavedGame(channel_id=self.channel_id, guild_id=self.guild_id,
+                         game_id=self.game_id, state=text, updated_at=int(time.time()))
+
     def to_dict(self, now: float | None = None) -> dict[str, Any]:
         now = time.time() if now is None else now
         remaining = None

@@ -1,7 +1,7 @@
 """What happens when no human clicks: the turn timer and the computer players.
 
-Both make their moves through the table service's pipeline (``_changing`` and
-``_commit``), like any button; a move that can't be saved is undone and tried again with a
+Both make their moves through the tables' change pipeline (``Tables.change``), like any
+button; a move that can't be saved is undone and tried again with a
 growing delay, so neither a timer nor a chain of computer turns ever stalls a game. The
 scheduler runs their tasks; this module decides what they do.
 """
@@ -12,18 +12,14 @@ import asyncio
 import functools
 import logging
 import time
-from typing import TYPE_CHECKING
 
 from cogs.i18n import _
-from cogs.uno._contracts import SaveFailed
-from cogs.uno._render import event_lines
-from cogs.uno._session import Session
+from cogs.uno.table.contracts import SaveFailed
+from cogs.uno.table.session import Session
+from cogs.uno.table.tables import Tables
 from engine import Decision, Game, HeuristicPlayer, Move, Pass
 from engine.events import Event
 from engine.replay import leave_to_json, move_to_json
-
-if TYPE_CHECKING:
-    from cogs.uno._service import TableService
 
 log = logging.getLogger(__name__)
 
@@ -52,24 +48,26 @@ def timeout_moves(game: Game) -> tuple[list[Move], list[Event]]:
 
 
 class Autoplay:
-    def __init__(self, service: TableService) -> None:
-        self.service = service
+    """The turn timers and the computer players of every table."""
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
 
     @property
     def _retry_scale(self) -> float:
-        return min(1.0, max(self.service.scale, 0.05))
+        return min(1.0, max(self.tables.scale, 0.05))
 
     def _retry_delay(self, attempt: int) -> float:
         return RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)] * self._retry_scale
 
     def schedule(self, session: Session) -> None:
         """After any change: run the computer players, or arm the human's turn timer."""
-        service = self.service
-        scheduler = service.scheduler
+        tables = self.tables
+        scheduler = tables.scheduler
         game = session.game
         cid = session.channel_id
-        if (game is None or game.is_over or not service.is_live(session) or session.paused
-                or service.closing):
+        if (game is None or game.is_over or not tables.is_live(session) or session.paused
+                or tables.closing):
             scheduler.cancel(cid)
             return
         if (session.is_cpu(game.turn) or any(
@@ -84,12 +82,12 @@ class Autoplay:
         if session.deadline is None or session.deadline_serial != session.serial:
             if session.remaining is not None and session.deadline_serial == session.serial:
                 # Restored: the time that was left, and never less than a fair grace.
-                grace = min(RESTART_GRACE, session.options.turn_timer) * service.scale
+                grace = min(RESTART_GRACE, session.options.turn_timer) * tables.scale
                 session.deadline = now + max(session.remaining, grace)
             else:
                 # A new decision gets the full time; the same decision keeps its deadline
                 # (after an UNO call or a catch).
-                session.deadline = now + session.options.turn_timer * service.scale
+                session.deadline = now + session.options.turn_timer * tables.scale
             session.deadline_serial = session.serial
         session.remaining = None
         # a timer handle until the deadline, not a task sleeping per table
@@ -114,11 +112,11 @@ class Autoplay:
                 await asyncio.sleep(delay)
 
     async def _timeout(self, session: Session, serial: int) -> None:
-        service = self.service
-        async with service._changing(session):
+        tables = self.tables
+        async with tables.change(session) as change:
             game = session.game
             if (game is None or game.is_over or session.serial != serial
-                    or not service.is_live(session) or session.paused):
+                    or not tables.is_live(session) or session.paused):
                 return
             player = game.turn
             if session.is_cpu(player):
@@ -127,35 +125,31 @@ class Autoplay:
             session.serial += 1
             count = session.timeouts.get(player, 0) + 1
             session.timeouts[player] = count
-            service._note_forced_draws(session, events, None)
-            lines = [_("⏰ {name} ran out of time.", name=session.name(player))]
-            lines += event_lines(session, events)
-            entries = [move_to_json(m) for m in moves]
+            change.lines.append(_("⏰ {name} ran out of time.", name=session.name(player)))
+            change.took(events)  # (forced draws are shown to everyone, the mover too)
+            change.moves += [move_to_json(m) for m in moves]
+            change.mover = player
             if (count >= MAX_TIMEOUTS and not game.is_over and player in game.players
                     and session.tournament_of is None):  # nobody leaves a tournament
-                lines.append(_("{name} timed out {n} times in a row and leaves the game.",
-                               name=session.name(player), n=count))
-                more, dropped = await service._take_out(session, player)
-                lines += more
-                entries.append(leave_to_json(player))
-                if dropped:
-                    service.outbox.announce(session, lines, table=False)
+                change.lines.append(_("{name} timed out {n} times in a row and leaves the "
+                                      "game.", name=session.name(player), n=count))
+                if await tables.take_out(change, player):
                     return
-            await service._commit(session, entries)
-        service._after(session, lines, mover=player)
+                change.moves.append(leave_to_json(player))
+            await change.save()
 
     # ------------------------------------------------------------------ computer players
     async def _run_cpus(self, session: Session) -> None:
         """Computer players act, one saved move at a time, until a human must act. A move
         that can't be saved is undone and tried again later: the chain never stalls."""
         attempt = 0
-        delay = self.service.cpu_delay
+        delay = self.tables.cpu_delay
         while True:
             await asyncio.sleep(delay)
             try:
                 more = await self._cpu_step(session)
                 attempt = 0
-                delay = self.service.cpu_delay
+                delay = self.tables.cpu_delay
             except Exception as exc:
                 if not isinstance(exc, SaveFailed):
                     log.exception("A computer move in channel %s failed", session.channel_id)
@@ -170,10 +164,11 @@ class Autoplay:
     async def _cpu_step(self, session: Session) -> bool:
         """One round of computer actions (reactions, then the move if it is a computer's
         turn). True while a computer still has the turn."""
-        service = self.service
-        async with service._changing(session):
+        tables = self.tables
+        more = False
+        async with tables.change(session) as change:
             game = session.game
-            if (game is None or game.is_over or not service.is_live(session)
+            if (game is None or game.is_over or not tables.is_live(session)
                     or session.paused):
                 return False
             events: list[Event] = []
@@ -193,17 +188,18 @@ class Autoplay:
                 session.serial += 1
             if not moves:
                 return False
-            service._note_forced_draws(session, events, None)
-            lines = event_lines(session, events)
-            await service._commit(session, [move_to_json(m) for m in moves])
+            change.moves += [move_to_json(m) for m in moves]
+            change.took(events)  # (forced draws are shown to everyone, the mover too)
+            change.mover = mover
+            await change.save()
             # the session's game now: a match's next hand may have replaced this one
             now = session.game
             more = now is not None and not now.is_over and session.is_cpu(now.turn)
+            # Announced now, while another computer move comes: the timer of the next
+            # human is armed when the chain ends.
+            change.announce = not more
         if more:
-            # Announce now; the timer of the next human is armed when the chain ends.
-            service.outbox.announce(session, lines)
-        else:
-            service._after(session, lines, mover=mover)
+            tables.outbox.announce(session, change.lines)
         return more
 
     @staticmethod

@@ -1,20 +1,19 @@
-"""The lobbies of the table service: open, join, teams, computer players, settings, start.
+"""The lobbies: open, join, teams, computer players, settings, start.
 
-A helper of :class:`TableService` (which owns the sessions and the pipeline), like the
-tournaments: every change here goes through the service's pipeline (its lock, one save,
-then the outbox).
+Every change here goes through the tables' pipeline (:class:`Tables`: the lobby's lock, one
+save, then the outbox), like the tournaments' and the autoplay's.
 """
 
 from __future__ import annotations
 
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cogs.i18n import Locale, server_language
-from cogs.uno._contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno._render import edition_title, event_lines
-from cogs.uno._session import (
+from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
+from cogs.uno.table.session import (
     MAX_CPUS_WITH_ONE_HUMAN,
     MAX_PLAYERS_PARTNERS,
     MODES,
@@ -24,35 +23,33 @@ from cogs.uno._session import (
     Seat,
     Session,
 )
+from cogs.uno.table.tables import Tables
 from data import GuildSettings
 from engine import EngineError, get_edition
 from engine.replay import replay_header
-
-if TYPE_CHECKING:
-    from cogs.uno._service import TableService
 
 
 class Lobbies:
     """The lobbies of one table service."""
 
-    def __init__(self, service: TableService) -> None:
-        self.service = service
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
 
     async def open(self, channel_id: int, guild_id: int, actor: Actor, *,
                    parent_id: int | None = None,
                    choices: dict[str, Any] | None = None) -> Session:
         """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
         anyone is told it exists."""
-        if self.service.closing:
+        if self.tables.closing:
             raise Refusal("The bot is restarting: try again in a moment.")
-        self.service.need_permissions(actor)
-        if channel_id in self.service.sessions:
+        self.tables.need_permissions(actor)
+        if channel_id in self.tables.sessions:
             raise Refusal("A game is already open in this channel: join it, or ask the "
                           "host to end it.")
-        defaults = await self.service.store.get_guild_settings(guild_id)
+        defaults = await self.tables.store.get_guild_settings(guild_id)
         # Checked again after the await, and taken in the same step: two /uno new at once
         # make one lobby.
-        if channel_id in self.service.sessions:
+        if channel_id in self.tables.sessions:
             raise Refusal("A game is already open in this channel: join it, or ask the "
                           "host to end it.")
         options = options_from(defaults, actor.guild_locale)
@@ -62,13 +59,13 @@ class Lobbies:
                           options=options, parent_id=parent_id)
         session.seats.append(Seat(actor.id, actor.name))
         session.last_human = time.time()
-        self.service.sessions[channel_id] = session
-        self.service.outbox.reopen(channel_id)
-        async with self.service._changing(session):
+        self.tables.sessions[channel_id] = session
+        self.tables.outbox.reopen(channel_id)
+        async with self.tables.changing(session):
             try:
-                await self.service._commit(session)
+                await self.tables.commit(session)
             except SaveFailed:
-                self.service._forget(session)
+                self.tables.release(session)
                 raise
         return session
 
@@ -76,46 +73,46 @@ class Lobbies:
                      gid: str | None = None) -> Session:
         """join, leave, cpu, nocpu, cancel on the lobby; saved, then shown."""
         session = self.of(channel_id, actor, gid)
-        async with self.service._changing(session):
+        async with self.tables.changing(session):
             self.still_open(session, actor, joining=action == "join")
             if action == "join":
                 self._join(session, actor)
             elif action == "leave":
-                await self.leave(session, actor.id, actor)
+                await self.leave(session, actor.id)
                 return session
             elif action == "cpu":
                 self._add_cpu(session, actor)
             elif action == "nocpu":
-                self.service.need_host(session, actor)
+                self.tables.need_host(session, actor)
                 cpus = [seat for seat in session.seats if seat.cpu]
                 if not cpus:
                     raise Refusal("There is no computer player to remove.")
                 session.seats.remove(cpus[-1])
             elif action == "cancel":
-                self.service.need_host(session, actor)
-                await self.service._drop(session)
+                self.tables.need_host(session, actor)
+                await self.tables.discard(session)
                 return session
             elif action.startswith("team") and action[4:].isdigit():
                 self._choose_team(session, actor, int(action[4:]))
             elif action == "shuffle":
-                self.service.need_host(session, actor)
+                self.tables.need_host(session, actor)
                 for seat in session.seats:
                     seat.team = None
             else:
                 raise Refusal("This button is no longer in use.")
             session.last_human = time.time()
-            await self.service._commit(session)
+            await self.tables.commit(session)
         return session
 
     def of(self, channel_id: int | None, actor: Actor, gid: str | None) -> Session:
-        session = self.service.session(channel_id)
+        session = self.tables.session(channel_id)
         if gid is not None and session.game_id != gid:
             raise Refusal("That lobby has closed.")
         return session
 
     def still_open(self, session: Session, actor: Actor, *, joining: bool = False) -> None:
         """Checked under the lock: the lobby is still open and not started."""
-        if not self.service.is_live(session):
+        if not self.tables.is_live(session):
             raise Refusal("That lobby has closed.")
         if session.started:
             if joining:
@@ -162,28 +159,28 @@ class Lobbies:
             raise Refusal("A game can have at most {n} computer players.", n=most)
         return session.add_cpu()
 
-    async def leave(self, session: Session, player: str, actor: Actor) -> None:
+    async def leave(self, session: Session, player: str) -> None:
         """``player`` leaves the lobby (the caller holds the lock); an empty lobby closes."""
         seat = session.seat(player)
         if seat is None:
             raise Refusal("You're not in this game.")
         session.seats.remove(seat)
         if not session.humans():
-            await self.service._drop(session)
+            await self.tables.discard(session)
             return
         if player == session.host_id:
             session.host_id = session.humans()[0]
         session.last_human = time.time()
-        await self.service._commit(session)
+        await self.tables.commit(session)
 
     async def start(self, channel_id: int | None, actor: Actor, gid: str | None = None
                     ) -> Session:
         """Start the lobby's game (host or Manage Server), saved before it is announced."""
         session = self.of(channel_id, actor, gid)
-        async with self.service._changing(session):
+        async with self.tables.change(session) as change:
             self.still_open(session, actor)
-            self.service.need_host(session, actor)
-            self.service.need_permissions(actor)
+            self.tables.need_host(session, actor)
+            self.tables.need_permissions(actor)
             if session.options.mode == "tournament":
                 raise Refusal("This is a tournament sign-up: its Start button opens the "
                               "tables.")
@@ -205,12 +202,12 @@ class Lobbies:
             # The replay file's start: the seats before start() may shuffle them.
             header = {**replay_header(game, session.seed, {s.id: s.name for s in session.seats}),
                       "game_id": session.game_id}
-            events = game.start()
+            change.header = header
+            change.lines += event_lines(session, game.start())
             session.serial += 1
             session.last_human = time.time()
-            await self.service._commit(session, header=header)
-        self.service.outbox.close_message(session, session.lobby_message_id)
-        self.service._after(session, event_lines(session, events), mover=None)
+            await change.save()
+            self.tables.outbox.close_message(session, session.lobby_message_id)
         return session
 
     @staticmethod
@@ -231,12 +228,12 @@ class Lobbies:
     async def configure(self, channel_id: int, actor: Actor, changes: dict[str, Any]
                         ) -> Session:
         """Change the lobby's settings (host or Manage Server) and show them on it."""
-        session = self.service.session(channel_id)
+        session = self.tables.session(channel_id)
         if session.started:
             raise Refusal("Settings can't change once the game has started.")
-        async with self.service._changing(session):
-            self.service.need_host(session, actor)
-            if session.started or not self.service.is_live(session):
+        async with self.tables.changing(session):
+            self.tables.need_host(session, actor)
+            if session.started or not self.tables.is_live(session):
                 raise Refusal("Settings can't change once the game has started.")
             new = Options.from_dict({**session.options.to_dict(), **changes})
             if (session.options.mode == "tournament") != (new.mode == "tournament"):
@@ -255,8 +252,8 @@ class Lobbies:
             if len(session.seats) > get_edition(new.edition).max_players:
                 raise Refusal("Too many seats for that edition.")
             session.options = new
-            await self.service._commit(session)
-        self.service.outbox.refresh_lobby(session)
+            await self.tables.commit(session)
+        self.tables.outbox.refresh_lobby(session)
         return session
 
     async def set_message(self, session: Session, *, lobby: int | None,
@@ -264,20 +261,20 @@ class Lobbies:
         """Remember the lobby's message (it is edited when the lobby changes). ``shown``:
         the saved lobby the message was drawn from (``session.saved`` then); a change saved
         since (a setting changed while the message was on its way) is shown on it now."""
-        async with self.service._changing(session):
-            if not self.service.is_live(session) or session.started:
+        async with self.tables.changing(session):
+            if not self.tables.is_live(session) or session.started:
                 return
             behind = session.saved != shown
             old = session.lobby_message_id
             session.lobby_message_id = lobby
             try:
-                await self.service._commit(session)
+                await self.tables.commit(session)
             except SaveFailed:
                 return
         if old is not None and old != lobby:
-            self.service.outbox.close_message(session, old)
+            self.tables.outbox.close_message(session, old)
         if behind:
-            self.service.outbox.refresh_lobby(session)
+            self.tables.outbox.refresh_lobby(session)
 
 
 def options_from(settings: GuildSettings, guild_locale: Locale = None) -> Options:
