@@ -27,7 +27,7 @@ from babel.messages.pofile import read_po
 
 import cogs.uno
 from cogs.i18n import LOCALE_DIR, speaking
-from cogs.uno._render import edition_title
+from cogs.uno.show.words import edition_title
 from cogs.uno.table.contracts import EngineRefusal, Refusal, SaveFailed, Stale
 from engine import Card, Color, NoMatchError, SettingsError
 

@@ -36,26 +36,24 @@ from cogs.uno._components import (
     towers_value,
 )
 from cogs.uno._emojis import CardEmojis
-from cogs.uno._menus import (
+from cogs.uno._outbox import Outbox
+from cogs.uno._pictures import HandPictures
+from cogs.uno._reply import Reply, answer
+from cogs.uno.art import configure as configure_art
+from cogs.uno.show.hand import (
     choice_menu,
     hand_menu,
     lap_note,
-    lobby_view,
     match_cards,
     move_notes,
     option_label,
     shown_cards,
-    uno_button,
 )
-from cogs.uno._outbox import Outbox
-from cogs.uno._pictures import HandPictures
-from cogs.uno._render import (
+from cogs.uno.show.lobby import lobby_embed, lobby_view
+from cogs.uno.show.words import (
     hand_banner,
-    lobby_embed,
     team_name,
 )
-from cogs.uno._reply import Reply, answer
-from cogs.uno.art import configure as configure_art
 from cogs.uno.table.contracts import (
     OPEN_THREAD_PERMISSIONS,
     REQUIRED_PERMISSIONS,
@@ -827,4 +825,4 @@ def _catch_target(session: Session, game: Game, pid: str) -> Move:
     return Catch(pid, target)
 
 
-__all__ = ["UnoCog", "uno_button"]
+__all__ = ["UnoCog"]

@@ -21,6 +21,7 @@ import discord
 from PIL import Image
 
 from cogs.uno.art import all_cards, card_height, card_image
+from cogs.uno.show.words import card_face, forget_faces, show_faces
 from engine import Card
 
 if TYPE_CHECKING:
@@ -51,17 +52,18 @@ def card_emoji(card: Card) -> discord.PartialEmoji | None:
 
 def card_emoji_text(card: Card) -> str:
     """``<:uno_R7:id>`` for a message's text, or "" if the card has no emoji."""
-    emoji = _registry.get(card.code)
-    return str(emoji) if emoji is not None else ""
+    return card_face(card)
 
 
 def register(emojis: dict[str, discord.PartialEmoji]) -> None:
-    """Make ``emojis`` (card code -> emoji) known to the menus."""
+    """Make ``emojis`` (card code -> emoji) known to the menus and the hands' text."""
     _registry.update(emojis)
+    show_faces({code: str(emoji) for code, emoji in emojis.items()})
 
 
 def forget() -> None:
     _registry.clear()
+    forget_faces()
 
 
 def emoji_png(card: Card) -> bytes:

@@ -15,9 +15,9 @@ import discord
 from discord import app_commands
 
 from cogs.i18n import Locale, _
-from cogs.uno._render import card_label, color_name
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
+from cogs.uno.show.words import card_label, color_name
 from cogs.uno.table.contracts import Refusal
 from engine import Card, Color, ParseError
 

@@ -41,10 +41,9 @@ from typing import Any
 import discord
 
 from cogs.i18n import speaking
-from cogs.uno._layout import table_layout, table_picture_view
-from cogs.uno._menus import lobby_view, table_view, turn_ping
-from cogs.uno._render import lobby_embed, table_embed
 from cogs.uno.art import TableView, table_image
+from cogs.uno.show.lobby import lobby_embed, lobby_view
+from cogs.uno.show.table import TableModel, table_embed, table_layout, table_view
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
 from settings import CHANNEL_WRITES
@@ -101,6 +100,8 @@ Route = _Token | None
 class _Channel:
     guild_id: int
     session: Session | None = None
+    model: TableModel | None = None
+    """The table as the newest change left it (None: no game goes on)."""
     lines: list[str] = field(default_factory=list)
     lasting: list[str] = field(default_factory=list)
     """Lines that stay in the channel as their own message (posted before the table)."""
@@ -248,6 +249,9 @@ class Outbox:
         channel (a round's result), posted as their own message, not edited away later."""
         box = self._box(session.channel_id, session.guild_id)
         box.session = session
+        # What the table shows is taken now, once, from the change just saved: composing
+        # it later reads nothing of the session (no lock, no second look-up).
+        box.model = TableModel.of(session) if table else None
         if lasting:
             box.lasting.extend(box.lines)
             box.lasting.extend(line[:MAX_MESSAGE] for line in lines if line)
@@ -686,18 +690,24 @@ class Outbox:
             box.table = True
             box.fresh = True
 
+    def _model(self, session: Session) -> TableModel | None:
+        """The live table as the newest change left it, or None when the game is over or
+        gone (its last lines are then said plainly)."""
+        box = self._channels.get(session.channel_id)
+        if box is None or box.model is None or not self._is_live(session):
+            return None
+        return box.model
+
     async def _table(self, session: Session, text: str | None, mention: str | None
                      ) -> tuple[str | None, discord.Embed, discord.ui.View,
                                 discord.AllowedMentions] | None:
-        """The live table as it was last saved (read under the session's lock, so never a
-        change that is still being saved), or None when the game is over or gone."""
-        async with session.lock:
-            game = session.game
-            if game is None or game.is_over or not self._is_live(session):
-                return None
-            with speaking(session.options.language):  # the channel's text: the game's language
-                text, mentions = _turn_line(session, text, mention)
-                return text, table_embed(session), table_view(session), mentions
+        """The live embed table (its model, taken when the change was announced), or None
+        when the game is over or gone."""
+        model = self._model(session)
+        if model is None:
+            return None
+        text, mentions = _turn_line(model, text, mention)
+        return text, table_embed(model), table_view(model), mentions
 
     async def _picture_changed(self, box: _Channel, session: Session,
                                message_id: int | None) -> bool:
@@ -705,11 +715,10 @@ class Outbox:
         now (or none: it was posted before a restart, or drawing failed)."""
         if not box.attach:
             return False  # no picture to change: the table is edited in place
-        async with session.lock:
-            game = session.game
-            if game is None or game.is_over or not self._is_live(session):
-                return False
-            view = table_picture_view(session)
+        model = self._model(session)
+        if model is None:
+            return False
+        view = model.picture
         return not (box.picture is not None and box.picture[0] == message_id
                     and box.picture[1] == view)
 
@@ -718,12 +727,11 @@ class Outbox:
         """The table's picture as the game is now, drawn off the event loop and outside the
         session's lock (clicks never wait for it); the live table's own when what it shows
         has not changed (an edit then keeps its attachment). None: the game is over."""
-        async with session.lock:
-            game = session.game
-            if game is None or game.is_over or not self._is_live(session):
-                return None
-            view = table_picture_view(session)
-            message_id = session.table_message_id
+        model = self._model(session)
+        if model is None:
+            return None
+        view = model.picture
+        message_id = session.table_message_id
         if (not new and box.picture is not None and box.picture[0] == message_id
                 and box.picture[1] == view):
             return _Picture(view, None, box.picture[2], same=True)
@@ -751,16 +759,14 @@ class Outbox:
         it shows changed, else leaves the attachment alone. Without a picture (drawing
         failed) the table's text still says everything. None: the game is over; {}: the
         game moved since ``picture`` was drawn (unless ``last``: then it goes as it is)."""
-        async with session.lock:
-            game = session.game
-            if game is None or game.is_over or not self._is_live(session):
-                return None
-            if not last and table_picture_view(session) != picture.view:
-                return {}
-            with speaking(session.options.language):  # the channel's text: the game's language
-                text, mentions = _turn_line(session, text, mention)
-                layout = table_layout(session, text, picture.name)
-                quiet = table_layout(session, text, picture.name, buttons=False)
+        model = self._model(session)
+        if model is None:
+            return None
+        if not last and model.picture != picture.view:
+            return {}
+        text, mentions = _turn_line(model, text, mention)
+        layout = table_layout(model, text, picture.name)
+        quiet = table_layout(model, text, picture.name, buttons=False)
         body: dict[str, Any] = {"view": layout, "allowed_mentions": mentions}
         if not new:
             # an old embed table becomes a V2 one: its content and embeds are emptied
@@ -787,10 +793,10 @@ class Outbox:
             if quiet is not None or not self.v2 or session is None:
                 return {"view": quiet}
             async with session.lock:  # read as saved, like every table
-                if session.game is None:
-                    return {"view": None}
-                with speaking(session.options.language):  # public: the game's language
-                    layout = table_layout(session, None, None, buttons=False)
+                model = TableModel.of(session)
+            if model is None:
+                return {"view": None}
+            layout = table_layout(model, None, None, buttons=False)
             return {"view": layout, "content": None, "embed": None, "attachments": []}
         return compose
 
@@ -830,18 +836,14 @@ class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
 
 
-def _turn_line(session: Session, text: str | None, mention: str | None
+def _turn_line(model: TableModel, text: str | None, mention: str | None
                ) -> tuple[str | None, discord.AllowedMentions]:
-    """``text`` with the line that names whose turn it is, and who it may notify (under the
-    session's lock, in the game's language)."""
-    game = session.game
-    assert game is not None
+    """``text`` with the line that names whose turn it is, and who it may notify."""
     ping = None
-    if (session.options.mention_turn and game.turn.isdigit()
-            and not session.is_cpu(game.turn)):
+    if model.names_turn:
         # Every table names whose turn it is; the mention notifies once per turn.
-        ping = mention if mention == game.turn and not session.paused else None
-        line = turn_ping(session, game)
+        ping = mention if mention == model.turn and not model.paused else None
+        line = model.turn_line
         text = f"{text}\n{line}" if text else line
     mentions = discord.AllowedMentions(
         users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from cogs.i18n import DEFAULT_LOCALE, Locale, _, language_of
-from cogs.uno._render import error_text
+from cogs.uno.show.words import error_text
 from cogs.uno.table.session import Session
 from data import GameResult, GuildSettings, LogEntry, SavedGame
 from engine import EngineError, Game, Move

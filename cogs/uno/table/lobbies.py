@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any
 
 from cogs.i18n import Locale, server_language
-from cogs.uno._render import edition_title, event_lines
+from cogs.uno.show.words import edition_title, event_lines
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.session import (
     MAX_CPUS_WITH_ONE_HUMAN,

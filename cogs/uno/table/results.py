@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 
-from cogs.uno._render import event_lines, hand_banner, match_lines
+from cogs.uno.show.words import event_lines, hand_banner, match_lines
 from cogs.uno.table.contracts import Store
 from cogs.uno.table.session import Session
 from data import GameResult, LogEntry, PlayerResult

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cogs.i18n import _, speaking
-from cogs.uno._render import event_lines
+from cogs.uno.show.words import event_lines
 from cogs.uno.table.contracts import (
     Actor,
     Announcer,

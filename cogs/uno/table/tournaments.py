@@ -26,7 +26,7 @@ import uuid
 from typing import Any
 
 from cogs.i18n import _
-from cogs.uno._render import event_lines, team_name
+from cogs.uno.show.words import event_lines, team_name
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.lobbies import Lobbies
 from cogs.uno.table.session import TOURNAMENT_PLAYERS, Seat, Session

@@ -1,5 +1,5 @@
-"""What the bot shows, as pure functions of a session: the private hand menu and the
-questions a card still needs, the table's and the lobby's buttons, the turn mention.
+"""The private hand: the hand menu and the questions a card still needs (its colour, its
+towers, the card to keep, a Victory Lap), and the notes a player is told privately.
 
 No Discord I/O and no state: the cog sends what these return.
 """
@@ -16,7 +16,6 @@ from cogs.uno._components import (
     DrawnButton,
     KeepSelect,
     LapButton,
-    LobbyButton,
     OpeningColorButton,
     PageButton,
     PlaySelect,
@@ -25,7 +24,8 @@ from cogs.uno._components import (
     view_of,
 )
 from cogs.uno._emojis import card_emoji
-from cogs.uno._render import (
+from cogs.uno.show.table import uno_button
+from cogs.uno.show.words import (
     COLOR_EMOJI,
     card_count,
     card_label,
@@ -45,72 +45,6 @@ Menu = tuple[str, discord.ui.View | None]
 def waiting_for(session: Session, game: Game, locale: Locale = None) -> str:
     """The one sentence that says whose decision the table waits for."""
     return pending_text(session, game, locale)
-
-
-def turn_ping(session: Session, game: Game) -> str:
-    who = f"<@{game.turn}>" if game.turn.isdigit() else session.name(game.turn)
-    language = session.options.language  # public
-    if game.pending is Decision.CHALLENGE:
-        return _("{who}: accept or challenge the Wild Draw Four.", language, who=who)
-    if game.pending is Decision.KEEP:
-        return _("{who}: choose the card to keep (My hand).", language, who=who)
-    if game.pending is Decision.COLOR:
-        return _("{who}: name the starting colour (My hand).", language, who=who)
-    if game.pending is Decision.LAP:
-        return _("{who}: keep or pass the hand in the Victory Lap (My hand).", language,
-                 who=who)
-    return _("{who}, it's your turn.", language, who=who)
-
-
-def uno_button(session: Session, *, row: int | None = None,
-               locale: Locale = None) -> TableButton:
-    return TableButton("uno", session.game_id, session.serial, _("UNO!", locale),
-                       style=discord.ButtonStyle.success, row=row)
-
-
-def table_view(session: Session, locale: Locale = None) -> discord.ui.View:
-    """The table's buttons (public: ``locale`` None is the game's language where the
-    service renders it)."""
-    locale = locale or session.options.language  # public: the game's
-    gid, serial = session.game_id, session.serial
-    game = session.game
-    items: list[discord.ui.Item[Any]] = [
-        TableButton("hand", gid, None, _("My hand", locale), style=discord.ButtonStyle.primary,
-                    emoji="🃏"),
-        TableButton("draw", gid, serial, _("Draw", locale)),
-        uno_button(session, locale=locale),
-        TableButton("catch", gid, serial, _("Catch", locale), style=discord.ButtonStyle.danger),
-    ]
-    if game is not None and game.pending is Decision.CHALLENGE:
-        items += [
-            TableButton("accept", gid, serial, _("Accept +4", locale), row=1),
-            TableButton("challenge", gid, serial, _("Challenge", locale),
-                        style=discord.ButtonStyle.danger, row=1),
-        ]
-    return view_of(*items)
-
-
-def lobby_view(session: Session, locale: Locale = None) -> discord.ui.View | None:
-    locale = locale or session.options.language  # public: the game's
-    if session.tables:
-        return None  # a tournament's standings: nothing to click
-    gid = session.game_id
-    items: list[discord.ui.Item[Any]] = [
-        LobbyButton("join", gid, _("Join", locale), style=discord.ButtonStyle.success),
-        LobbyButton("leave", gid, _("Leave", locale)),
-        LobbyButton("cpu", gid, _("Add computer player", locale), emoji="🤖"),
-        LobbyButton("start", gid, _("Start", locale), style=discord.ButtonStyle.primary),
-        LobbyButton("cancel", gid, _("Cancel", locale), style=discord.ButtonStyle.danger),
-        LobbyButton("nocpu", gid, _("Remove computer player", locale), row=1),
-    ]
-    if session.options.mode == "partners":
-        # a third team only once a sixth player is in sight
-        teams = 3 if len(session.seats) > 4 else 2
-        items += [LobbyButton(f"team{t}", gid, _("Team {n}", locale, n=t + 1), emoji="🤝",
-                              row=2) for t in range(teams)]
-        items.append(LobbyButton("shuffle", gid, _("Shuffle teams", locale), emoji="🔀",
-                                 row=2))
-    return view_of(*items)
 
 
 def option_label(card: Card, locale: Locale) -> str:
@@ -182,7 +116,7 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
                                     _("More cards ({p}/{n})", locale, p=(page + 1) % pages + 1,
                                       n=pages), row=1))
         if uno_due:
-            items.append(uno_button(session, row=1, locale=locale))
+            items.append(uno_button(session.game_id, session.serial, locale, row=1))
     elif game.pending is Decision.DRAWN:
         drawn = game.drawn_card
         assert drawn is not None
@@ -196,7 +130,7 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
             items += [
                 DrawnButton("dpu", gid, serial, _("Play it and call UNO!", locale),
                             style=discord.ButtonStyle.success),
-                uno_button(session, locale=locale),
+                uno_button(session.game_id, session.serial, locale),
             ]
     elif game.pending is Decision.COLOR:
         lines.append(_("The first card is wild: name the starting colour.", locale))
@@ -211,7 +145,7 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
                         style=discord.ButtonStyle.danger),
         ]
         if uno_due:
-            items.append(uno_button(session, locale=locale))
+            items.append(uno_button(session.game_id, session.serial, locale))
     elif game.pending is Decision.KEEP:
         lines.append(_("Instant UNO! Choose the one card to keep; the rest go to the "
                        "discard pile.", locale))
@@ -225,7 +159,7 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
                 value=f"{c.code}|u", emoji=card_emoji(c)))
         items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE], _("Card to keep…", locale)))
     if not items and len(hand) == 1 and not game.has_called(pid) and not game.is_over:
-        items.append(uno_button(session, locale=locale))
+        items.append(uno_button(session.game_id, session.serial, locale))
     return "\n".join(lines), (view_of(*items) if items else None)
 
 

@@ -1,17 +1,15 @@
-"""Turning engine state and events into text and embeds.
+"""The bot's words: cards, colours, events, standings and settings as text, in a language.
 
-Public renderings use only ``Event.public_dict()`` facts and the public view, never a hand.
+Pure text (no Discord objects): the tables write their announcements with it, the
+builders of every message (``table``, ``lobby``, ``hand``) their text. Public renderings
+use only ``Event.public_dict()`` facts and the public view, never a hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import discord
 
 from cogs.i18n import Locale, _
-from cogs.uno._emojis import card_emoji_text
 from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
@@ -50,6 +48,23 @@ EMBED_COLOR = {
     Color.RED: 0xD72600, Color.BLUE: 0x0956BF, Color.GREEN: 0x379711, Color.YELLOW: 0xECD407,
 }
 TOWER_NAMES = {Tower.U: "U", Tower.N: "N", Tower.O: "O", Tower.BANG: "!"}
+
+_faces: dict[str, str] = {}
+"""Card code -> its card-face emoji in message text (``<:uno_R7:id>``), once uploaded."""
+
+
+def show_faces(faces: dict[str, str]) -> None:
+    """Card faces (code -> emoji text) known from now on (``cogs.uno._emojis``)."""
+    _faces.update(faces)
+
+
+def forget_faces() -> None:
+    _faces.clear()
+
+
+def card_face(card: Card) -> str:
+    """``<:uno_R7:id>`` for a message's text, or "" if the card has no emoji (yet)."""
+    return _faces.get(card.code, "")
 
 
 def color_name(color: Color | None, locale: Locale = None) -> str:
@@ -122,7 +137,7 @@ def hand_text(cards: Sequence[Card], locale: Locale = None) -> str:
     plain = [f"{card_label(c, locale)} `{c.code}`" for c in cards]
     if not plain:
         return _("(no cards)", locale)
-    faces = [card_emoji_text(c) for c in cards]
+    faces = [card_face(c) for c in cards]
     pictured = ", ".join(f"{face} {text}" if face else text for face, text in zip(faces, plain,
                                                                                    strict=True))
     if any(faces) and len(pictured) <= HAND_TEXT_BUDGET:
@@ -362,105 +377,6 @@ def pending_text(session: Session, game: Game, locale: Locale = None) -> str:
         return _("🏁 {name} is choosing a hand in the Victory Lap: step {step}.", locale,
                  name=who, step=lap["step"])
     return _("{name}'s turn.", locale, name=who)
-
-
-def table_embed(session: Session, locale: Locale = None) -> discord.Embed:
-    locale = locale or session.options.language  # public: the game's
-    game = session.game
-    assert game is not None
-    view: dict[str, Any] = game.public_view()
-    title = _("{edition}: round {n}", locale, edition=edition_title(game.edition.name, locale),
-              n=game.round_number)
-    top = game.top
-    color_line = ""
-    if top.is_wild:
-        color_line = _(" (colour: {color})", locale, color=color_name(game.color, locale))
-    desc = [
-        _("Top card: **{card}**{color}", locale, card=card_label(top, locale), color=color_line),
-        _("Direction: {dir}", locale, dir=direction_text(game.direction, locale)),
-        f"**{pending_text(session, game, locale)}**",
-    ]
-    embed = discord.Embed(title=title, description="\n".join(desc),
-                          colour=EMBED_COLOR.get(game.color, 0x2F3136) if game.color else 0x2F3136)
-    rows = []
-    for p in view["players"]:
-        marker = "▶️" if p["id"] == game.turn and not game.is_over else "▫️"
-        towers = " ".join(f"`{t}`" for t in p["towers"])
-        uno = _(" · **UNO!**", locale) if p["uno"] and p["cards"] == 1 else ""
-        cpu = " 🤖" if session.is_cpu(p["id"]) else ""
-        rows.append(_("{marker} **{name}**{cpu}: {cards} · {score} pts{towers}{uno}",
-                      locale, marker=marker, name=p["name"], cpu=cpu,
-                      cards=card_count(p["cards"], locale),
-                      score=p["score"], towers=(" · " + towers) if towers else "", uno=uno))
-    embed.add_field(name=_("Players", locale), value="\n".join(rows)[:1024], inline=False)
-    if session.match is not None:
-        embed.add_field(name=_("Rotating partners match", locale),
-                        value=(hand_banner(session, locale) + "\n"
-                               + standings_table(session, locale))[:1024], inline=False)
-    elif game.teams:
-        name = (_("Tournament hand: partners sit across", locale)
-                if session.tournament_of is not None else
-                _("Teams (partners sit across)", locale))
-        embed.add_field(name=name, value=team_table(session, locale)[:1024], inline=False)
-    if game.edition.towers:
-        tower_bits = []
-        for t, holder in game.towers.items():
-            where = session.name(holder) if holder else _("tray", locale)
-            tower_bits.append(f"`{t.value}` {where}")
-        embed.add_field(name=_("Towers (U blocks +1, N +2, O Wild +4, ! Skip)", locale),
-                        value=" · ".join(tower_bits), inline=False)
-    embed.set_footer(text=_("Draw pile: {draw} · Target: {target} points · Game {gid}", locale,
-                            draw=view["draw_count"], target=view["target"],
-                            gid=session.game_id))
-    return embed
-
-
-def standings_embed(session: Session, locale: Locale = None) -> discord.Embed:
-    """A tournament's standings (the sign-up message, edited after every hand)."""
-    locale = locale or session.options.language  # public: the game's
-    match = session.match
-    assert match is not None
-    played = len(match.results) // max(1, len(match.schedule[0]))
-    title = (_("UNO tournament: final standings", locale) if match.is_over else
-             _("UNO tournament: standings after round {n} of {total}", locale, n=played,
-               total=len(match.schedule)))
-    lines = [f"{st.place}. **{session.name(st.player)}**: {st.total} "
-             + _("points · {won} of {played} hands won", locale, won=st.hands_won,
-                 played=st.hands_played)
-             for st in match.standings()]
-    embed = discord.Embed(title=title, description="\n".join(lines)[:4000], colour=0xF1C40F)
-    embed.add_field(name=_("Tables", locale),
-                    value=" · ".join(_("table {n}: <#{t}>", locale, n=i + 1, t=t)
-                                     for i, t in enumerate(session.tables)), inline=False)
-    embed.set_footer(text=_("Each player partners every other {n} times; the highest total "
-                            "wins. Tournament {gid}", locale, n=match.hands_per_pairing,
-                            gid=session.game_id))
-    return embed
-
-
-def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
-    locale = locale or session.options.language  # public: the game's
-    if session.tables:
-        return standings_embed(session, locale)
-    o = session.options
-    edition = edition_title(o.edition, locale)
-    if o.mode == "tournament":
-        edition = _("{edition} tournament (8 players, two tables)", locale, edition=edition)
-    embed = discord.Embed(title=_("{edition}: new game", locale, edition=edition),
-                          colour=0x5865F2)
-    host = _(" (host)", locale)
-    seats = "\n".join(
-        f"{i + 1}. {s.name}{' 🤖' if s.cpu else ''}{host if s.id == session.host_id else ''}"
-        + (_(" · Team {n}", locale, n=s.team + 1)
-           if o.mode == "partners" and s.team is not None else "")
-        for i, s in enumerate(session.seats)
-    ) or _("(nobody yet)", locale)
-    embed.add_field(name=_("Seats", locale), value=seats, inline=False)
-    embed.add_field(name=_("Settings", locale), value=settings_text(session, locale),
-                    inline=False)
-    embed.set_footer(text=_("Join, then the host presses Start. Game {gid}", locale,
-                            gid=session.game_id))
-    return embed
 
 
 def settings_text(session: Session, locale: Locale = None) -> str:
