@@ -1,3 +1,3 @@
 """Shared pytest setup: the test database fixtures (``db_path``, ``db``) for every module."""
 
-pytest_plugins = ["data_support"]
+pytest_plugins = ["support.data"]

@@ -1,0 +1,118 @@
+"""End to end through the loopback Discord: the hand as a picture (issue 11, "Pictures").
+
+My hand carries a PNG of the cards the text lists, drawn by `cogs.uno.art` after the answer
+(so drawing never delays the acknowledgement; the answer to a move is text only: cheaper);
+public messages never carry a picture of a hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import pathlib
+
+import pytest
+from PIL import Image
+
+from cogs.uno._pictures import HAND_CARD_WIDTH
+from loopback.fixtures import *  # noqa: F403
+from loopback.fixtures import LoopbackTest
+from loopback.models import Message
+from loopback.users import Member
+from support.e2e import FAST_ENV, saved_state
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture(scope="module")  # type: ignore[no-redef]
+def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    db = tmp_path_factory.mktemp("pictures-db") / "bot.db"
+    cache = tmp_path_factory.mktemp("art-cache")
+    return {"DATABASE_PATH": str(db), "UNO_ART_CACHE": str(cache), **FAST_ENV}
+
+
+async def pictured(m: Message | None) -> Message:
+    """The menu once its picture arrived (it follows the answer, drawn in the background)."""
+    assert m is not None
+    for _ in range(100):
+        if m.attachments:
+            return m
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no picture came on {m!r}")
+
+
+def picture(m: Message) -> Image.Image:
+    names = [a["filename"] for a in m.attachments]
+    assert names == ["hand.png"], names
+    data = m.files["hand.png"]
+    assert data.startswith(b"\x89PNG")
+    return Image.open(io.BytesIO(data))
+
+
+async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackTest,
+                                                              loopback_bot_env: dict[str, str]
+                                                              ) -> None:
+    alice, bob, table = await two_at_a_table(loopback)
+    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    assert state is not None
+    for member in (alice, bob):
+        r = await member.click("My hand", message=table)
+        assert r.ephemeral and r.message is not None
+        held = state["game"]["hands"][str(member.id)]
+        image = picture(await pictured(r.message))
+        assert r.message.history, "the picture was added by an edit of the answer"
+        assert not r.message.history[0].get("attachments"), "the answer came first"
+        # one card per column up to ten a row: the picture is as wide as the hand
+        assert image.width >= min(len(held), 10) * HAND_CARD_WIDTH
+        assert image.width < (min(len(held), 10) + 1) * HAND_CARD_WIDTH + 200
+    assert all(a["filename"].startswith("table-") for m in loopback.channel.messages
+               for a in m.attachments), "no public message carries a hand's picture"
+
+    # A person's own look: high contrast, for them only, remembered.
+    normal = await pictured((await alice.click("My hand", message=table)).message)
+    r = await alice.slash("uno appearance", high_contrast=True)
+    assert r.ephemeral and "high contrast" in r.text
+    bold = await pictured((await alice.click("My hand", message=table)).message)
+    assert picture(bold).size == picture(normal).size
+    assert bold.files["hand.png"] != normal.files["hand.png"], "drawn in the other look"
+    await pictured((await bob.click("My hand", message=table)).message)
+    r = await bob.slash("uno appearance")
+    assert "normal look" in r.text, "bob's look is his own"
+    r = await alice.slash("uno appearance", high_contrast=False)
+    assert "normal look" in r.text
+    # The drawn cards are kept on disk for the next start.
+    assert cached_pngs(loopback_bot_env["UNO_ART_CACHE"])
+
+
+async def two_at_a_table(loopback: LoopbackTest) -> tuple[Member, Member, Message]:
+    """Alice and Bob in a started game with a long turn timer, and its table."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    await alice.slash("uno new")
+    await alice.slash("uno settings", turn_timer=600)
+    await bob.click("Join")
+    await alice.click("Start")
+    return alice, bob, await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels())
+
+
+def cached_pngs(directory: str) -> list[pathlib.Path]:
+    return list(pathlib.Path(directory).rglob("*.png"))
+
+
+async def test_a_hand_answered_late_goes_without_its_picture(loopback: LoopbackTest) -> None:
+    """A My hand click that reaches the bot 0.6 s after Discord created it (the bot is
+    behind: a restart meeting every table's click at once) is answered with the text at
+    once and no picture follows; a prompt click gets its picture."""
+    alice, _bob, table = await two_at_a_table(loopback)
+    button = next(b for b in table.buttons() if b.get("label") == "My hand")
+    late = await loopback.discord.send_interaction(
+        itype=3, user=alice.identity, channel=loopback.channel,
+        data={"custom_id": button["custom_id"], "component_type": 2},
+        label="alice: My hand 0.6 s late", source_message=table, delayed=0.6)
+    assert late.ack is not None
+    await asyncio.wait_for(asyncio.shield(late.ack), 3)
+    menu = late.original
+    assert menu is not None and menu.ephemeral and "Your hand" in menu.text(), menu
+    prompt = await alice.click("My hand", message=table)
+    await pictured(prompt.message)  # the prompt one's picture came...
+    await asyncio.sleep(0.3)
+    assert not menu.attachments and not menu.history, "...the late one's never comes"
