@@ -12,7 +12,8 @@ from data import Database, SavedGame
 from engine import Tower
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
-from support.e2e import FAST_ENV, install, saved_state, scenario_session
+from support.e2e import FAST_ENV, db_of, saved_game
+from support.games import install, saved_state, scenario_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -30,7 +31,7 @@ async def test_wild_asks_for_colour_then_plays(loopback: LoopbackTest,
     session = scenario_session(loopback.channel, [alice, bob],
                                hands={alice: "WG R3 B4", bob: "G5 G6 G7"},
                                discard="Y9", draw="R1 R2 R4 R5", turn=alice)
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     await install(db, session)
     await loopback.bot.restart()
     await loopback.channel.wait_for(lambda m: "goes on" in m.text(), timeout=10)
@@ -39,10 +40,10 @@ async def test_wild_asks_for_colour_then_plays(loopback: LoopbackTest,
     assert "colour" in alice.latest_ephemeral().text()
     await alice.click("Blue")
     assert "tower" in alice.latest_ephemeral().text()
-    assert (await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel) or {})[
+    assert (saved_game(loopback) or {})[
         "game"]["discard"] == ["Y9"], "nothing is played before the choice is complete"
     await alice.select("Tower N")
-    state = await saved_state(db, loopback.channel)
+    state = saved_state(db, loopback.channel)
     assert state is not None
     assert state["game"]["color"] == "B"
     assert state["game"]["hands"][str(alice.id)] == ["R3", "B4"]
@@ -67,10 +68,10 @@ async def test_slash_play_of_a_wild_asks_for_the_colour(loopback: LoopbackTest,
     await _load(loopback, loopback_bot_env, session)
     result = await alice.slash("uno play", card="W+4")
     assert result.ephemeral and "colour" in result.text
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None and state["game"]["discard"] == ["R9"]
     await alice.click("Green")
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None
     assert state["game"]["discard"] == ["R9", "W+4"] and state["game"]["color"] == "G"
     assert state["game"]["pending"] == "challenge" and state["game"]["turn"] == str(bob.id)
@@ -94,7 +95,7 @@ async def test_wild_first_card_first_player_names_the_colour(
     result = await alice.click("My hand")
     assert "name the starting colour" in result.text
     await alice.click("Blue")
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None
     assert state["game"]["color"] == "B" and state["game"]["pending"] == "play"
     assert all(h is None for h in state["game"]["towers"].values())
@@ -117,7 +118,7 @@ async def test_keep_command_after_instant_uno(loopback: LoopbackTest,
     assert refused.ephemeral and "choose the card to keep" in refused.text
     result = await alice.slash("uno keep", card="G6")
     assert "You kept" in result.text
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None
     game = state["game"]
     assert game["hands"][str(alice.id)] == ["G6"]
@@ -165,7 +166,7 @@ async def test_call_uno_command_then_play_is_safe_and_table_command(
     text = table.text()
     assert "1 card ·" in text and "UNO!" in text
     assert "B4" not in text and "🟦 4" not in text, "the table shows no card of a hand"
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None and state["game"]["hands"][str(alice.id)] == ["B4"]
 
 
@@ -185,7 +186,7 @@ async def test_play_drawn_card_and_call_uno_in_one_step(
     mark = loopback.channel.mark()
     await alice.click("Play it and call UNO!", message=menu.message)
     await loopback.channel.wait_for(lambda m: "calls UNO" in m.text(), after=mark, timeout=10)
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None
     assert state["game"]["hands"][str(alice.id)] == ["B4"]
     assert str(alice.id) in state["game"]["called"] and state["game"]["catchable"] is None
@@ -205,7 +206,7 @@ async def test_walkover_is_not_counted(loopback: LoopbackTest,
     await alice.slash("uno kick", player=bob)
     await loopback.channel.wait_for(lambda m: "does not count" in m.text(), after=mark,
                                     timeout=10)
-    assert await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel) is None
+    assert saved_game(loopback) is None
     board = await alice.slash("uno stats", member=alice)
     assert "hasn't finished a game" in board.text
 
@@ -222,7 +223,7 @@ async def test_a_damaged_saved_game_does_not_stop_the_others(
     broken = scenario_session(broken_channel, [alice, bob],
                               hands={alice: "B4 R3", bob: "G5 G6 G7"},
                               discard="R9", draw="R2 Y1 Y2 Y3", turn=alice)
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     await install(db, good)
     database = await Database.open(db)
     try:
@@ -240,7 +241,7 @@ async def test_a_damaged_saved_game_does_not_stop_the_others(
     assert "can't be read" in loopback.bot.log_text(), "the damaged record is logged"
     result = await alice.slash("uno play", card="R3")
     assert result.ephemeral and "**Your hand** (1 card)" in result.text
-    assert await saved_state(db, broken_channel) is None
+    assert saved_state(db, broken_channel) is None
     database = await Database.open(db)
     try:
         kept = await database.set_aside_games(broken.guild_id)
@@ -263,6 +264,6 @@ async def test_restart_gives_a_stale_deadline_a_fresh_turn_timer(
     await _load(loopback, loopback_bot_env, session)
     await asyncio.sleep(1.0)
     assert not any("ran out of time" in m.text() for m in loopback.channel.messages)
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None and state["game"]["hands"][str(alice.id)] == ["B4", "R3"]
     assert state["game"]["turn"] == str(alice.id)

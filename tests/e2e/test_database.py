@@ -12,7 +12,8 @@ import pytest
 
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
-from support.e2e import FAST_ENV, install, scenario_session
+from support.e2e import FAST_ENV, db_of
+from support.games import install, scenario_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -29,7 +30,7 @@ async def test_a_deleted_database_file_refuses_moves_and_says_so(
     channel = loopback.channel
     session = scenario_session(channel, [alice, bob], hands={alice: "R3 B4 G5", bob: "G6 G7"},
                                discard="R9", draw="Y1 Y2 Y3", turn=alice)
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     await install(db, session)
     await loopback.bot.restart()
     await channel.wait_for(lambda m: "goes on" in m.text(), timeout=10)

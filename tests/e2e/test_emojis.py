@@ -22,7 +22,8 @@ from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403
 from loopback.models import Channel, Message
 from loopback.server import DEFAULT_CWD, LoopbackDiscord
-from support.e2e import FAST_ENV, install, scenario_session
+from support.e2e import FAST_ENV, db_of
+from support.games import install, scenario_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -94,7 +95,7 @@ async def test_restart_uploads_nothing_and_the_menu_shows_card_faces(
     ids = {p["name"]: p["id"] for p, _ in loopback_discord.emojis.of().values()}
     ch = loopback_discord.guilds[0].new_channel()
     menu = await play_table(loopback_discord, loopback_bot, ch,
-                            loopback_bot_env["DATABASE_PATH"])
+                            db_of(loopback_bot))
     await wait_log(loopback_bot, READY, count=2)
     assert "96 cards, 0 uploaded now" in loopback_bot.log_text()
     assert len(uploads(loopback_discord)) == before

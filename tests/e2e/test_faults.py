@@ -24,8 +24,9 @@ from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Identity, Message
 from loopback.users import Member
-from support.driver import oracle, turn_of
-from support.e2e import FAST_ENV, install, scenario_session
+from support.driver import turn_of
+from support.e2e import FAST_ENV, db_of
+from support.games import install, saved_state, scenario_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -122,7 +123,7 @@ async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest,
     privately in one sentence naming Send Messages and nothing is saved; with the
     permission the lobby opens; Start without Embed Links is refused naming it, and the
     lobby stays a lobby."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     alice, bob = loopback.member("alice"), loopback.member("bob")
 
@@ -130,13 +131,13 @@ async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest,
     r = await alice.slash("uno new")
     assert r.ephemeral and one_sentence(r.text), r.text
     assert "Send Messages" in r.text and "Embed Links" not in r.text, r.text
-    assert oracle(db, channel) is None, "a refused /uno new saves nothing"
+    assert saved_state(db, channel) is None, "a refused /uno new saves nothing"
     assert not channel.messages
 
     channel.set_bot_permissions(send_messages=None)
     r = await alice.slash("uno new")
     assert not r.ephemeral and r.message is not None and "Join" in r.message.button_labels()
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"] is None
     await bob.click("Join")
 
@@ -144,7 +145,7 @@ async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest,
     r = await alice.click("Start")
     assert r.ephemeral and one_sentence(r.text), r.text
     assert "Embed Links" in r.text and "Send Messages" not in r.text, r.text
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"] is None, "a refused Start starts nothing"
     assert [s[0] for s in state["seats"]] == [str(alice.id), str(bob.id)]
 
@@ -152,7 +153,7 @@ async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest,
     r = await alice.click("Start")
     assert "The game has started!" in r.text, r.text
     await channel.wait_for(is_table, timeout=10)
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"] is not None
     await end_game(alice)
 
@@ -165,7 +166,7 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
     turn lengths); clicks are answered privately with what is missing and change nothing;
     once the bot may post again a click resumes the game, which says so, posts the table,
     and the turn timer runs again."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     server = loopback.discord
     alice = loopback.member("alice")
@@ -180,14 +181,14 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
     await alice.click("My hand")
     r = await alice.select("R3")
     assert r.response_type == 7 and "**Your hand** (2 cards)" in r.text, r.text
-    paused = await poll(lambda: (s := oracle(db, channel)) and s["paused"] and s, 10,
+    paused = await poll(lambda: (s := saved_state(db, channel)) and s["paused"] and s, 10,
                         "the game pauses after the 403")
     assert server.take_refused(code=50013), "the bot tried to post and was refused"
     assert paused["game"]["discard"][0:2] == ["R9", "R3"]
 
     # Several turn lengths pass: no timer fires, nothing is saved.
     await asyncio.sleep(3 * TURN + 1)
-    assert oracle(db, channel) == paused, "a paused game does not move"
+    assert saved_state(db, channel) == paused, "a paused game does not move"
     assert paused["timeouts"].get(str(alice.id), 0) == 0
     assert "ran out of time" not in loopback.bot.log_text()
 
@@ -197,7 +198,7 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
     assert "**Your hand**" not in r.text
     r = await alice.slash("uno draw")
     assert r.ephemeral and one_sentence(r.text) and "Send Messages" in r.text, r.text
-    assert oracle(db, channel) == paused
+    assert saved_state(db, channel) == paused
     server.take_refused(code=50013)
 
     # The permission comes back: the next click resumes the game with a fresh timer.
@@ -208,12 +209,12 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
     await channel.wait_for(lambda m: "I can post here again: the game goes on" in m.text(),
                            after=mark, timeout=10)
     await channel.wait_for(is_table, after=mark, timeout=10)
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["paused"] is None
     timed_out = await channel.wait_for(lambda m: "ran out of time" in m.text(), after=mark,
                                        timeout=TURN + 8)
     assert "alice ran out of time" in timed_out.text(), timed_out.text()
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["timeouts"][str(alice.id)] == 1
     await end_game(alice)
 
@@ -223,7 +224,7 @@ async def test_deleted_channel_ends_the_game(loopback: LoopbackTest,
                                              loopback_bot_env: dict[str, str]) -> None:
     """Handled failure: the channel is deleted mid-game (404 Unknown Channel at the bot's
     next post). The game ends: its saved game leaves the database, with no traceback."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     alice = loopback.member("alice")
     session = scenario_session(
@@ -232,20 +233,20 @@ async def test_deleted_channel_ends_the_game(loopback: LoopbackTest,
         turn=alice, options=Options(turn_timer=10))
     # Alice's time runs out a few seconds after the restart: the bot posts by itself.
     await restart_with(loopback, db, with_time_left(session, 4))
-    assert oracle(db, channel) is not None
+    assert saved_state(db, channel) is not None
     loopback.bot.take_tracebacks()
 
     await channel.delete()
     await poll(lambda: loopback.discord.take_refused(code=10003), 20,
                "the bot's next post meets Unknown Channel")
     # Soon after, not by way of three timeouts in a row.
-    await poll(lambda: oracle(db, channel) is None, 3, "the saved game of a deleted channel "
+    await poll(lambda: saved_state(db, channel) is None, 3, "the saved game of a deleted channel "
                "is deleted after the bot's next post")
     assert f"Channel {channel.id} is gone: its game ends" in loopback.bot.log_text()
     await asyncio.sleep(TURN + 1)  # no timer or computer player of that game runs on
     assert loopback.bot.take_tracebacks() == []
     loopback.discord.take_refused(code=10003)
-    assert oracle(db, channel) is None
+    assert saved_state(db, channel) is None
 
     # The bot still serves other channels.
     other = loopback.guild.new_channel()
@@ -271,13 +272,13 @@ async def test_crash_after_a_failed_save_resumes_at_the_saved_state(
     player moves, so the save fails. The interaction is deferred, then answered once that
     nothing changed; the channel never hears of the move; after a kill -9 and a restart the
     game is exactly where it was saved before the move."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     server = loopback.discord
     alice, _bob, session = _two_humans(loopback)
     await restart_with(loopback, db, session)
     await table_for(channel, alice)
-    before = oracle(db, channel)
+    before = saved_state(db, channel)
     assert before is not None
 
     mark = channel.mark()
@@ -295,12 +296,12 @@ async def test_crash_after_a_failed_save_resumes_at_the_saved_state(
         await loopback.bot.kill()
     finally:
         lock.release()
-    assert oracle(db, channel) == before
+    assert saved_state(db, channel) == before
 
     mark = channel.mark()
     await loopback.bot.start()
     await channel.wait_for(lambda m: "goes on" in m.text(), after=mark, timeout=10)
-    after = oracle(db, channel)
+    after = saved_state(db, channel)
     assert after is not None
     assert after["game"] == before["game"] and after["serial"] == before["serial"], \
         "the game resumes exactly at the state saved before the move"
@@ -316,7 +317,7 @@ async def test_slow_save_is_acknowledged_then_answered_once(
     """Handled failure: a slow database write (locked 2.5 s, within the busy timeout) while
     a player moves. Discord gets its acknowledgement in time (deferred), the player then
     gets their hand once, and the move is saved and announced."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     server = loopback.discord
     alice, bob, session = _two_humans(loopback)
@@ -340,7 +341,7 @@ async def test_slow_save_is_acknowledged_then_answered_once(
     assert answer.ephemeral and text.startswith("You drew") and "**Your hand** (4 cards)" in \
         text, text
     assert r.followups == [] and server.take_problems() == [], "answered once, in time"
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and len(state["game"]["hands"][str(alice.id)]) == 4
     await channel.wait_for(lambda m: "alice draws a card." in m.text(), after=mark, timeout=10)
     await table_for(channel, bob, mark)
@@ -352,7 +353,7 @@ async def test_shutdown_flushes_the_winning_announcement(
         loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
     """Handled failure: SIGTERM right after the winning move, while its announcement is
     still queued. The bot posts it before it exits: "won the game" reaches the channel."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     alice, bob = loopback.member("alice"), loopback.member("bob")
     session = scenario_session(
@@ -370,7 +371,7 @@ async def test_shutdown_flushes_the_winning_announcement(
     assert "alice won the game" in public_text(channel, mark).replace("*", ""), \
         public_text(channel, mark)
     assert "still had announcements at shutdown" not in loopback.bot.log_text()
-    assert oracle(db, channel) is None, "the finished game is recorded, not saved"
+    assert saved_state(db, channel) is None, "the finished game is recorded, not saved"
     await loopback.bot.start()
     board = (await bob.slash("uno leaderboard")).text
     assert f"<@{alice.id}>: 1 wins in 1 games" in board, board
@@ -383,7 +384,7 @@ async def test_restart_keeps_the_time_left(loopback: LoopbackTest,
     player has the time that was left when the bot stopped (8 s of the turn: the outage
     does not count), and never less than the grace (a player with 0.5 s left gets 3 s);
     both do time out eventually."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     ch_a = loopback.channel
     ch_b = loopback.guild.new_channel()
     alice, bob = ch_a.member("alice"), ch_a.member("bob")
@@ -397,7 +398,7 @@ async def test_restart_keeps_the_time_left(loopback: LoopbackTest,
                          options=Options(turn_timer=10))
     await loopback.bot.kill()
     await install(db, with_time_left(a, 8), with_time_left(b, 0.5))
-    saved = oracle(db, ch_a)
+    saved = saved_state(db, ch_a)
     assert saved is not None and 7.5 <= saved["remaining"] <= 8
     await asyncio.sleep(5)  # the outage
 
@@ -424,7 +425,7 @@ async def test_restart_keeps_the_time_left(loopback: LoopbackTest,
                                                  f"out after {seen[ch_b.id]:.1f} s"
     assert "alice ran out of time" in public_text(ch_a)
     assert "carol ran out of time" in public_text(ch_b)
-    state = oracle(db, ch_a)
+    state = saved_state(db, ch_a)
     assert state is not None and state["timeouts"][str(alice.id)] == 1
     await end_game(alice)
     await end_game(carol)
@@ -446,7 +447,7 @@ async def test_previous_release_saves_are_restored_and_playable(
     """Handled failure: an upgrade over games saved by the previous release (format
     version 1). The lobby and the running game come back: someone joins the lobby and its
     host starts it, and the players of the running game see their hands and play on."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     saved = json.loads((FIXTURES / "saved_sessions_v1.json").read_text())
     lobby_ch = loopback.channel
     game_ch = loopback.guild.new_channel()
@@ -472,7 +473,7 @@ async def test_previous_release_saves_are_restored_and_playable(
     table = await game_ch.wait_for(lambda m: is_table(m) and turn_of(m) is not None,
                                    after=mark, timeout=15)
     assert "goes on" in public_text(game_ch, mark)
-    state = oracle(db, game_ch)
+    state = saved_state(db, game_ch)
     assert state is not None and state["version"] == SESSION_VERSION
     assert state["game_id"] == "00ff00ff00ff"
     hand_111 = state["game"]["hands"]["111"]
@@ -483,7 +484,7 @@ async def test_previous_release_saves_are_restored_and_playable(
     first = {111: g_alice, 222: g_bob}[turn_of(table) or 0]
     r = await first.slash("uno draw")
     assert r.text.startswith("You drew"), r.text
-    after = oracle(db, game_ch)
+    after = saved_state(db, game_ch)
     assert after is not None and after["serial"] > state["serial"]
     await end_game(g_alice)
 
@@ -492,7 +493,7 @@ async def test_previous_release_saves_are_restored_and_playable(
     carol = lobby_ch.member("carol")
     r = await carol.slash("uno join")
     assert "joined the game" in r.text, r.text
-    state = oracle(db, lobby_ch)
+    state = saved_state(db, lobby_ch)
     assert state is not None and state["version"] == SESSION_VERSION
     assert [s[0] for s in state["seats"]] == ["111", "222", "cpu1", str(carol.id)]
     mark = lobby_ch.mark()
@@ -510,7 +511,7 @@ async def test_a_slow_public_command_is_refused_privately(
     """Handled failure: /uno start (a public answer) is deferred because the database is
     locked, then its save fails. The refusal is private: the channel's "thinking..." is
     removed and only Alice sees that nothing changed."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     alice, bob = loopback.member("alice"), loopback.member("bob")
     await alice.slash("uno new")
@@ -535,6 +536,6 @@ async def test_a_slow_public_command_is_refused_privately(
     assert not [m for m in channel.messages if m.change_seq > mark and not m.ephemeral
                 and not m.deleted], "nothing public remains"
     assert loopback.discord.take_problems() == []
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"] is None, "still a lobby"
     await end_game(alice)

@@ -13,8 +13,10 @@ import pytest
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
-from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, lobby_saved, saved_state
+from loopback.users import Member
+from support.e2e import FAST_ENV, db_of, lobby_saved, saved_game
+from support.games import saved_state
+from support.tables import refused
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -25,25 +27,12 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     return {"DATABASE_PATH": str(db), **FAST_ENV}
 
 
-def db_of(t: LoopbackTest) -> str:
-    return t.bot.extra_env["DATABASE_PATH"]
-
-
-async def state(t: LoopbackTest) -> dict[str, Any] | None:
-    return await saved_state(db_of(t), t.channel)
-
-
 async def new_lobby(t: LoopbackTest, host: Member) -> Message:
     r = await host.slash("uno new")
     assert r.message is not None and not r.ephemeral
     assert r.message.button_labels() == ["Join", "Leave", "Add computer player", "Start",
                                          "Cancel", "Remove computer player"]
     return await lobby_saved(db_of(t), host.channel, r)
-
-
-def refused(r: InteractionResult, sentence: str) -> None:
-    assert r.ephemeral, f"expected a private answer, got {r!r}"
-    assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"
 
 
 def seats_of(s: dict[str, Any] | None) -> list[str]:
@@ -55,23 +44,23 @@ async def test_join_leave_and_host_passes(loopback: LoopbackTest) -> None:
     alice, bob, carol = (loopback.member(n) for n in ("alice", "bob", "carol"))
     lobby = await new_lobby(loopback, alice)
     assert "1. Alice (host)" in lobby.text()
-    assert seats_of(await state(loopback)) == [str(alice.id)]
+    assert seats_of(saved_game(loopback)) == [str(alice.id)]
 
     r = await bob.click("Join")
     assert r.message is lobby and r.response_type == 7
     assert "2. Bob" in lobby.text()
     r = await carol.slash("uno join")
     assert "Carol joined the game." in r.text and not r.ephemeral
-    assert seats_of(await state(loopback)) == [str(alice.id), str(bob.id), str(carol.id)]
+    assert seats_of(saved_game(loopback)) == [str(alice.id), str(bob.id), str(carol.id)]
 
-    before = await state(loopback)
+    before = saved_game(loopback)
     refused(await bob.click("Join", message=lobby), "You're already in this game.")
-    assert await state(loopback) == before
+    assert saved_game(loopback) == before
 
     # the host leaves: the next human becomes host
     r = await alice.click("Leave", message=lobby)
     assert "1. Bob (host)" in lobby.text() and "Alice" not in lobby.text()
-    s = await state(loopback)
+    s = saved_game(loopback)
     assert s is not None and s["host_id"] == str(bob.id)
     assert seats_of(s) == [str(bob.id), str(carol.id)]
 
@@ -81,7 +70,7 @@ async def test_join_leave_and_host_passes(loopback: LoopbackTest) -> None:
     r = await bob.click("Leave", message=lobby)
     assert "The lobby closed: everyone left." in lobby.text()
     assert lobby.buttons() == []
-    assert await state(loopback) is None
+    assert saved_game(loopback) is None
     # the channel is free again
     await new_lobby(loopback, carol)
 
@@ -95,52 +84,52 @@ async def test_computer_players_and_limits(loopback: LoopbackTest) -> None:
     await bob.click("Join", message=lobby)
     for _ in range(4):
         await alice.click("Add computer player", message=lobby)
-    s = await state(loopback)
+    s = saved_game(loopback)
     assert seats_of(s)[2:] == ["cpu1", "cpu2", "cpu3", "cpu4"]
     assert "6. CPU 4 🤖" in lobby.text()
     # Power Grab seats six
     refused(await alice.click("Add computer player", message=lobby), "The table is full.")
     refused(await carol.click("Join", message=lobby), "The table is full.")
-    assert await state(loopback) == s
+    assert saved_game(loopback) == s
 
     # classic seats ten, but one human gets at most five computer players
     r = await alice.slash("uno settings", edition="classic")
     assert "Settings for this game" in r.text
     await bob.click("Leave", message=lobby)
     await alice.click("Add computer player", message=lobby)
-    assert seats_of(await state(loopback))[1:] == [f"cpu{i}" for i in range(1, 6)]
-    before = await state(loopback)
+    assert seats_of(saved_game(loopback))[1:] == [f"cpu{i}" for i in range(1, 6)]
+    before = saved_game(loopback)
     refused(await alice.click("Add computer player", message=lobby),
             "A game can have at most 5 computer players.")
-    assert await state(loopback) == before
+    assert saved_game(loopback) == before
     # seven seats do not fit Power Grab
     await carol.click("Join", message=lobby)
-    before = await state(loopback)
+    before = saved_game(loopback)
     refused(await alice.slash("uno settings", edition="power-grab"),
             "Too many seats for that edition.")
-    assert await state(loopback) == before
+    assert saved_game(loopback) == before
     assert (before or {})["options"]["edition"] == "classic"
 
 
 async def test_start_refusals_then_start(loopback: LoopbackTest) -> None:
     alice, bob = loopback.member("alice"), loopback.member("bob")
     lobby = await new_lobby(loopback, alice)
-    before = await state(loopback)
+    before = saved_game(loopback)
     refused(await alice.click("Start", message=lobby), "At least 2 players are needed")
     refused(await alice.slash("uno start"), "At least 2 players are needed")
-    assert await state(loopback) == before
+    assert saved_game(loopback) == before
     await bob.click("Join", message=lobby)
-    before = await state(loopback)
+    before = saved_game(loopback)
     refused(await bob.click("Start", message=lobby),
             "Only the host or a member with Manage Server can do that.")
     refused(await bob.slash("uno start"),
             "Only the host or a member with Manage Server can do that.")
-    assert await state(loopback) == before and (before or {})["game"] is None
+    assert saved_game(loopback) == before and (before or {})["game"] is None
 
     await alice.click("Start", message=lobby)
     assert "The game has started! Seats: Alice, Bob." in lobby.text()
     assert lobby.buttons() == []
-    s = await state(loopback)
+    s = saved_game(loopback)
     assert s is not None and s["game"] is not None
     assert sorted(s["game"]["players"]) == sorted([str(alice.id), str(bob.id)])
     table = await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels())
@@ -159,27 +148,27 @@ async def test_cancel_by_host_or_manage_server_only(loopback: LoopbackTest) -> N
     mod = loopback.member("mod", manage_guild=True)
     lobby = await new_lobby(loopback, alice)
     await bob.click("Join", message=lobby)
-    before = await state(loopback)
+    before = saved_game(loopback)
     refused(await bob.click("Cancel", message=lobby),
             "Only the host or a member with Manage Server can do that.")
-    assert await state(loopback) == before
+    assert saved_game(loopback) == before
     await mod.click("Cancel", message=lobby)
     assert "The game was cancelled by Mod." in lobby.text()
     assert lobby.buttons() == []
-    assert await state(loopback) is None
+    assert saved_game(loopback) is None
 
     lobby = await new_lobby(loopback, bob)
     await bob.click("Cancel", message=lobby)
     assert "The game was cancelled by Bob." in lobby.text()
-    assert await state(loopback) is None
+    assert saved_game(loopback) is None
 
 
 async def test_second_lobby_in_channel_refused(loopback: LoopbackTest) -> None:
     alice, bob = loopback.member("alice"), loopback.member("bob")
     await new_lobby(loopback, alice)
-    before = await state(loopback)
+    before = saved_game(loopback)
     refused(await bob.slash("uno new"), "A game is already open in this channel")
-    assert await state(loopback) == before and (before or {})["host_id"] == str(alice.id)
+    assert saved_game(loopback) == before and (before or {})["host_id"] == str(alice.id)
     # another channel is independent
     other = loopback.guild.new_channel()
     r = await bob.at(other).slash("uno new")
@@ -194,7 +183,7 @@ async def test_settings_host_only_and_frozen_after_start(loopback: LoopbackTest)
                           turn_timer=30, mention_turn=False, shuffle_seats=True)
     refused(r, "Settings for this game: Target 200 · scoring alternative · "
                "Grab-2-Towers 50 pts · turn timer 30s · seats shuffled · turn mentions off")
-    s = await state(loopback)
+    s = saved_game(loopback)
     assert s is not None and s["options"] == {
         "edition": "power-grab", "target": 200, "scoring": "alternative", "grab2_points": 50,
         "turn_timer": 30, "mention_turn": False, "shuffle_seats": True, "mode": "solo",
@@ -205,7 +194,7 @@ async def test_settings_host_only_and_frozen_after_start(loopback: LoopbackTest)
             "Only the host or a member with Manage Server can do that.")
     refused(await bob.slash("uno settings", target=300, server_default=True),
             "Only members with Manage Server can change the server's defaults.")
-    assert await state(loopback) == s
+    assert saved_game(loopback) == s
     # Discord itself refuses values outside the declared ranges
     with pytest.raises(AssertionError, match="min_value"):
         await alice.slash("uno settings", target=50)
@@ -213,11 +202,11 @@ async def test_settings_host_only_and_frozen_after_start(loopback: LoopbackTest)
         await alice.slash("uno settings", turn_timer=601)
 
     await alice.click("Start", message=lobby)
-    s = await state(loopback)
+    s = saved_game(loopback)
     assert s is not None and s["game"]["settings"]["target"] == 200
     refused(await alice.slash("uno settings", target=900),
             "Settings can't change once the game has started.")
-    assert (await state(loopback) or {})["options"]["target"] == 200
+    assert (saved_game(loopback) or {})["options"]["target"] == 200
 
 
 async def test_server_defaults_need_manage_server(loopback: LoopbackTest) -> None:
@@ -235,13 +224,13 @@ async def test_server_defaults_need_manage_server(loopback: LoopbackTest) -> Non
         other = loopback.guild.new_channel()
         lobby = await new_lobby(loopback, alice.at(other))
         assert "Target 300" in lobby.text() and "turn timer 45s" in lobby.text()
-        s = await saved_state(db_of(loopback), other)
+        s = saved_state(db_of(loopback), other)
         assert s is not None and s["options"]["target"] == 300
         assert s["options"]["turn_timer"] == 45
         # a host's change with server_default=True needs Manage Server too
         refused(await alice.at(other).slash("uno settings", target=250, server_default=True),
                 "Only members with Manage Server can change the server's defaults.")
-        assert (await saved_state(db_of(loopback), other) or {})["options"]["target"] == 300
+        assert (saved_state(db_of(loopback), other) or {})["options"]["target"] == 300
     finally:
         await mod.slash("uno settings", target=500, turn_timer=90)
     refused(await alice.slash("uno settings"), "This server's defaults: Target 500")

@@ -22,7 +22,8 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, install, saved_state, scenario_session
+from support.e2e import FAST_ENV, db_of
+from support.games import install, saved_state, scenario_session
 from support.tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -56,7 +57,7 @@ async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
     """One channel per scenario, all installed, then one restart of the bot."""
     guild = loopback_discord.guilds[0]
     channels = {name: guild.new_channel(name) for name in SCENARIOS}
-    db_path = loopback_bot_env["DATABASE_PATH"]
+    db_path = db_of(loopback_bot)
     await install(db_path, *(build(channels[name]) for name, build in SCENARIOS.items()))
     db = await Database.open(db_path)
     try:
@@ -103,7 +104,7 @@ async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
     assert r.message.selects()[0]["options"][0]["label"] == "🟥 3 (R3)"
     mark = ch.mark()
     await alice.select("🟥 3 (R3)", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == "R3" and hand(s, alice) == ["B4", "G5"]
     assert s["turn"] == pid(bob)
     msg = await said(ch, "alice plays 🟥 3.", mark)
@@ -133,7 +134,7 @@ async def test_slash_play_autocomplete_and_refusals(loopback: LoopbackTest,
     assert await bob.autocomplete("uno play", "card", "") == []
     assert await dave.autocomplete("uno play", "card", "") == []
 
-    before = await state(ch)
+    before = state(ch)
     refused(await alice.slash("uno play", card="B4"), "B4 does not match the red 9.")
     refused(await alice.slash("uno play", card="G1"), "You don't have G1.")
     refused(await alice.slash("uno play", card="Q5"), "is not")
@@ -145,12 +146,12 @@ async def test_slash_play_autocomplete_and_refusals(loopback: LoopbackTest,
     refused(await dave.click("My hand", message=table_message(ch)),
             "You're not playing in this game.")
     refused(await dave.slash("uno play", card="R3"), "You're not playing in this game.")
-    assert await state(ch) == before
+    assert state(ch) == before
 
     mark = ch.mark()
     r = await alice.slash("uno play", card="r5")
     assert r.ephemeral
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == "R5" and hand(s, alice) == ["R3", "B4", "W+4"]
     assert s["turn"] == pid(bob)
     await said(ch, "alice plays 🟥 5.", mark)
@@ -171,17 +172,17 @@ async def test_stale_hand_menu_is_refused(loopback: LoopbackTest,
     assert old is not None and options(old) == ["R3", "R4"]
     await alice.slash("uno play", card="R3")
     await bob.slash("uno play", card="R5")
-    before = await state(ch)
+    before = state(ch)
     assert before["turn"] == pid(alice)
     r = await alice.select("R4", message=old)
     refused(r, "This menu is out of date: press My hand for a fresh one.")
     r = await alice.click("Draw", message=old)
     refused(r, "This menu is out of date")
-    assert await state(ch) == before
+    assert state(ch) == before
     fresh = (await alice.click("My hand")).message
     assert fresh is not None
     await alice.select("R4", message=fresh)
-    assert (await state(ch))["discard"][-1] == "R4"
+    assert (state(ch))["discard"][-1] == "R4"
 
 
 # ------------------------------------------------------------------ drawing
@@ -214,13 +215,13 @@ async def test_draw_then_play_it(loopback: LoopbackTest, tables: dict[str, Chann
     assert r.ephemeral and "You drew 🟥 2 `R2`." in r.text
     assert "You drew 🟥 2: play it or keep it." in r.text
     assert r.message is not None and r.message.button_labels() == ["Play it", "Keep it"]
-    s = await state(ch)
+    s = state(ch)
     assert s["pending"] == "drawn" and hand(s, alice) == ["B4", "G5", "R2"]
     await said(ch, "alice draws a card.", mark)
     assert not bob.can_see("R2")
     mark = ch.mark()
     await alice.click("Play it", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == "R2" and hand(s, alice) == ["B4", "G5"]
     assert s["turn"] == pid(bob)
     await said(ch, "alice plays 🟥 2.", mark)
@@ -233,7 +234,7 @@ async def test_draw_then_keep_it(loopback: LoopbackTest, tables: dict[str, Chann
     assert r.message is not None
     mark = ch.mark()
     await alice.click("Keep it", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == "R9" and hand(s, alice) == ["B4", "G5", "R2"]
     assert s["turn"] == pid(bob) and s["pending"] == "play"
     await said(ch, "alice keeps the drawn card.", mark)
@@ -247,7 +248,7 @@ async def test_unplayable_drawn_card_ends_the_turn(loopback: LoopbackTest,
     r = await alice.slash("uno draw")
     assert r.ephemeral and "You drew 🟦 1 `B1`." in r.text
     assert r.message is not None and r.message.buttons() == []
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["B4", "G5", "B1"] and s["turn"] == pid(bob)
     msg = await said(ch, "alice draws a card.", mark)
     assert f"<@{bob.id}>, it's your turn." in msg.text()
@@ -274,10 +275,10 @@ async def test_grab_two_towers_asks_for_two(loopback: LoopbackTest,
     sel = r.message.selects()[0]
     assert sel["min_values"] == 2 and sel["max_values"] == 2
     assert [o["value"] for o in sel["options"]] == ["U", "N", "O", "!"]
-    assert (await state(ch))["discard"][-1] == "R9"
+    assert (state(ch))["discard"][-1] == "R9"
     mark = ch.mark()
     await alice.select("Tower U", "Tower O", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert s["towers"] == {"U": pid(alice), "N": None, "O": pid(alice), "!": None}
     assert s["discard"][-1] == "RG" and s["turn"] == pid(bob)
     msg = await said(ch, "grabs the O tower from the tray.", mark)
@@ -297,7 +298,7 @@ async def test_power_icon_grabs_its_tower(loopback: LoopbackTest,
     alice, _bob, _c = abc(ch)
     mark = ch.mark()
     await alice.slash("uno play", card="R5U")
-    s = await state(ch)
+    s = state(ch)
     assert s["towers"]["U"] == pid(alice)
     await said(ch, "🏰 alice grabs the U tower from bob.", mark)
     table = table_message(ch)
@@ -320,28 +321,28 @@ async def test_skip_reverse_draw_and_block(loopback: LoopbackTest,
     mark = ch.mark()
     await alice.slash("uno play", card="BS")
     await said(ch, "bob is skipped.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert s["turn"] == pid(carol) and len(hand(s, bob)) == 4
     mark = ch.mark()
     await carol.slash("uno play", card="BR")
     await said(ch, "Play reverses: it now goes ⬅️ right.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert s["turn"] == pid(bob) and s["direction"] == -1
     # alice holds N: bob's Draw Two is blocked and alice plays
     mark = ch.mark()
     await bob.slash("uno play", card="B+2")
     await said(ch, "🛡️ alice's N tower blocks the 🟦 Draw Two!", mark)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["R1", "R2"] and s["turn"] == pid(alice)
     # alice draws; then carol and bob: the Draw One hits alice
     await alice.slash("uno draw")
-    s = await state(ch)
+    s = state(ch)
     assert s["turn"] == pid(carol)
     await carol.slash("uno draw")
     mark = ch.mark()
     await bob.slash("uno play", card="B+1")
     await said(ch, "alice draws 1.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert len(hand(s, alice)) == 4 and s["turn"] == pid(carol)
 
 
@@ -393,7 +394,7 @@ async def test_wd4_challenge_guilty(loopback: LoopbackTest,
     msg = await said(ch, "alice plays 🌈 Wild Draw Four and picks red.", mark)
     assert f"<@{bob.id}>: accept or challenge the Wild Draw Four." in msg.text()
     assert msg.button_labels()[-2:] == ["Accept +4", "Challenge"]
-    s = await state(ch)
+    s = state(ch)
     assert s["pending"] == "challenge" and s["turn"] == pid(bob)
     refused(await alice.slash("uno draw"), "bob must accept or challenge the Wild Draw Four")
     mark = ch.mark()
@@ -405,7 +406,7 @@ async def test_wd4_challenge_guilty(loopback: LoopbackTest,
     assert "B3" not in pub.text() and "🟦 3" not in pub.text()
     assert not any("`B3`" in m.text() for m in ch.messages)
     assert not alice.can_see("alice's hand")
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["B3", "R1", "R2", "R3", "R4", "R5"]
     assert len(hand(s, bob)) == 3 and s["turn"] == pid(bob) and s["pending"] == "play"
 
@@ -420,7 +421,7 @@ async def test_wd4_challenge_innocent(loopback: LoopbackTest,
     assert "alice's hand when the Wild Draw Four was played: 🟥 1 `R1`, 🟩 2 `G2`" in r.text
     assert "You drew" in r.text
     await said(ch, "it was legal. bob draws 6.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert len(hand(s, bob)) == 9 and hand(s, alice) == ["R1", "G2"]
     assert s["turn"] == pid(alice)  # two players: the Wild Draw Four's player goes again
 
@@ -435,7 +436,7 @@ async def test_wd4_accept(loopback: LoopbackTest, tables: dict[str, Channel]) ->
     r = await bob.click("Accept +4", message=msg)
     assert "You drew 🟥 2 `R2`, 🟥 3 `R3`, 🟥 4 `R4`, 🟥 5 `R5`." in r.text
     await said(ch, "bob accepts the Wild Draw Four and draws 4.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, bob) == ["G5", "G6", "G7", "R2", "R3", "R4", "R5"]
     assert s["turn"] == pid(alice)  # two players: alice goes again
     assert s["pending"] == "play"
@@ -450,10 +451,10 @@ async def test_blocked_wd4_cannot_be_challenged(loopback: LoopbackTest,
     await _play_wd4(ch, alice)
     msg = await said(ch, "🛡️ bob's O tower blocks the 🌈 Wild Draw Four!", mark)
     assert msg.button_labels() == ["My hand", "Draw", "UNO!", "Catch"]
-    s = await state(ch)
+    s = state(ch)
     assert s["pending"] == "play" and s["turn"] == pid(bob) and len(hand(s, bob)) == 3
     refused(await bob.slash("uno challenge"), "There is no Wild Draw Four to accept or challenge.")
-    assert await state(ch) == s
+    assert state(ch) == s
 
 
 # ------------------------------------------------------------------ UNO calls
@@ -488,11 +489,11 @@ async def test_play_and_call_uno_option(loopback: LoopbackTest,
     mark = ch.mark()
     await alice.select("🟥 3 (R3) and call UNO!", message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["R4"] and pid(alice) in s["called"]
     assert "**UNO!**" in table_message(ch).text()
     refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
-    assert await state(ch) == s
+    assert state(ch) == s
 
 
 async def test_forgot_uno_and_caught(loopback: LoopbackTest,
@@ -509,7 +510,7 @@ async def test_forgot_uno_and_caught(loopback: LoopbackTest,
     mark = ch.mark()
     await bob.click("Catch", message=table_message(ch))
     await said(ch, "🚨 bob caught alice without UNO: alice draws 2.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["R4", "Y2", "Y3"] and s["turn"] == pid(bob)
     refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
 
@@ -520,10 +521,10 @@ async def test_catch_window_closes_after_next_move(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     await alice.slash("uno play", card="R3")
     await bob.slash("uno play", card="R5")
-    before = await state(ch)
+    before = state(ch)
     refused(await bob.slash("uno catch", player=alice),
             "Too late: alice can't be caught any more.")
-    assert await state(ch) == before and hand(before, alice) == ["R4"]
+    assert state(ch) == before and hand(before, alice) == ["R4"]
 
 
 # ------------------------------------------------------------------ instant UNO
@@ -558,14 +559,14 @@ async def _instant_keep(ch: Channel, alice: Member) -> InteractionResult:
     assert "Choose the one card to keep" in r.message.text()
     assert options(r.message) == ["B3", "B3|u", "G5", "G5|u", "Y6", "Y6|u"]
     await said(ch, "grabs the ! tower from the tray.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert s["pending"] == "keep" and all(h == pid(alice) for h in s["towers"].values())
     mark = ch.mark()
     await alice.select("🟩 5 (G5)", message=r.message)
     assert "You kept 🟩 5. Don't forget to call UNO!" in r.message.text()
     msg = await said(ch, "instant UNO!** 2 cards go to the discard pile.", mark)
     assert "The towers go back to the tray." in msg.text()
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["G5"]
     assert s["towers"] == {"U": None, "N": None, "O": None, "!": None}
     return r
@@ -581,7 +582,7 @@ async def test_instant_uno_then_call(loopback: LoopbackTest,
     await alice.click("UNO!", message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)
     refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
-    assert hand(await state(ch), alice) == ["G5"]
+    assert hand(state(ch), alice) == ["G5"]
 
 
 async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
@@ -596,7 +597,7 @@ async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
     await alice.select("G5|u", message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)
     refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["G5"] and pid(alice) in s["called"]
 
 
@@ -608,7 +609,7 @@ async def test_instant_uno_then_caught(loopback: LoopbackTest,
     mark = ch.mark()
     await bob.slash("uno catch", player=alice)
     await said(ch, "bob caught alice without UNO: alice draws 2.", mark)
-    assert hand(await state(ch), alice) == ["G5", "Y2", "Y3"]
+    assert hand(state(ch), alice) == ["G5", "Y2", "Y3"]
 
 
 # ------------------------------------------------------------------ kick and end
@@ -622,24 +623,24 @@ def kick(ch: Channel) -> Session:
 async def test_kick_by_host_only(loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
     ch = tables["kick"]
     alice, bob, carol = abc(ch)
-    before = await state(ch)
+    before = state(ch)
     refused(await carol.slash("uno kick", player=bob),
             "Only the host or a member with Manage Server can do that.")
     refused(await alice.slash("uno kick", player=ch.member("dave")), "is not in this game.")
-    assert await state(ch) == before
+    assert state(ch) == before
     mark = ch.mark()
     r = await alice.slash("uno kick", player=bob)
     refused(r, "was removed.")
     msg = await said(ch, "bob left the game; their cards go under the draw pile.", mark)
     assert "bob was removed from the game by Alice." in msg.text()
-    s = await state(ch)
+    s = state(ch)
     assert s["players"] == [pid(alice), pid(carol)]
     assert len(s["draw"]) == 5 and sorted(s["draw"][:3]) == ["B1", "B2", "B3"]
     assert s["draw"][-1] == "Y2"  # the top of the draw pile is unchanged
     # the game goes on
     refused(await bob.slash("uno draw"), "You're not playing in this game.")
     await alice.slash("uno play", card="R3")
-    s = await state(ch)
+    s = state(ch)
     assert s["turn"] == pid(carol)
 
 
@@ -654,14 +655,14 @@ async def test_end_by_host_not_counted(loopback: LoopbackTest,
                                        tables: dict[str, Channel]) -> None:
     ch = tables["end_game"]
     alice, bob, _c = abc(ch)
-    before = await state(ch)
+    before = state(ch)
     refused(await bob.slash("uno end"), "Only the host or a member with Manage Server")
-    assert await state(ch) == before
+    assert state(ch) == before
     r = await alice.slash("uno end")
     assert not r.ephemeral
     assert "Alice ended the game. It does not count on the leaderboard." in r.text
-    db = ch.server.bots[0].extra_env["DATABASE_PATH"]
-    assert await saved_state(db, ch) is None
+    db = db_of(ch)
+    assert saved_state(db, ch) is None
     refused(await alice.slash("uno play", card="R3"), "There is no game in this channel")
     r = await bob.slash("uno stats")
     assert "Bob hasn't finished a game in this server yet." in r.text
@@ -684,8 +685,8 @@ async def test_last_card_wins_and_leaderboard(loopback: LoopbackTest,
     await alice.slash("uno play", card="R3")
     msg = await said(ch, "🎉 **alice** won the game!", mark)
     assert "🏆 alice wins round 1 and scores 125 points!" in msg.text()
-    db = ch.server.bots[0].extra_env["DATABASE_PATH"]
-    assert await saved_state(db, ch) is None
+    db = db_of(ch)
+    assert saved_state(db, ch) is None
     refused(await bob.slash("uno draw"), "There is no game in this channel")
 
     r = await bob.slash("uno leaderboard")
@@ -748,7 +749,7 @@ async def test_hand_with_more_than_25_options_pages(loopback: LoopbackTest,
         await alice.click("Green", message=r.message)
     if "to grab" in r.message.text():
         await alice.select("Tower U", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == card and card not in hand(s, alice)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -20,15 +19,15 @@ import pytest
 import pytest_asyncio
 
 from cogs.uno._session import Options, Session
-from data import Database
 from loopback.bot_process import BotProcess
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import Member
-from support.e2e import FAST_ENV, install, scenario_session
-from support.tables import first_saying, versions
+from support.e2e import FAST_ENV, db_of
+from support.games import install, saved_state, scenario_session
+from support.tables import first_saying, pid, registry, versions
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -43,27 +42,18 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     return {"DATABASE_PATH": str(db), **FAST_ENV, "UNO_TIME_SCALE": str(SCALE)}
 
 
-SCENARIOS: dict[str, Callable[[Channel], Session]] = {}
-
-
-def scenario(fn: Callable[[Channel], Session]) -> Callable[[Channel], Session]:
-    SCENARIOS[fn.__name__] = fn
-    return fn
+SCENARIOS, scenario = registry()
 
 
 def ab(ch: Channel) -> tuple[Member, Member]:
     return ch.member("alice"), ch.member("bob")
 
 
-def pid(m: Member) -> str:
-    return str(m.id)
-
-
 class Recorder:
     """Every distinct saved state of some channels (None once the game is gone)."""
 
-    def __init__(self, db: Database, channels: list[Channel]) -> None:
-        self.db = db
+    def __init__(self, db_path: str, channels: list[Channel]) -> None:
+        self.db_path = db_path
         self.channels = channels
         self.snapshots: dict[int, list[dict[str, Any] | None]] = {c.id: [] for c in channels}
         self.task: asyncio.Task[None] | None = None
@@ -71,8 +61,7 @@ class Recorder:
     async def run(self) -> None:
         while True:
             for ch in self.channels:
-                saved = await self.db.load_game(ch.id)
-                snap = json.loads(saved.state) if saved is not None else None
+                snap = saved_state(self.db_path, ch)
                 seen = self.snapshots[ch.id]
                 if not seen or seen[-1] != snap:
                     seen.append(snap)
@@ -103,10 +92,9 @@ async def timed(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
         if s.deadline is None:
             s.deadline = time.time() + FIRST_DEADLINE
         sessions.append(s)
-    db_path = loopback_bot_env["DATABASE_PATH"]
+    db_path = db_of(loopback_bot)
     await install(db_path, *sessions)
-    db = await Database.open(db_path)
-    recorder = Recorder(db, list(channels.values()))
+    recorder = Recorder(db_path, list(channels.values()))
     recorder.task = asyncio.create_task(recorder.run())
     try:
         await loopback_bot.restart()
@@ -115,7 +103,6 @@ async def timed(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
         recorder.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await recorder.task
-        await db.close()
 
 
 async def said(ch: Channel, text: str, timeout: float = 15.0) -> Message:  # noqa: ASYNC109

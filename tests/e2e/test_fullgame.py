@@ -25,8 +25,9 @@ from engine.replay import play_replay
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.users import Member
-from support.driver import Human, PrivacyWatch, Stats, oracle, play_until_won
-from support.e2e import install, rows
+from support.driver import Human, PrivacyWatch, Stats, play_until_won
+from support.e2e import db_of
+from support.games import install, rows, saved_state
 from support.tables import versions
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -64,7 +65,7 @@ def assert_leaderboard(lines: dict[int, str], humans: list[Human], winners: set[
 
 async def test_power_grab_to_500_three_people_and_a_computer(
         loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     rng = random.Random(500)
     stats = Stats()
@@ -81,7 +82,7 @@ async def test_power_grab_to_500_three_people_and_a_computer(
     lobby = next(m for m in reversed(channel.messages) if "Join" in m.button_labels())
     assert all(n in lobby.text() for n in ("Alice", "Bob", "Carol", "CPU 1")), lobby.text()
     await alice.click("Start")
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["options"]["target"] == 500
 
     won = await play_until_won(channel, humans, rng)
@@ -100,7 +101,7 @@ async def test_power_grab_to_500_three_people_and_a_computer(
     if stats.counts["forgot uno"]:
         assert "without UNO" in text, "a forgotten UNO call was never caught"
     assert "📣" in text
-    assert oracle(db, channel) is None, "a finished game stays saved"
+    assert saved_state(db, channel) is None, "a finished game stays saved"
 
     winners = winners_of(won.text())
     scores = re.findall(r"```\n(.*?)\n```", won.text(), re.S)
@@ -124,7 +125,7 @@ async def test_power_grab_to_500_three_people_and_a_computer(
 
 async def test_classic_to_100_two_people(loopback: LoopbackTest,
                                         loopback_bot_env: dict[str, str]) -> None:
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     rng = random.Random(100)
     stats = Stats()
@@ -141,7 +142,7 @@ async def test_classic_to_100_two_people(loopback: LoopbackTest,
     lobby = next(m for m in reversed(channel.messages) if "Join" in m.button_labels())
     assert "Classic UNO" in lobby.text() and "Target 100" in lobby.text()
     await dave.click("Start")
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"]["edition"] == "classic"
 
     won = await play_until_won(channel, humans, rng)
@@ -180,7 +181,7 @@ async def test_victory_lap_to_100_three_people_and_a_computer(
     or pass the hands at random, and the computer player runs its own laps; no message ever
     shows a hand to someone who doesn't hold it (the card's player looking during the lap
     aside). The replay export plays back to the same result."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     rng = random.Random(9)
     stats = Stats()
@@ -204,7 +205,7 @@ async def test_victory_lap_to_100_three_people_and_a_computer(
     assert "UNO Victory Lap: new game" in lobby.text(), lobby.text()
     r = await fay.slash("uno start")
     assert "The game has started!" in r.text, r.text
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"]["edition"] == "victory-lap"
     game_id = state["game_id"]
 

@@ -40,8 +40,7 @@ SCENARIOS: dict[str, Scenario] = {
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
-    channels = await open_tables(loopback_discord, loopback_bot,
-                                 loopback_bot_env["DATABASE_PATH"], SCENARIOS)
+    channels = await open_tables(loopback_discord, loopback_bot, SCENARIOS)
     loopback_discord.enforce_rate_limits = True
     return channels
 
@@ -78,7 +77,7 @@ async def test_the_table_is_edited_in_place_through_the_interaction(
     assert not channel_writes, f"tables went through channel routes: {channel_writes}"
     assert any("/webhooks" in k and k.startswith("PATCH") for k in used), used
     assert not server.rate_limited, server.rate_limited
-    assert sorted(hand(await state(ch), alice)) == ["B4", "R5"]
+    assert sorted(hand(state(ch), alice)) == ["B4", "R5"]
 
 
 async def test_a_message_below_the_table_makes_the_next_table_new(
@@ -167,14 +166,14 @@ async def test_a_click_that_arrives_late_is_answered_busy_and_changes_nothing(
     """R-BOT-BUSY: a click that reaches the bot 1.8 s after Discord created it (the bot is
     past capacity) is answered at once, privately, "busy", and the game is untouched."""
     ch = tables["busy"]
-    before = await state(ch)
+    before = state(ch)
     st = await late_draw(loopback, ch, 1.8)
     assert st.ack is not None
     await asyncio.wait_for(asyncio.shield(st.ack), 3)
     assert st.original is not None and st.original.ephemeral
     assert "busy" in st.original.text(), st.original.text()
     await asyncio.sleep(0.3)
-    assert await state(ch) == before, "nothing changed"
+    assert state(ch) == before, "nothing changed"
 
 
 async def test_a_click_too_late_for_any_answer_gets_none(
@@ -182,12 +181,12 @@ async def test_a_click_too_late_for_any_answer_gets_none(
     """R-BOT-BUSY: a click that reaches the bot after 2.8 s cannot be acknowledged in time:
     the bot sends nothing (no late answer, no second one) and the game is untouched."""
     ch = tables["too_late"]
-    before = await state(ch)
+    before = state(ch)
     st = await late_draw(loopback, ch, 2.8)
     assert st.ack is not None
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(asyncio.shield(st.ack), 1.0)
-    assert await state(ch) == before, "nothing changed"
+    assert state(ch) == before, "nothing changed"
     late = loopback.discord.take_problems("late_ack") + loopback.discord.take_problems(
         "double_ack")
     assert late == [], late

@@ -17,8 +17,9 @@ import pytest
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
-from support.driver import Human, PrivacyWatch, Stats, oracle, play_until_won
-from support.e2e import lobby_saved, rows
+from support.driver import Human, PrivacyWatch, Stats, play_until_won
+from support.e2e import db_of, lobby_saved, saved_game
+from support.games import rows
 from support.tables import refused
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -29,12 +30,6 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     db = tmp_path_factory.mktemp("partners-db") / "bot.db"
     return {"DATABASE_PATH": str(db), "UNO_CPU_DELAY": "0.05", "UNO_TIME_SCALE": "0.05",
             "LOG_LEVEL": "INFO"}
-
-
-def db_of(t: LoopbackTest) -> str:
-    return t.bot.extra_env["DATABASE_PATH"]
-
-
 
 
 def lobby(t: LoopbackTest) -> Message:
@@ -54,10 +49,10 @@ async def test_teams_are_chosen_in_the_lobby_and_checked(loopback: LoopbackTest)
     assert labels[-3:] == ["Team 1", "Team 2", "Shuffle teams"], labels
     await alice.click("Team 1", message=lobby(loopback))
     await bob.click("Team 1", message=lobby(loopback))  # joins the lobby on team 1
-    before = oracle(db_of(loopback), loopback.channel)
+    before = saved_game(loopback)
     refused(await carol.click("Team 1", message=lobby(loopback)),
             "Team 1 is full: choose another team.")
-    assert oracle(db_of(loopback), loopback.channel) == before, "a refusal changes nothing"
+    assert saved_game(loopback) == before, "a refusal changes nothing"
     assert "Alice (host) · Team 1" in lobby(loopback).text()
     assert "Bob · Team 1" in lobby(loopback).text()
     refused(await alice.click("Start", message=lobby(loopback)),
@@ -65,7 +60,7 @@ async def test_teams_are_chosen_in_the_lobby_and_checked(loopback: LoopbackTest)
     await carol.click("Team 2", message=lobby(loopback))
     await alice.click("Add computer player", message=lobby(loopback))
     await alice.click("Start", message=lobby(loopback))
-    state = oracle(db_of(loopback), loopback.channel)
+    state = saved_game(loopback)
     assert state is not None
     game = state["game"]
     ids = {m: str(m.id) for m in (alice, bob, carol)}
@@ -118,7 +113,7 @@ async def test_a_partner_game_to_its_end_counts_for_the_team(loopback: LoopbackT
     await alice.click("Add computer player", message=lobby(loopback))
     r = await alice.click("Start", message=lobby(loopback))
     assert "Teams: " in r.text, r.text
-    state = oracle(db_of(loopback), loopback.channel)
+    state = saved_game(loopback)
     assert state is not None
     game_id = state["game_id"]
     teams = state["game"]["teams"]
@@ -159,7 +154,7 @@ async def test_a_rotating_partners_match_plays_three_hands(loopback: LoopbackTes
     await alice.click("Add computer player", message=lobby(loopback))
     r = await alice.click("Start", message=lobby(loopback))
     assert "Hand 1 of 3" in r.text, r.text
-    first = oracle(db_of(loopback), loopback.channel)
+    first = saved_game(loopback)
     assert first is not None and first["match"]["kind"] == "rotating"
     final = await _play(loopback, ("alice", "bob"), "won the rotating partners match", 5)
     text = "\n".join(m.text() for m in loopback.channel.messages)
@@ -179,4 +174,4 @@ async def test_a_rotating_partners_match_plays_three_hands(loopback: LoopbackTes
     stats = rows(db_of(loopback), "SELECT user_id, team_games, games_played FROM player_stats"
                  " WHERE user_id IN (?, ?) ORDER BY user_id", alice.id, bob.id)
     assert all(row[1] >= 1 for row in stats), stats
-    assert oracle(db_of(loopback), loopback.channel) is None, "the match left the table"
+    assert saved_game(loopback) is None, "the match left the table"

@@ -19,7 +19,7 @@ from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import Member
-from support.e2e import FAST_ENV, saved_state
+from support.e2e import FAST_ENV, saved_game
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -53,7 +53,7 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackT
                                                               loopback_bot_env: dict[str, str]
                                                               ) -> None:
     alice, bob, table = await two_at_a_table(loopback)
-    state = await saved_state(loopback_bot_env["DATABASE_PATH"], loopback.channel)
+    state = saved_game(loopback)
     assert state is not None
     for member in (alice, bob):
         r = await member.click("My hand", message=table)

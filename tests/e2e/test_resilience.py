@@ -13,8 +13,9 @@ from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.users import Member
-from support.driver import Human, PrivacyWatch, Stats, oracle, play_until_won, turn_of
-from support.e2e import FAST_ENV, install, scenario_session
+from support.driver import Human, PrivacyWatch, Stats, play_until_won, turn_of
+from support.e2e import FAST_ENV, db_of
+from support.games import install, saved_state, scenario_session
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -49,7 +50,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
                                 ) -> None:
     """SIGKILL mid-game: the game goes on from the last move, a menu opened before the crash
     still works, and the finished game counts once, also after another restart."""
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     alice, bob = loopback.member("alice"), loopback.member("bob")
     session = scenario_session(
@@ -69,7 +70,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
     await table_for(channel, bob, mark - 1)
     menu = (await bob.click("My hand")).message
     assert menu is not None and "Play a card…" in [s.get("placeholder") for s in menu.selects()]
-    before = oracle(db, channel)
+    before = saved_state(db, channel)
     assert before is not None and before["game"]["hands"][str(alice.id)] == ["R4"]
     assert str(alice.id) in before["game"]["called"]
 
@@ -78,7 +79,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
     mark = channel.mark()
     await loopback.bot.start()
     await channel.wait_for(lambda m: "goes on" in m.text(), after=mark, timeout=10)
-    after = oracle(db, channel)
+    after = saved_state(db, channel)
     assert after is not None
     assert after["game"] == before["game"] and after["serial"] == before["serial"], \
         "the game resumes exactly at the last saved move"
@@ -86,7 +87,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
     # Bob's menu was opened before the crash; its select still plays.
     r = await bob.select("R5", message=menu)
     assert r.response_type == 7 and "**Your hand** (2 cards)" in r.text, r.text
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"]["discard"][-1] == "R5"
     assert state["game"]["hands"][str(bob.id)] == ["G6", "G7"]
 
@@ -97,7 +98,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
     await alice.select("R4")
     won = await channel.wait_for(lambda m: "won the game" in m.text(), timeout=10)
     assert "alice won the game" in won.text().replace("*", "")
-    assert oracle(db, channel) is None
+    assert saved_state(db, channel) is None
     board = await leaderboard(alice)
     assert f"<@{alice.id}>: 1 wins in 1 games" in board, board
     assert f"<@{bob.id}>: 0 wins in 1 games" in board, board
@@ -111,7 +112,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
 
 async def test_gateway_drop_resumes(loopback: LoopbackTest, loopback_bot_env: dict[str, str]
                                    ) -> None:
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     server = loopback.discord
     carol, dan = loopback.member("carol"), loopback.member("dan")
@@ -134,7 +135,7 @@ async def test_gateway_drop_resumes(loopback: LoopbackTest, loopback_bot_env: di
     r = await dan.select("R5")
     assert r.response_type == 7
     await table_for(channel, carol, mark)
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and state["game"]["discard"][-2:] == ["R3", "R5"]
 
     # A click while the connection is down reaches the bot once it has resumed.
@@ -146,7 +147,7 @@ async def test_gateway_drop_resumes(loopback: LoopbackTest, loopback_bot_env: di
 
 async def test_simultaneous_clicks(loopback: LoopbackTest, loopback_bot_env: dict[str, str]
                                    ) -> None:
-    db = loopback_bot_env["DATABASE_PATH"]
+    db = db_of(loopback)
     channel = loopback.channel
     erin, finn, gina = (loopback.member(n) for n in ("erin", "finn", "gina"))
     session = scenario_session(
@@ -168,7 +169,7 @@ async def test_simultaneous_clicks(loopback: LoopbackTest, loopback_bot_env: dic
     refusals = [t for t in texts if not t.startswith("Caught!")]
     assert len(answers) == 1 and len(refusals) == 1, texts
     assert one_sentence(refusals[0]) and "caught" in refusals[0].lower(), refusals[0]
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and len(state["game"]["hands"][str(erin.id)]) == 3
     await table_for(channel, finn, mark)
     assert public_text(channel, mark).count("caught erin") == 1
@@ -184,7 +185,7 @@ async def test_simultaneous_clicks(loopback: LoopbackTest, loopback_bot_env: dic
     refused = [r for r in results if not r.text.startswith("You drew")]
     assert len(drew) == 1 and len(refused) == 1, [r.text for r in results]
     assert refused[0].ephemeral and one_sentence(refused[0].text), refused[0].text
-    state = oracle(db, channel)
+    state = saved_state(db, channel)
     assert state is not None and len(state["game"]["hands"][str(finn.id)]) == 4
     await channel.wait_for(lambda m: "My hand" in m.button_labels(), after=mark, timeout=10)
     assert public_text(channel, mark).count("finn draws a card.") == 1
@@ -202,7 +203,7 @@ async def test_pace_of_a_busy_game(loopback: LoopbackTest, loopback_bot_env: dic
     await hana.click("Start")
     rng = random.Random(5)
     stats = Stats()
-    human = Human(hana, rng, stats, PrivacyWatch(loopback_bot_env["DATABASE_PATH"], channel))
+    human = Human(hana, rng, stats, PrivacyWatch(db_of(loopback), channel))
     loop = asyncio.get_running_loop()
     started = loop.time()
     await play_until_won(channel, [human], rng, max_tables=12, unfinished_ok=True)

@@ -14,7 +14,8 @@ import pytest
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel
-from support.e2e import FAST_ENV, install
+from support.e2e import FAST_ENV, db_of
+from support.games import install
 from support.tables import pair
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -37,7 +38,7 @@ async def test_a_click_carries_its_channels_restart_notice_at_once(
         loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
     guild = loopback.discord.guilds[0]
     channels = [guild.new_channel(f"notice-{i}") for i in range(TABLES)]
-    await install(loopback_bot_env["DATABASE_PATH"], *(pair(ch) for ch in channels))
+    await install(db_of(loopback), *(pair(ch) for ch in channels))
     await loopback.bot.restart()
     # At one channel write a second the five notices take about five seconds: the first
     # goes out, the others wait their turn.

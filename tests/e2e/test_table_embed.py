@@ -13,7 +13,8 @@ from loopback.fixtures import LoopbackTest
 from loopback.limits import IS_COMPONENTS_V2
 from loopback.models import Channel
 from loopback.server import LoopbackDiscord
-from support.e2e import FAST_ENV, install, scenario_session
+from support.e2e import FAST_ENV, db_of
+from support.games import install, scenario_session
 from support.tables import abc, said, table_message
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -30,7 +31,7 @@ async def table(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                 loopback_bot_env: dict[str, str]) -> Channel:
     ch = loopback_discord.guilds[0].new_channel("embed")
     a, b, _c = abc(ch)
-    await install(loopback_bot_env["DATABASE_PATH"], scenario_session(
+    await install(db_of(loopback_bot), scenario_session(
         ch, [a, b], hands={a: "R3 R4 R5 B4", b: "R6 R7 R8 G1"}, discard="R9",
         draw="Y1 Y2 Y3 Y4 Y5 Y6", turn=a, options=Options(turn_timer=600)))
     await loopback_bot.restart()

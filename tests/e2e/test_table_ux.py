@@ -25,10 +25,10 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, saved_state, scenario_session
+from support.e2e import FAST_ENV, db_of
+from support.games import saved_state, scenario_session
 from support.tables import (
     abc,
-    db_of,
     hand,
     open_tables,
     pid,
@@ -62,8 +62,7 @@ LOGGED: set[str] = set()
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
     """One channel per scenario, all installed, then one restart of the bot."""
-    return await open_tables(loopback_discord, loopback_bot,
-                             loopback_bot_env["DATABASE_PATH"], SCENARIOS, logged=LOGGED)
+    return await open_tables(loopback_discord, loopback_bot, SCENARIOS, logged=LOGGED)
 
 
 # ------------------------------------------------------------------ helpers
@@ -111,13 +110,13 @@ async def test_table_draw_is_tied_to_its_table(loopback: LoopbackTest,
     for i in range(RACES):
         ch = tables[f"race{i}"]
         alice, bob, carol = abc(ch)
-        before = await state(ch)
+        before = state(ch)
         table = table_message(ch)
         rb, rc = await asyncio.gather(bob.click("Draw", message=table),
                                       carol.click("Draw", message=table))
         assert rb.ephemeral and "You drew" in rb.text, rb
         refused(rc, "out of date")
-        s = await state(ch)
+        s = state(ch)
         assert len(hand(s, bob)) == len(hand(before, bob)) + 1
         assert hand(s, carol) == hand(before, carol), "carol's stale press drew a card"
         assert hand(s, alice) == hand(before, alice)
@@ -146,14 +145,14 @@ async def test_huge_card_text_gets_a_short_refusal(loopback: LoopbackTest,
     sentence that does not echo the text back."""
     ch = tables["long_card"]
     alice, _b, _c = abc(ch)
-    before = await state(ch)
+    before = state(ch)
     typed = "Q" * 1000 + "X" * 1000
     r = await alice.slash("uno play", card=typed)
     assert r.ephemeral
     assert "is not a card" in r.text, r.text
     assert len(r.text) < 110 and "\n" not in r.text, r.text
     assert "Q" * 20 not in r.text and "X" not in r.text
-    assert await state(ch) == before
+    assert state(ch) == before
     assert loopback.bot.take_tracebacks() == []
 
 
@@ -166,7 +165,7 @@ async def test_forged_tower_value_is_out_of_date(loopback: LoopbackTest,
     r = await alice.slash("uno play", card="RG")
     assert r.message is not None and "pick 2 towers to grab" in r.text
     sel = r.message.selects()[0]
-    before = await state(ch)
+    before = state(ch)
     for values in (["Z" * 50], ["U", "Z" * 50], ["U", "U"]):
         forged = await alice._act(
             3, {"custom_id": sel["custom_id"], "component_type": 3, "values": values},
@@ -175,10 +174,10 @@ async def test_forged_tower_value_is_out_of_date(loopback: LoopbackTest,
         assert "out of date" in forged.text, forged.text
         assert "Z" * 9 not in forged.text
         assert loopback.bot.take_tracebacks() == []
-        assert await state(ch) == before
+        assert state(ch) == before
     # the honest menu still works
     await alice.select("Tower U", "Tower O", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == "RG" and s["towers"]["U"] == pid(alice)
 
 
@@ -206,10 +205,10 @@ async def test_a_table_button_without_its_table_is_out_of_date(
         if comp.get("type") == 2:
             comp["custom_id"] = ":".join(str(comp["custom_id"]).split(":")[:4])
     loopback.discord.edit_message(table, {"components": rows})
-    before = await state(ch)
+    before = state(ch)
     for label in ("Draw", "Catch"):
         refused(await alice.click(label, message=table), "This menu is out of date")
-        assert await state(ch) == before
+        assert state(ch) == before
     r = await alice.click("My hand", message=table)
     assert r.ephemeral and "**Your hand** (2 cards)" in r.text
     assert loopback.bot.take_tracebacks() == []
@@ -260,7 +259,7 @@ async def test_typed_card_name_plays_the_only_match(loopback: LoopbackTest,
     mark = ch.mark()
     r = await alice.slash("uno play", card="red 5")
     assert r.ephemeral and "**Your hand** (3 cards)" in r.text, r.text
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == "R5U" and hand(s, alice) == ["W+4", "B3", "G7"]
     assert s["turn"] == pid(bob)
     await said(ch, "alice plays 🟥 5 [U].", mark)
@@ -310,7 +309,7 @@ async def test_mover_sees_hand_and_forced_draws_privately(loopback: LoopbackTest
     assert r.ephemeral and "Done." not in r.text
     assert "**Your hand** (2 cards): 🟥 3 `R3`, 🟩 4 `G4`" in r.text, r.text
     await said(ch, "bob draws 2", mark)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, bob) == ["B1", "B2", "Y7", "Y8"] and s["turn"] == pid(carol)
 
     r = await bob.slash("uno hand")
@@ -339,7 +338,7 @@ async def test_caught_player_sees_the_penalty_cards_privately(
     r = await bob.click("Catch", message=table_message(ch))
     assert "Done." not in r.text and "**Your hand** (3 cards)" in r.text, r.text
     await said(ch, "bob caught alice without UNO: alice draws 2.", mark)
-    assert hand(await state(ch), alice) == ["R4", "Y7", "Y8"]
+    assert hand(state(ch), alice) == ["R4", "Y7", "Y8"]
     r = await alice.click("My hand", message=table_message(ch))
     assert "Since you last looked you were made to draw 🟨 7 `Y7`, 🟨 8 `Y8`." in r.text, \
         r.text
@@ -366,12 +365,12 @@ async def test_wild_grab_with_towers_asks_only_the_colour(loopback: LoopbackTest
     assert r.message is not None and "pick the colour" in r.text, r.text
     assert r.message.button_labels() == ["Red", "Blue", "Green", "Yellow"]
     assert r.message.selects() == []
-    assert (await state(ch))["discard"][-1] == "R9"
+    assert (state(ch))["discard"][-1] == "R9"
     mark = ch.mark()
     await alice.click("Green", message=r.message)
     assert "to grab" not in r.message.text() and r.message.selects() == [], r.message
     assert "**Your hand** (2 cards)" in r.message.text()
-    s = await state(ch)
+    s = state(ch)
     assert s["discard"][-1] == "WG" and s["towers"]["N"] == pid(alice)
     assert s["turn"] == pid(bob)
     await said(ch, "🏰 alice grabs the N tower from bob.", mark)
@@ -449,29 +448,29 @@ async def test_wd4_victim_calls_uno_then_challenges(loopback: LoopbackTest,
     ch = tables["uno_before_challenge"]
     alice, bob, _c = abc(ch)
     r = await alice.slash("uno play", card="W+4", color="R")
-    s = await state(ch)
+    s = state(ch)
     assert s["pending"] == "challenge" and s["turn"] == pid(bob)
     mark = ch.mark()
     r = await bob.slash("uno call")
     assert r.ephemeral and "Done." not in r.text
     await said(ch, "📣 bob calls UNO!", mark)
-    s = await state(ch)
+    s = state(ch)
     assert pid(bob) in s["called"] and s["pending"] == "challenge"
     mark = ch.mark()
     await bob.click("Challenge", message=table_message(ch))
     await said(ch, "guilty! alice draws 4 and bob plays.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert pid(bob) in s["called"] and s["turn"] == pid(bob)
     mark = ch.mark()
     await bob.slash("uno play", card="R5")
     await said(ch, "bob plays 🟥 5.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, bob) == ["G6"] and pid(bob) in s["called"]
     assert "**UNO!**" in table_message(ch).text()
     before = s
     refused(await alice.click("Catch", message=table_message(ch)), "Nobody can be caught")
     refused(await alice.slash("uno catch", player=bob), "bob")
-    assert await state(ch) == before
+    assert state(ch) == before
 
 
 async def test_call_after_drawing_lapses_when_the_card_is_kept(
@@ -485,12 +484,12 @@ async def test_call_after_drawing_lapses_when_the_card_is_kept(
     assert r.message is not None and "You drew 🟥 2" in r.text
     assert "UNO!" in r.message.button_labels()
     await alice.click("UNO!", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert pid(alice) in s["called"] and s["pending"] == "drawn"
     mark = ch.mark()
     await alice.click("Keep it", message=r.message)
     await said(ch, "alice keeps the drawn card.", mark)
-    s = await state(ch)
+    s = state(ch)
     assert s["turn"] == pid(bob) and sorted(hand(s, alice)) == ["B4", "R2"]
     assert pid(alice) not in s["called"], "the call outlived the turn it was made in"
     table = table_message(ch)
@@ -527,10 +526,10 @@ async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
     r = await alice.slash("uno play", card="R4!")
     assert r.message is not None and "Choose the one card to keep" in r.text
     await alice.select("G5", message=r.message)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, alice) == ["G5"] and s["turn"] == pid(bob)
     r = await bob.slash("uno draw")
-    drawn = hand(await state(ch), bob)[-1]
+    drawn = hand(state(ch), bob)[-1]
     assert drawn == "Y2"
     r = await bob.slash("uno log")
     assert r.ephemeral, r
@@ -620,7 +619,7 @@ async def test_replay_export_plays_back_to_the_recorded_scores(
         assert acted, "nobody could act"
     assert over, "the game did not end"
     won = await ch.wait_for(lambda m: "won the game!" in m.text(), timeout=15)
-    assert await saved_state(db_of(ch), ch) is None
+    assert saved_state(db_of(ch), ch) is None
 
     refused(await carol.slash("uno log", export=True),
             "Only the game's players can export its replay.")

@@ -39,8 +39,7 @@ SCENARIOS: dict[str, Scenario] = {
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
-    return await open_tables(loopback_discord, loopback_bot,
-                             loopback_bot_env["DATABASE_PATH"], SCENARIOS)
+    return await open_tables(loopback_discord, loopback_bot, SCENARIOS)
 
 
 async def alice_plays_r3(ch: Channel) -> Message:
@@ -107,11 +106,11 @@ async def test_the_buttons_on_the_v2_table_work(
     table = table_message(ch)
     r = await alice.click("My hand", message=table)
     assert r.ephemeral and "Your hand" in r.text
-    before = len(hand(await state(ch), alice))
+    before = len(hand(state(ch), alice))
     mark = ch.mark()
     r = await alice.click("Draw", message=table)
     assert r.ephemeral and r.text.startswith("You drew")
-    assert len(hand(await state(ch), alice)) == before + 1
+    assert len(hand(state(ch), alice)) == before + 1
     after = await ch.wait_for(lambda m: is_v2(m) and "alice draws" in m.text(), after=mark,
                               timeout=5)
     assert_v2_table(after)
@@ -128,7 +127,7 @@ async def test_the_v2_table_never_shows_a_hand(
     await alice_plays_r3(ch)
     await bob.slash("uno play", card="R6")
     await said(ch, "bob plays 🟥 6.", ch.mark())
-    hands = hands_of({"game": await state(ch)})
+    hands = hands_of({"game": state(ch)})
     for m in ch.messages:
         if m.ephemeral:
             continue

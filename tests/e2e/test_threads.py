@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.threads import Thread
 from loopback.users import InteractionResult
-from support.e2e import saved_state
+from support.e2e import saved_game
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -29,14 +28,6 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
     db = tmp_path_factory.mktemp("threads-db") / "bot.db"
     return {"DATABASE_PATH": str(db), "UNO_CPU_DELAY": "0.05", "UNO_TIME_SCALE": "0.05",
             "LOG_LEVEL": "INFO"}
-
-
-def db_of(t: LoopbackTest) -> str:
-    return t.bot.extra_env["DATABASE_PATH"]
-
-
-async def saved(t: LoopbackTest, where: Channel) -> dict[str, Any] | None:
-    return await saved_state(db_of(t), where)
 
 
 def refused(r: InteractionResult, sentence: str) -> None:
@@ -75,7 +66,7 @@ async def test_a_game_opens_and_plays_in_its_own_thread(loopback: LoopbackTest) 
     await alice.at(thread).click("Start", message=lobby_in(thread))
     table = await thread.wait_for(lambda m: "My hand" in m.button_labels(), timeout=5)
     assert not has_buttons(loopback.channel, "My hand"), "the table lives in the thread only"
-    state = await saved(loopback, thread)
+    state = saved_game(loopback, thread)
     assert state is not None and state["parent_id"] == loopback.channel.id
     assert state["channel_id"] == thread.id
     hand = await bob.at(thread).click("My hand", message=table)
@@ -86,7 +77,7 @@ async def test_a_game_opens_and_plays_in_its_own_thread(loopback: LoopbackTest) 
     assert second is not thread and "1. Carol (host)" in lobby_in(second).text()
     r = await bob.slash("uno new")
     assert r.message is not None and "1. Bob (host)" in r.message.text()
-    assert await saved(loopback, loopback.channel) is not None
+    assert saved_game(loopback, loopback.channel) is not None
 
     # /uno new inside a thread that already has a game: refused, nothing new opened.
     threads_before = len(loopback.channel.threads)
@@ -102,7 +93,7 @@ async def test_missing_thread_permissions_are_named_and_change_nothing(
     r = await alice.slash("uno new", thread=True)
     refused(r, "I can't open a game thread here (missing: Create Public Threads)")
     assert loopback.channel.threads == []
-    assert await saved(loopback, loopback.channel) is None
+    assert saved_game(loopback, loopback.channel) is None
 
     loopback.channel.set_bot_permissions(create_public_threads=None,
                                          send_messages_in_threads=False)
@@ -140,7 +131,7 @@ async def _started_in_thread(t: LoopbackTest, *, cpu: bool) -> Thread:
         await bob.at(thread).click("Join", message=lobby_in(thread))
     await alice.at(thread).click("Start", message=lobby_in(thread))
     await thread.wait_for(lambda m: "My hand" in m.button_labels(), timeout=5)
-    assert await saved(t, thread) is not None
+    assert saved_game(t, thread) is not None
     return thread
 
 
@@ -150,7 +141,7 @@ async def test_a_locked_thread_ends_its_game_and_the_channel_is_told(
     thread.lock()
     note = await loopback.channel.wait_for(lambda m: "was locked" in m.text(), timeout=5)
     assert "the game ended; it does not count on the leaderboard" in note.text()
-    assert await saved(loopback, thread) is None
+    assert saved_game(loopback, thread) is None
     # A click in the thread from a moderator finds no game any more.
     mod = loopback.member("mod", manage_threads=True)
     refused(await mod.at(thread).slash("uno hand"), "There is no game in this channel")
@@ -162,7 +153,7 @@ async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
     await thread.delete()
     note = await loopback.channel.wait_for(lambda m: "was deleted" in m.text(), timeout=5)
     assert "Alice's game" in note.text()
-    assert await saved(loopback, thread) is None
+    assert saved_game(loopback, thread) is None
 
 
 async def test_an_archived_thread_comes_back_with_the_next_post(loopback: LoopbackTest) -> None:
@@ -184,5 +175,5 @@ async def test_an_archived_thread_comes_back_with_the_next_post(loopback: Loopba
         await asyncio.sleep(0.05)
     assert not thread.archived, "the game's next post reopens the thread"
     assert any("My hand" in m.button_labels() for m in thread.messages[archived_at:])
-    assert await saved(loopback, thread) is not None
+    assert saved_game(loopback, thread) is not None
     loopback.discord.refused.clear()  # the refused edit in the archived thread is expected

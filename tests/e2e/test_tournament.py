@@ -19,7 +19,8 @@ import pytest
 from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
-from support.e2e import rows, saved_state
+from support.e2e import db_of, saved_game
+from support.games import rows, saved_state
 from support.tables import refused
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -32,20 +33,8 @@ def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
             "LOG_LEVEL": "INFO"}
 
 
-def db_of(t: LoopbackTest) -> str:
-    return t.bot.extra_env["DATABASE_PATH"]
-
-
-
-
-
-
 def signup(t: LoopbackTest) -> Message:
     return next(m for m in reversed(t.channel.messages) if "Join" in m.button_labels())
-
-
-async def standings(t: LoopbackTest) -> dict[str, Any] | None:
-    return await saved_state(db_of(t), t.channel)
 
 
 async def wait_until(check: Any, seconds: float, what: str) -> None:
@@ -79,7 +68,7 @@ async def test_a_shortened_tournament_in_two_threads_survives_a_kill(
         table = await thread.wait_for(lambda m: "My hand" in m.button_labels(), timeout=5)
         assert "Tournament round 1 of 7" in "\n".join(m.text() for m in thread.messages)
         assert table is not None
-    first = await standings(loopback)
+    first = saved_game(loopback)
     assert first is not None and first["match"]["kind"] == "tournament"
     assert len(first["match"]["schedule"]) == 7 and first["tables"] == [t.id for t in tables]
     # Nobody leaves a tournament, and the hands are played in the threads.
@@ -88,15 +77,15 @@ async def test_a_shortened_tournament_in_two_threads_survives_a_kill(
 
     # Two rounds recorded, then SIGKILL: the tournament resumes exactly where it was.
     async def rounds_done(n: int) -> bool:
-        s = await standings(loopback)
+        s = saved_game(loopback)
         return s is not None and len(s["match"]["results"]) >= 2 * n
     await wait_until(lambda: rounds_done(2), 60, "two rounds")
     await loopback.bot.kill()
-    before = await standings(loopback)
+    before = saved_game(loopback)
     assert before is not None
-    table_states = [await saved_state(db_of(loopback), t) for t in tables]
+    table_states = [saved_state(db_of(loopback), t) for t in tables]
     await loopback.bot.start()
-    after_restart = await standings(loopback)
+    after_restart = saved_game(loopback)
     # nothing recorded before the kill is lost (the tables play on at once, so more may be)
     assert after_restart is not None
     done = before["match"]["results"]
@@ -105,12 +94,12 @@ async def test_a_shortened_tournament_in_two_threads_survives_a_kill(
 
     # ... and plays to its end: the standings message says who won, once on the leaderboard.
     async def over() -> bool:
-        return await standings(loopback) is None
+        return saved_game(loopback) is None
     try:
         await wait_until(over, 120, "the end of the tournament")
     except AssertionError:
-        s = await standings(loopback)
-        ts = [await saved_state(db_of(loopback), t) for t in tables]
+        s = saved_game(loopback)
+        ts = [saved_state(db_of(loopback), t) for t in tables]
         raise AssertionError(json.dumps({
             "results": s and s["match"]["results"],
             "tables": [t and {"over": t["game"].get("over"), "pending": t["game"].get("pending"),
@@ -142,7 +131,7 @@ async def test_a_shortened_tournament_in_two_threads_survives_a_kill(
     assert len(pairs) == 28 and len(set(pairs)) == 28, "each two players partner exactly once"
     for thread in tables:
         await thread.wait_for(lambda m: "The tournament is over" in m.text(), timeout=5)
-    assert await saved_state(db_of(loopback), tables[0]) is None
+    assert saved_state(db_of(loopback), tables[0]) is None
 
 
 async def test_the_host_ends_a_tournament_from_its_channel(loopback: LoopbackTest) -> None:
@@ -154,16 +143,16 @@ async def test_the_host_ends_a_tournament_from_its_channel(loopback: LoopbackTes
         await alice.click("Add computer player", message=signup(loopback))
     await alice.click("Start", message=signup(loopback))
     tables = loopback.channel.threads
-    assert len(tables) == 2 and await standings(loopback) is not None
+    assert len(tables) == 2 and saved_game(loopback) is not None
     refused(await bob.slash("uno end"), "Only the host or a member with Manage Server")
     refused(await bob.at(tables[0]).slash("uno end"), "A tournament ends from its channel")
     refused(await bob.at(tables[1]).slash("uno leave"), "Nobody leaves a tournament")
-    assert await standings(loopback) is not None, "refusals change nothing"
+    assert saved_game(loopback) is not None, "refusals change nothing"
     r = await alice.slash("uno end")
     assert not r.ephemeral and "ended the game" in r.text
     for thread in tables:
         await thread.wait_for(lambda m: "ended the tournament" in m.text(), timeout=5)
-        assert await saved_state(db_of(loopback), thread) is None
-    assert await standings(loopback) is None
+        assert saved_state(db_of(loopback), thread) is None
+    assert saved_game(loopback) is None
     assert rows(db_of(loopback), "SELECT COUNT(*) FROM game_results WHERE channel_id = ?",
                 loopback.channel.id) == [(0,)], "an ended tournament does not count"

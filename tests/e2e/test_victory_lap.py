@@ -29,7 +29,8 @@ from loopback.server import LoopbackDiscord
 from loopback.users import Member
 from support.data import opened
 from support.driver import shown_codes, stray_card_labels
-from support.e2e import FAST_ENV, cards, scenario_session
+from support.e2e import FAST_ENV
+from support.games import cards, install, saved_state, scenario_session
 from support.tables import (
     abc,
     hand,
@@ -62,8 +63,7 @@ SCENARIOS, scenario = registry()
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
                  loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
     """One channel per scenario, all installed (with a move log), then one restart."""
-    return await open_tables(loopback_discord, loopback_bot,
-                             loopback_bot_env["DATABASE_PATH"], SCENARIOS, logged=SCENARIOS)
+    return await open_tables(loopback_discord, loopback_bot, SCENARIOS, logged=SCENARIOS)
 
 
 # ------------------------------------------------------------------ helpers
@@ -129,7 +129,7 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     assert "step 1: keep this hand or pass it on (2 more passes before your own hand " \
            "comes back)" in text, text
     assert menu.button_labels() == ["Keep", "Pass"]
-    s = await state(ch)
+    s = state(ch)
     assert s["pending"] == "lap" and s["lap"] == {"player": pid(alice), "step": 1}
     assert s["color"] == "R"
     table = await said(ch, "alice is choosing a hand in the Victory Lap: step 1", mark)
@@ -163,14 +163,14 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     await said(ch, "🏁 alice passes the hands on: step 2.", mark)
 
     # a stale Pass (the step-1 menu's) is refused; so is someone else's Keep
-    before = await state(ch)
+    before = state(ch)
     assert before["lap"]["step"] == 2
     refused(await alice.click("Pass", message=older),
             "This menu is out of date: press My hand for a fresh one.")
     refused(await bob.click(custom_id=planted(loopback, ch, lap_custom_id(menu, "Keep")),
                             message=table_message(ch)),
             "This is not your Victory Lap: alice is choosing a hand.")
-    assert await state(ch) == before
+    assert state(ch) == before
 
     # Keep at step 2: every hand moved two seats
     mark = ch.mark()
@@ -178,7 +178,7 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     assert r.response_type == 7
     assert "You kept the hand at step 2." in menu.text(), menu.text()
     assert "**Your hand** (4 cards)" in menu.text()
-    s = await state(ch)
+    s = state(ch)
     assert s["lap"] is None and s["pending"] == "play" and s["turn"] == pid(bob)
     assert sorted(hand(s, alice)) == ["G6", "G7", "Y1", "Y2"]
     assert sorted(hand(s, bob)) == ["B1", "B2", "B3", "B5", "B6"]
@@ -233,7 +233,7 @@ async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
     text = menu.text()
     assert "You kept the hand at step 2. Don't forget to call UNO!" in text, text
     assert "UNO!" in menu.button_labels(), "the UNO! button after keeping one card"
-    s = await state(ch)
+    s = state(ch)
     assert s["catchable"] == pid(alice) and s["turn"] == pid(bob)
     assert hand(s, alice) == ["R3"] and sorted(hand(s, bob)) == ["G6", "G7", "Y1"]
     await said(ch, "alice keeps their own hand at step 2: every hand went all the way round.",
@@ -243,7 +243,7 @@ async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
     mark = ch.mark()
     await alice.click("UNO!", message=menu)
     await said(ch, "📣 alice calls UNO!", mark)
-    s = await state(ch)
+    s = state(ch)
     assert s["catchable"] is None and pid(alice) in s["called"]
     no_public_card(ch)
 
@@ -264,15 +264,15 @@ async def test_a_player_handed_one_card_may_call_but_is_not_caught(
     menu = await play_wv(alice, "Yellow")
     assert "**Hand in front of you** (3 cards): 🟩 6 `G6`, 🟩 7 `G7`, 🟩 8 `G8`" in menu.text()
     await alice.click("Keep", message=menu)
-    s = await state(ch)
+    s = state(ch)
     assert hand(s, bob) == ["Y1"] and s["turn"] == pid(carol) and s["catchable"] is None
     r = await bob.click("My hand", message=table_message(ch))
     assert "every hand moved one seat" in r.text and "**Your hand** (1 card): 🟨 1 `Y1`" \
         in r.text, r.text
     assert r.message is not None and "UNO!" in r.message.button_labels()
-    before = await state(ch)
+    before = state(ch)
     r2 = await carol.slash("uno catch", player=bob)
-    assert r2.ephemeral and await state(ch) == before, r2.text
+    assert r2.ephemeral and state(ch) == before, r2.text
     mark = ch.mark()
     await bob.click("UNO!", message=r.message)
     await said(ch, "📣 bob calls UNO!", mark)
@@ -371,7 +371,7 @@ async def test_kill_mid_lap_resumes_exactly(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     menu = await play_wv(alice, "Blue")
     await alice.click("Pass", message=menu)
-    before = await state(ch)
+    before = state(ch)
     assert before["lap"] == {"player": pid(alice), "step": 2}
     shown = next(line for line in menu.text().splitlines() if "Hand in front of you" in line)
 
@@ -379,7 +379,7 @@ async def test_kill_mid_lap_resumes_exactly(loopback: LoopbackTest,
     mark = ch.mark()
     await loopback.bot.start()
     await ch.wait_for(lambda m: "goes on" in m.text(), after=mark, timeout=15)
-    assert await state(ch) == before, "the lap resumes exactly where it was saved"
+    assert state(ch) == before, "the lap resumes exactly where it was saved"
     table = table_message(ch)
     assert "alice is choosing a hand in the Victory Lap: step 2" in table.text()
     r = await alice.click("My hand", message=table)
@@ -388,7 +388,7 @@ async def test_kill_mid_lap_resumes_exactly(loopback: LoopbackTest,
     assert "face down" in r2.text and not shown_codes(r2.text)
     # the menu opened before the crash still works
     await alice.click("Keep", message=menu)
-    s = await state(ch)
+    s = state(ch)
     assert s["lap"] is None and s["turn"] == pid(bob)
     assert sorted(hand(s, alice)) == ["G6", "G7", "Y1", "Y2"]
     no_public_card(ch)
@@ -404,7 +404,7 @@ async def test_leaving_mid_lap_keeps_it_and_the_note_is_saved(tmp_path: Path) ->
             1, [ts.ALICE, ts.BOB, ts.CAROL],
             hands={"111": "WV R3 B4", "222": "G6 G7 Y1", "333": "B1 B2"}, discard="R9",
             draw="Y3 Y4 Y5 Y6", turn="111", options=OPTS)
-        await ts.install(db, session)
+        await install(db, session)
         await service.restore()
         live = service.sessions[1]
         await service.move(1, ts.ALICE, lambda s, g, p: Play(p, Card.parse("WV"), Color.RED))
@@ -412,7 +412,7 @@ async def test_leaving_mid_lap_keeps_it_and_the_note_is_saved(tmp_path: Path) ->
             "player": "111", "step": 1, "steps_left": 2}
         await service.leave(1, ts.CAROL)
         assert live.game.lap is None and live.lap_changed == {"222": 1}
-        saved = await ts.saved(db, 1)
+        saved = saved_state(db, 1)
         assert saved is not None and saved["lap_changed"] == {"222": 1}
         assert sorted(c.code for c in live.game.hand("222")) == ["B4", "R3"]
         assert service.take_lap_change(live, "222") == 1

@@ -26,7 +26,7 @@ import pytest
 
 from engine import Color
 from loopback.playground import Playground
-from support.e2e import install, scenario_session
+from support.games import install, scenario_session
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")

@@ -2,8 +2,8 @@
 
 A :class:`Human` decides only from what its member sees: the newest table message (whose
 turn it is, card counts, UNO marks) and its own ephemeral hand menu (select options, buttons).
-The saved game (:func:`oracle`) is read only by :class:`PrivacyWatch`, to check what each
-message shows against the true hands; it never drives a decision.
+The saved game (:func:`support.games.saved_state`) is read only by :class:`PrivacyWatch`,
+to check what each message shows against the true hands; it never drives a decision.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from loopback.models import Channel, Message
 from loopback.users import InteractionResult, Member
+from support.games import saved_state
 
 CARD = r"[RBGY](?:\d[UNO!]?|\+[12]|[SRG])|W(?:\+4|G|V)?"
 TICKED = re.compile(rf"`({CARD})`")
@@ -28,17 +28,6 @@ TURN_PING = re.compile(
     r"<@(\d+)>(?:, it's your turn\.|: accept or challenge|: choose the card|: name the starting"
     r"|: keep or pass the hand)")
 PLAYER_ROW = re.compile(r"\*\*(?P<name>[^*]+)\*\*(?P<cpu> 🤖)?: (?P<n>\d+) cards?")
-
-
-def oracle(db_path: str, channel: Channel) -> dict[str, Any] | None:
-    """The game as the bot last saved it (read-only; assertions only)."""
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=5)
-    try:
-        row = conn.execute("SELECT state FROM saved_games WHERE channel_id = ?",
-                           (channel.id,)).fetchone()
-    finally:
-        conn.close()
-    return json.loads(row[0]) if row else None
 
 
 def hands_of(state: dict[str, Any] | None) -> dict[str, list[str]]:
@@ -263,7 +252,7 @@ class Human:
         return self.m.name.capitalize()
 
     def _state(self) -> dict[str, Any] | None:
-        return oracle(self.watch.db_path, self.m.channel)
+        return saved_state(self.watch.db_path, self.m.channel)
 
     async def _do(self, action: Any, *args: Any, **kwargs: Any) -> InteractionResult:
         pre = self._state()

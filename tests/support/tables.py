@@ -13,7 +13,8 @@ from loopback.bot_process import BotProcess
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import install, install_header, saved_state, scenario_session
+from support.e2e import db_of
+from support.games import install, install_header, saved_state, scenario_session
 
 Scenario = Callable[[Channel], Session]
 LONG_TURNS = Options(turn_timer=600)
@@ -31,12 +32,13 @@ def registry() -> tuple[dict[str, Scenario], Callable[[Scenario], Scenario]]:
     return scenarios, scenario
 
 
-async def open_tables(server: LoopbackDiscord, bot: BotProcess, db_path: str,
+async def open_tables(server: LoopbackDiscord, bot: BotProcess,
                       scenarios: Mapping[str, Scenario], *,
                       logged: Collection[str] = ()) -> dict[str, Channel]:
     """One channel per scenario, all installed as saved games (those named in ``logged``
     with a move log header, as if the bot had started them), then one restart of the bot;
     returns once every table with a game says it goes on."""
+    db_path = db_of(bot)
     guild = server.guilds[0]
     channels = {name: guild.new_channel(name) for name in scenarios}
     sessions = {name: build(channels[name]) for name, build in scenarios.items()}
@@ -62,13 +64,9 @@ def pair(ch: Channel) -> Session:
                             options=LONG_TURNS)
 
 
-def db_of(ch: Channel) -> str:
-    return ch.server.bots[0].extra_env["DATABASE_PATH"]
-
-
-async def state(ch: Channel) -> dict[str, Any]:
+def state(ch: Channel) -> dict[str, Any]:
     """The game as the bot last saved it (an oracle for assertions only)."""
-    s = await saved_state(db_of(ch), ch)
+    s = saved_state(db_of(ch), ch)
     assert s is not None, f"no saved game in {ch!r}"
     game: dict[str, Any] = s["game"]
     return game
@@ -79,7 +77,7 @@ async def poll_state(ch: Channel, pred: Callable[[dict[str, Any]], bool],
     """The saved game once ``pred`` holds for it (the bot saves in the background)."""
     deadline = time.monotonic() + timeout
     while True:
-        s = await state(ch)
+        s = state(ch)
         if pred(s):
             return s
         if time.monotonic() > deadline:

@@ -20,15 +20,14 @@ from cogs.uno._session import SESSION_VERSION, Options, SavedFormatError, Sessio
 from data import Database, GameResult, LogEntry, PlayerResult, SavedGame
 from engine import Card, ChooseColor, Color, Draw, Pass, Play
 from engine.replay import play_replay
+from support.games import install, saved_state
 from support.service import (
     ALICE,
     BOB,
     CAROL,
     GUILD,
-    install,
     make_service,
     running,
-    saved,
     scenario,
 )
 
@@ -44,7 +43,7 @@ async def test_a_move_that_cannot_be_saved_is_undone_and_refused(db: Database) -
     before_memory = json.loads(session.to_json(now=0))
     del before_memory["last_human"]  # a human tried to move: that counts as activity
     deadline = session.deadline
-    before_saved = await saved(db, 1)
+    before_saved = saved_state(db, 1)
     await db.set_read_only_for_tests(True)
     with pytest.raises(SaveFailed, match="nothing changed"):
         await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
@@ -53,12 +52,12 @@ async def test_a_move_that_cannot_be_saved_is_undone_and_refused(db: Database) -
     del after_memory["last_human"]
     assert after_memory == before_memory, "memory is back to before the move"
     assert session.deadline == deadline, "the turn timer runs on as it was"
-    assert await saved(db, 1) == before_saved
+    assert saved_state(db, 1) == before_saved
     assert outbox.announced == [], "nothing announced"
     await db.set_read_only_for_tests(False)
     moved = await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
     assert [str(c) for c in moved.game.hand("111")] == ["B4"]
-    state = await saved(db, 1)
+    state = saved_state(db, 1)
     assert state is not None and state["game"]["hands"]["111"] == ["B4"]
     assert "Alice plays 🟥 3." in outbox.text()
     await service.close()
@@ -80,7 +79,7 @@ async def test_a_failed_recording_keeps_the_game(db: Database) -> None:
     moved = await service.move(2, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
     assert moved.game.is_over
     assert 2 not in service.sessions, "a recorded game leaves memory"
-    assert await saved(db, 2) is None
+    assert saved_state(db, 2) is None
     stats = await db.player_stats(GUILD, 111)
     assert stats is not None and stats.games_won == 1
     assert "won the game" in outbox.text()
@@ -107,7 +106,7 @@ async def test_a_computer_chain_survives_a_failed_save(db: Database) -> None:
             break
         await asyncio.sleep(0.05)
     assert live.game.turn == "111"
-    state = await saved(db, 3)
+    state = saved_state(db, 3)
     assert state is not None and state["game"]["turn"] == "111"
     await service.close()
 
@@ -121,7 +120,7 @@ async def test_two_new_lobbies_at_once_make_one(db: Database) -> None:
     refusals = [r for r in results if isinstance(r, Refusal)]
     assert len(lobbies) == 1 and len(refusals) == 1, results
     assert "already open" in str(refusals[0])
-    state = await saved(db, 4)
+    state = saved_state(db, 4)
     assert state is not None and state["game_id"] == lobbies[0].game_id
 
 
@@ -141,7 +140,7 @@ async def test_new_and_start_need_the_bot_to_post(db: Database) -> None:
     blind = Actor("111", "Alice", missing=("send_messages",))
     with pytest.raises(Refusal, match="Send Messages"):
         await service.lobbies.open(6, GUILD, blind)
-    assert 6 not in service.sessions and await saved(db, 6) is None
+    assert 6 not in service.sessions and saved_state(db, 6) is None
     await service.lobbies.open(6, GUILD, ALICE)
     await service.lobbies.action(6, BOB, "join")
     with pytest.raises(Refusal, match="Embed Links"):
@@ -161,7 +160,7 @@ async def test_a_refused_post_pauses_the_game_until_the_bot_can_post(db: Databas
     await service.channel_lost(7, gone=False)
     session = service.sessions[7]
     assert session.paused and not service.scheduler.running(7, "timer")
-    state = await saved(db, 7)
+    state = saved_state(db, 7)
     assert state is not None and state["paused"]
     blind = Actor("111", "Alice", missing=("send_messages",))
     with pytest.raises(Refusal, match="Send Messages"):
@@ -180,7 +179,7 @@ async def test_a_deleted_channel_ends_its_game(db: Database) -> None:
         draw="Y1 Y2", turn="111"))
     await service.channel_lost(8, gone=True)
     assert 8 not in service.sessions
-    assert await saved(db, 8) is None
+    assert saved_state(db, 8) is None
     assert not service.scheduler.running(8, "timer")
 
 
@@ -225,7 +224,7 @@ async def test_the_time_left_survives_a_restart_with_a_fair_grace(db: Database) 
     assert short - start >= 30 - 1, "at least the grace after a restart"
     assert 70 - 1 <= long - start <= 70 + 2, "the time that was left"
     await service.close()
-    state = await saved(db, 11)
+    state = saved_state(db, 11)
     assert state is not None and 65 <= state["remaining"] <= 71, "kept again at shutdown"
 
 
@@ -250,7 +249,7 @@ async def test_games_saved_by_the_previous_release_are_upgraded(db: Database) ->
             break
         await asyncio.sleep(0.05)
     assert game_session.serial > 1
-    state = await saved(db, old["game"]["channel_id"])
+    state = saved_state(db, old["game"]["channel_id"])
     assert state is not None and state["version"] == SESSION_VERSION
     await service.close()
 
@@ -388,10 +387,10 @@ async def test_six_partners_sit_across_and_a_match_survives_a_restart(db: Databa
     await service.lobbies.action(60, people[1], "team2")
     for p in people[2:]:
         await service.lobbies.action(60, p, "join")
-    before = await saved(db, 60)
+    before = saved_state(db, 60)
     with pytest.raises(Refusal, match="Team 3 is full"):
         await service.lobbies.action(60, people[2], "team2")
-    assert await saved(db, 60) == before
+    assert saved_state(db, 60) == before
     session = await service.lobbies.start(60, people[0])
     game = session.game
     assert game is not None and len(game.teams) == 3

@@ -26,15 +26,14 @@ from cogs.uno._session import Options
 from data import Database, LogEntry, SavedGame
 from engine import Card, ChooseColor, Color, Draw, Game, Pass, Play
 from engine.replay import play_replay
+from support.games import install, saved_state
 from support.service import (
     ALICE,
     BOB,
     GUILD,
     RecordingOutbox,
-    install,
     make_service,
     running,
-    saved,
     scenario,
 )
 
@@ -189,13 +188,13 @@ async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) ->
     await service.lobbies.action(43, BOB, "join")
     session = await service.lobbies.start(43, ALICE)
     assert session.game is not None
-    before = await saved(db, 43)
+    before = saved_state(db, 43)
     store.fail_end = 1
     leaver = BOB if session.game.turn == ALICE.id else ALICE
     with pytest.raises(SaveFailed):
         await service.leave(43, leaver)
     assert leaver.id in session.game.players, "undone in memory"
-    assert await saved(db, 43) == before, "and in the database"
+    assert saved_state(db, 43) == before, "and in the database"
     mover = ALICE if session.game.turn == ALICE.id else BOB
     if session.game.pending.name == "COLOR":  # a wild turned up first (random deal)
         await service.move(43, mover, lambda s, g, p: ChooseColor(p, Color.RED))
@@ -208,7 +207,7 @@ async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) ->
         json.loads(entries[0].entry), [json.loads(e.entry) for e in entries[1:]]))
     assert replayed.to_dict() == session.game.to_dict()
     await service.leave(43, leaver)
-    assert 43 not in service.sessions and await saved(db, 43) is None
+    assert 43 not in service.sessions and saved_state(db, 43) is None
     await service.close()
 
 
@@ -242,7 +241,7 @@ async def test_a_game_saved_as_finished_is_recorded_at_start_up(db: Database) ->
     service, _outbox = make_service(db)
     assert await service.restore() == 1
     assert 48 not in service.sessions
-    assert await saved(db, 48) is None
+    assert saved_state(db, 48) is None
     stats = await db.player_stats(GUILD, 111)
     assert stats is not None and stats.games_won == 1
     await service.close()
@@ -258,5 +257,5 @@ async def test_no_change_is_accepted_once_the_service_is_closing(db: Database) -
         await service.move(46, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
     with pytest.raises(Refusal, match="restarting"):
         await service.lobbies.open(49, GUILD, ALICE)
-    state = await saved(db, 46)
+    state = saved_state(db, 46)
     assert state is not None and state["game"]["hands"]["111"] == ["R3", "B4"]
