@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from support.driver import PLAYER_ROW
 

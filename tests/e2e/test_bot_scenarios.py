@@ -10,18 +10,12 @@ import pytest
 from cogs.uno._session import Session
 from data import Database, SavedGame
 from engine import Tower
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from support.e2e import FAST_ENV, db_of, saved_game
 from support.games import install, saved_state, scenario_session
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("scenario-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 async def test_wild_asks_for_colour_then_plays(loopback: LoopbackTest,

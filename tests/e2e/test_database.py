@@ -10,22 +10,16 @@ import os
 
 import pytest
 
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from support.e2e import FAST_ENV, db_of
 from support.games import install, scenario_session
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("vanishing-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 async def test_a_deleted_database_file_refuses_moves_and_says_so(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     alice, bob = loopback.member("alice"), loopback.member("bob")
     channel = loopback.channel
     session = scenario_session(channel, [alice, bob], hands={alice: "R3 B4 G5", bob: "G6 G7"},

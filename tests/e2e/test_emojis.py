@@ -19,13 +19,10 @@ from PIL import Image
 from cogs.uno._emojis import emoji_name
 from cogs.uno.art import all_cards
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.models import Channel, Message
 from loopback.server import DEFAULT_CWD, LoopbackDiscord
 from support.e2e import FAST_ENV, db_of
 from support.games import install, scenario_session
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 EMOJI_ENV = {**FAST_ENV, "UNO_CARD_EMOJIS": "1"}
 READY = "Card emojis ready"
@@ -33,10 +30,8 @@ WARNED = "WARNING cogs.uno._emojis"
 NAMES = {emoji_name(c) for c in all_cards()}
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("emojis-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **EMOJI_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**EMOJI_ENV)]
 
 
 def uploads(discord_: LoopbackDiscord) -> list[Any]:
@@ -88,8 +83,7 @@ async def test_every_card_is_uploaded_once(loopback_discord: LoopbackDiscord,
 
 
 async def test_restart_uploads_nothing_and_the_menu_shows_card_faces(
-        loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-        loopback_bot_env: dict[str, str]) -> None:
+        loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> None:
     await wait_log(loopback_bot, READY)
     before = len(uploads(loopback_discord))
     ids = {p["name"]: p["id"] for p, _ in loopback_discord.emojis.of().values()}

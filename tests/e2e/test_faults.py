@@ -20,15 +20,12 @@ from typing import Any
 import pytest
 
 from cogs.uno._session import SESSION_VERSION, Options, Session
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Identity, Message
 from loopback.users import Member
 from support.driver import turn_of
 from support.e2e import FAST_ENV, db_of
 from support.games import install, saved_state, scenario_session
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 SCALE = 0.3
 TURN = 10 * SCALE
@@ -39,10 +36,8 @@ NOTHING_CHANGED = "The game couldn't be saved, so nothing changed"
 FIXTURES = Path(__file__).resolve().parents[1] / "support"
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("faults-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV, "UNO_TIME_SCALE": str(SCALE)}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV, UNO_TIME_SCALE=str(SCALE))]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -117,8 +112,7 @@ async def end_game(member: Member) -> None:
 
 
 # ---------------------------------------------------------------------------- 1
-async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest,
-                                                      loopback_bot_env: dict[str, str]) -> None:
+async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest) -> None:
     """Handled failure: the bot may not post (or embed) in the channel. /uno new is refused
     privately in one sentence naming Send Messages and nothing is saved; with the
     permission the lobby opens; Start without Embed Links is refused naming it, and the
@@ -160,7 +154,7 @@ async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest,
 
 # ---------------------------------------------------------------------------- 2
 async def test_lost_send_messages_pauses_until_a_click_resumes(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     """Handled failure: the bot loses Send Messages mid-game, so its table post gets 403.
     The game pauses (saved "paused", timers stopped: nobody runs out of time over several
     turn lengths); clicks are answered privately with what is missing and change nothing;
@@ -220,8 +214,7 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
 
 
 # ---------------------------------------------------------------------------- 3
-async def test_deleted_channel_ends_the_game(loopback: LoopbackTest,
-                                             loopback_bot_env: dict[str, str]) -> None:
+async def test_deleted_channel_ends_the_game(loopback: LoopbackTest) -> None:
     """Handled failure: the channel is deleted mid-game (404 Unknown Channel at the bot's
     next post). The game ends: its saved game leaves the database, with no traceback."""
     db = db_of(loopback)
@@ -267,7 +260,7 @@ def _two_humans(loopback: LoopbackTest) -> tuple[Member, Member, Session]:
 
 
 async def test_crash_after_a_failed_save_resumes_at_the_saved_state(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     """Handled failure: the database is locked longer than the bot's busy timeout while a
     player moves, so the save fails. The interaction is deferred, then answered once that
     nothing changed; the channel never hears of the move; after a kill -9 and a restart the
@@ -313,7 +306,7 @@ async def test_crash_after_a_failed_save_resumes_at_the_saved_state(
 
 # ---------------------------------------------------------------------------- 5
 async def test_slow_save_is_acknowledged_then_answered_once(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     """Handled failure: a slow database write (locked 2.5 s, within the busy timeout) while
     a player moves. Discord gets its acknowledgement in time (deferred), the player then
     gets their hand once, and the move is saved and announced."""
@@ -350,7 +343,7 @@ async def test_slow_save_is_acknowledged_then_answered_once(
 
 # ---------------------------------------------------------------------------- 6
 async def test_shutdown_flushes_the_winning_announcement(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     """Handled failure: SIGTERM right after the winning move, while its announcement is
     still queued. The bot posts it before it exits: "won the game" reaches the channel."""
     db = db_of(loopback)
@@ -378,8 +371,7 @@ async def test_shutdown_flushes_the_winning_announcement(
 
 
 # ---------------------------------------------------------------------------- 7
-async def test_restart_keeps_the_time_left(loopback: LoopbackTest,
-                                           loopback_bot_env: dict[str, str]) -> None:
+async def test_restart_keeps_the_time_left(loopback: LoopbackTest) -> None:
     """Handled failure: an outage (5 s) in the middle of a turn. After the restart the
     player has the time that was left when the bot stopped (8 s of the turn: the outage
     does not count), and never less than the grace (a player with 0.5 s left gets 3 s);
@@ -443,7 +435,7 @@ def v1_member(loopback: LoopbackTest, channel: Channel, uid: int, name: str) -> 
 
 
 async def test_previous_release_saves_are_restored_and_playable(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     """Handled failure: an upgrade over games saved by the previous release (format
     version 1). The lobby and the running game come back: someone joins the lobby and its
     host starts it, and the players of the running game see their hands and play on."""
@@ -507,7 +499,7 @@ async def test_previous_release_saves_are_restored_and_playable(
 
 # ---------------------------------------------------------------------------- review
 async def test_a_slow_public_command_is_refused_privately(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     """Handled failure: /uno start (a public answer) is deferred because the database is
     locked, then its save fails. The refusal is private: the channel's "thinking..." is
     removed and only Alice sees that nothing changed."""

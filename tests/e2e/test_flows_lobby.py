@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import Member
@@ -18,13 +17,8 @@ from support.e2e import FAST_ENV, db_of, lobby_saved, saved_game
 from support.games import saved_state
 from support.tables import refused
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("flows-lobby-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 async def new_lobby(t: LoopbackTest, host: Member) -> Message:

@@ -17,7 +17,6 @@ from cogs.uno._session import Options, Session
 from data import Database, GameResult, PlayerResult
 from engine import Tower
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
@@ -26,8 +25,6 @@ from support.e2e import FAST_ENV, db_of
 from support.games import install, saved_state, scenario_session
 from support.tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 OPTS = Options(turn_timer=600)
 """Long turns: the scenarios wait while earlier tests run."""
 
@@ -35,11 +32,8 @@ FILLERS = 11
 """Players of an earlier game recorded on the leaderboard, so that it has two pages."""
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("flows-play-db") / "bot.db"
-    # no DEV_GUILD_ID: commands are synced globally, so the second guild has them too
-    return {"DATABASE_PATH": str(db), "DEV_GUILD_ID": "", **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV, DEV_GUILD_ID="")]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")  # type: ignore[no-redef]
@@ -52,8 +46,7 @@ async def loopback_discord() -> AsyncIterator[LoopbackDiscord]:
 
 SCENARIOS, scenario = registry()
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-                 loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
+async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> dict[str, Channel]:
     """One channel per scenario, all installed, then one restart of the bot."""
     guild = loopback_discord.guilds[0]
     channels = {name: guild.new_channel(name) for name in SCENARIOS}

@@ -20,7 +20,6 @@ import pytest_asyncio
 
 from cogs.uno._session import Options, Session
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
@@ -29,17 +28,13 @@ from support.e2e import FAST_ENV, db_of
 from support.games import install, saved_state, scenario_session
 from support.tables import first_saying, pid, registry, versions
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 SCALE = 0.005
 FIRST_DEADLINE = 4.0
 """Seconds after installing when the first timer of each scenario runs out."""
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("flows-timers-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV, "UNO_TIME_SCALE": str(SCALE)}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV, UNO_TIME_SCALE=str(SCALE))]
 
 
 SCENARIOS, scenario = registry()
@@ -81,8 +76,7 @@ class Recorder:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def timed(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-                loopback_bot_env: dict[str, str]
+async def timed(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess
                 ) -> AsyncIterator[tuple[dict[str, Channel], Recorder]]:
     guild = loopback_discord.guilds[0]
     channels = {name: guild.new_channel(name) for name in SCENARIOS}
@@ -154,8 +148,7 @@ def three_timeouts(ch: Channel) -> Session:
 
 
 async def test_three_timeouts_leave_the_game(loopback: LoopbackTest,
-                                             timed: tuple[dict[str, Channel], Recorder]
-                                             ) -> None:
+                                             timed: tuple[dict[str, Channel], Recorder]) -> None:
     channels, rec = timed
     ch = channels["three_timeouts"]
     alice, bob = ab(ch)
@@ -185,9 +178,8 @@ def wd4_timeout(ch: Channel) -> Session:
     return future_human(s)
 
 
-async def test_pending_wd4_times_out_as_accepted(loopback: LoopbackTest,
-                                                 timed: tuple[dict[str, Channel], Recorder]
-                                                 ) -> None:
+async def test_pending_wd4_times_out_as_accepted(
+        loopback: LoopbackTest, timed: tuple[dict[str, Channel], Recorder]) -> None:
     channels, rec = timed
     ch = channels["wd4_timeout"]
     alice, _b = ab(ch)
@@ -216,8 +208,7 @@ def idle(ch: Channel) -> Session:
 
 
 async def test_no_human_move_ends_the_game(loopback: LoopbackTest,
-                                           timed: tuple[dict[str, Channel], Recorder]
-                                           ) -> None:
+                                           timed: tuple[dict[str, Channel], Recorder]) -> None:
     channels, rec = timed
     ch = channels["idle"]
     await said(ch, "⌛ No human move for 30 minutes: the game ends.", timeout=20)

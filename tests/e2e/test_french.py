@@ -18,23 +18,18 @@ import pytest
 from babel.messages.pofile import read_po
 
 from cogs.i18n import LOCALE_DIR
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import InteractionResult, Member
 from support.e2e import FAST_ENV
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 LOBBY_FR = ["Rejoindre", "Quitter", "Ajouter un joueur ordinateur", "Commencer", "Annuler",
             "Retirer un joueur ordinateur"]
 TABLE_FR = ["Ma main", "Piocher", "UNO!", "Attraper"]
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("french-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 def english_sentences() -> list[str]:

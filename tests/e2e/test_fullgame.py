@@ -22,7 +22,6 @@ import pytest
 from cogs.uno._session import Options, Seat, Session
 from engine import Card, Game
 from engine.replay import play_replay
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.users import Member
 from support.driver import Human, PrivacyWatch, Stats, play_until_won
@@ -30,14 +29,8 @@ from support.e2e import db_of
 from support.games import install, rows, saved_state
 from support.tables import versions
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("fullgame-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), "UNO_CPU_DELAY": "0.05", "UNO_TIME_SCALE": "0.05",
-            "LOG_LEVEL": "INFO"}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(UNO_CPU_DELAY="0.05", UNO_TIME_SCALE="0.05")]
 
 
 def winners_of(announcement: str) -> set[str]:
@@ -64,7 +57,7 @@ def assert_leaderboard(lines: dict[int, str], humans: list[Human], winners: set[
 
 
 async def test_power_grab_to_500_three_people_and_a_computer(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     db = db_of(loopback)
     channel = loopback.channel
     rng = random.Random(500)
@@ -123,8 +116,7 @@ async def test_power_grab_to_500_three_people_and_a_computer(
     assert len(public) / moves < 0.35, (len(public), moves)
 
 
-async def test_classic_to_100_two_people(loopback: LoopbackTest,
-                                        loopback_bot_env: dict[str, str]) -> None:
+async def test_classic_to_100_two_people(loopback: LoopbackTest) -> None:
     db = db_of(loopback)
     channel = loopback.channel
     rng = random.Random(100)
@@ -176,7 +168,7 @@ def _lap_in_a_human_hand(seats: list[Seat], opts: Options, seed: int) -> bool:
 
 
 async def test_victory_lap_to_100_three_people_and_a_computer(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     """The Victory Lap edition played through the UI: people play their Victory Laps, keep
     or pass the hands at random, and the computer player runs its own laps; no message ever
     shows a hand to someone who doesn't hold it (the card's player looking during the lap

@@ -16,20 +16,14 @@ import pytest
 import pytest_asyncio
 
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel
 from loopback.server import InteractionState, LoopbackDiscord
 from support.e2e import FAST_ENV
 from support.tables import Scenario, abc, hand, open_tables, pair, said, state, table_message
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("outbox-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -38,8 +32,7 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-                 loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
+async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> dict[str, Channel]:
     channels = await open_tables(loopback_discord, loopback_bot, SCENARIOS)
     loopback_discord.enforce_rate_limits = True
     return channels

@@ -15,20 +15,13 @@ import pytest
 from PIL import Image
 
 from cogs.uno._pictures import HAND_CARD_WIDTH
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import Member
-from support.e2e import FAST_ENV, saved_game
+from support.e2e import FAST_ENV, FRESH_DIR, saved_game
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("pictures-db") / "bot.db"
-    cache = tmp_path_factory.mktemp("art-cache")
-    return {"DATABASE_PATH": str(db), "UNO_ART_CACHE": str(cache), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV, UNO_ART_CACHE=FRESH_DIR)]
 
 
 async def pictured(m: Message | None) -> Message:
@@ -49,9 +42,8 @@ def picture(m: Message) -> Image.Image:
     return Image.open(io.BytesIO(data))
 
 
-async def test_my_hand_shows_the_hand_as_a_picture_privately(loopback: LoopbackTest,
-                                                              loopback_bot_env: dict[str, str]
-                                                              ) -> None:
+async def test_my_hand_shows_the_hand_as_a_picture_privately(
+        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
     alice, bob, table = await two_at_a_table(loopback)
     state = saved_game(loopback)
     assert state is not None

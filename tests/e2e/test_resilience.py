@@ -9,7 +9,6 @@ import random
 import pytest
 
 from cogs.uno._session import Options
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.users import Member
@@ -17,13 +16,8 @@ from support.driver import Human, PrivacyWatch, Stats, play_until_won, turn_of
 from support.e2e import FAST_ENV, db_of
 from support.games import install, saved_state, scenario_session
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("resilience-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 def public_text(channel: Channel, after: int = 0) -> str:
@@ -46,8 +40,7 @@ def one_sentence(text: str) -> bool:
     return "\n" not in text and text.endswith(".") and text.count(". ") == 0
 
 
-async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[str, str]
-                                ) -> None:
+async def test_restart_mid_game(loopback: LoopbackTest) -> None:
     """SIGKILL mid-game: the game goes on from the last move, a menu opened before the crash
     still works, and the finished game counts once, also after another restart."""
     db = db_of(loopback)
@@ -110,8 +103,7 @@ async def test_restart_mid_game(loopback: LoopbackTest, loopback_bot_env: dict[s
     assert "goes on" not in public_text(channel, mark), "a finished game does not come back"
 
 
-async def test_gateway_drop_resumes(loopback: LoopbackTest, loopback_bot_env: dict[str, str]
-                                   ) -> None:
+async def test_gateway_drop_resumes(loopback: LoopbackTest) -> None:
     db = db_of(loopback)
     channel = loopback.channel
     server = loopback.discord
@@ -145,8 +137,7 @@ async def test_gateway_drop_resumes(loopback: LoopbackTest, loopback_bot_env: di
     assert server.resume_count == resumes + 2
 
 
-async def test_simultaneous_clicks(loopback: LoopbackTest, loopback_bot_env: dict[str, str]
-                                   ) -> None:
+async def test_simultaneous_clicks(loopback: LoopbackTest) -> None:
     db = db_of(loopback)
     channel = loopback.channel
     erin, finn, gina = (loopback.member(n) for n in ("erin", "finn", "gina"))
@@ -191,8 +182,7 @@ async def test_simultaneous_clicks(loopback: LoopbackTest, loopback_bot_env: dic
     assert public_text(channel, mark).count("finn draws a card.") == 1
 
 
-async def test_pace_of_a_busy_game(loopback: LoopbackTest, loopback_bot_env: dict[str, str]
-                                   ) -> None:
+async def test_pace_of_a_busy_game(loopback: LoopbackTest) -> None:
     """One person and three fast computer players: the channel never gets more than five
     writes (posts and edits) in any five seconds."""
     channel = loopback.channel

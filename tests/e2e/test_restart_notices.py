@@ -11,14 +11,11 @@ import time
 
 import pytest
 
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel
 from support.e2e import FAST_ENV, db_of
 from support.games import install
 from support.tables import pair
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 TABLES = 5
 
@@ -28,14 +25,12 @@ def noticed(ch: Channel) -> bool:
     return any("goes on" in m.text() for m in ch.messages)
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("notices-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV, "UNO_CHANNEL_WRITES": "1"}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV, UNO_CHANNEL_WRITES="1")]
 
 
 async def test_a_click_carries_its_channels_restart_notice_at_once(
-        loopback: LoopbackTest, loopback_bot_env: dict[str, str]) -> None:
+        loopback: LoopbackTest) -> None:
     guild = loopback.discord.guilds[0]
     channels = [guild.new_channel(f"notice-{i}") for i in range(TABLES)]
     await install(db_of(loopback), *(pair(ch) for ch in channels))

@@ -8,7 +8,6 @@ import pytest_asyncio
 
 from cogs.uno._session import Options
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.limits import IS_COMPONENTS_V2
 from loopback.models import Channel
@@ -17,18 +16,12 @@ from support.e2e import FAST_ENV, db_of
 from support.games import install, scenario_session
 from support.tables import abc, said, table_message
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("table-embed-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV, "UNO_TABLE_V2": "0"}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV, UNO_TABLE_V2="0")]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def table(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-                loopback_bot_env: dict[str, str]) -> Channel:
+async def table(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> Channel:
     ch = loopback_discord.guilds[0].new_channel("embed")
     a, b, _c = abc(ch)
     await install(db_of(loopback_bot), scenario_session(

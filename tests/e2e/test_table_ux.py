@@ -20,7 +20,6 @@ from cogs.uno._session import Options, Seat, Session
 from data import Database
 from engine import Tower
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
@@ -39,18 +38,14 @@ from support.tables import (
     table_message,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 OPTS = Options(turn_timer=600)
 """Long turns: the scenarios wait while earlier tests run."""
 CLASSIC = Options(edition="classic", target=100, turn_timer=600)
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("table-ux-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 SCENARIOS, scenario = registry()
@@ -59,8 +54,7 @@ LOGGED: set[str] = set()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-                 loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
+async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> dict[str, Channel]:
     """One channel per scenario, all installed, then one restart of the bot."""
     return await open_tables(loopback_discord, loopback_bot, SCENARIOS, logged=LOGGED)
 

@@ -12,7 +12,6 @@ import pytest
 import pytest_asyncio
 
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.limits import IS_COMPONENTS_V2
 from loopback.models import Channel, Message
@@ -21,15 +20,11 @@ from support.driver import hands_of, stray_card_labels, turn_of
 from support.e2e import FAST_ENV
 from support.tables import Scenario, abc, hand, open_tables, pair, said, state, table_message
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("table-v2-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -37,8 +32,7 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-                 loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
+async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> dict[str, Channel]:
     return await open_tables(loopback_discord, loopback_bot, SCENARIOS)
 
 

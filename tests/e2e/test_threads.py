@@ -13,21 +13,14 @@ import re
 
 import pytest
 
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.threads import Thread
 from loopback.users import InteractionResult
 from support.e2e import saved_game
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("threads-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), "UNO_CPU_DELAY": "0.05", "UNO_TIME_SCALE": "0.05",
-            "LOG_LEVEL": "INFO"}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(UNO_CPU_DELAY="0.05", UNO_TIME_SCALE="0.05")]
 
 
 def refused(r: InteractionResult, sentence: str) -> None:

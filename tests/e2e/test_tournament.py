@@ -16,21 +16,14 @@ from typing import Any
 
 import pytest
 
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from support.e2e import db_of, saved_game
 from support.games import rows, saved_state
 from support.tables import refused
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("tournament-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), "UNO_CPU_DELAY": "0.02", "UNO_TIME_SCALE": "0.02",
-            "LOG_LEVEL": "INFO"}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(UNO_CPU_DELAY="0.02", UNO_TIME_SCALE="0.02")]
 
 
 def signup(t: LoopbackTest) -> Message:

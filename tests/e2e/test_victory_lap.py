@@ -22,7 +22,6 @@ from cogs.uno._session import Options, Session
 from engine import Card, Color, Decision, Game, Lap, Play
 from engine.replay import move_to_json
 from loopback.bot_process import BotProcess
-from loopback.fixtures import *  # noqa: F403
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
@@ -44,24 +43,19 @@ from support.tables import (
     table_message,
 )
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 OPTS = Options(edition="victory-lap", turn_timer=600)
 """The Victory Lap edition, with long turns: the scenarios wait while earlier tests run."""
 
 
-@pytest.fixture(scope="module")  # type: ignore[no-redef]
-def loopback_bot_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    db = tmp_path_factory.mktemp("victory-lap-db") / "bot.db"
-    return {"DATABASE_PATH": str(db), **FAST_ENV}
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
 
 
 SCENARIOS, scenario = registry()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess,
-                 loopback_bot_env: dict[str, str]) -> dict[str, Channel]:
+async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> dict[str, Channel]:
     """One channel per scenario, all installed (with a move log), then one restart."""
     return await open_tables(loopback_discord, loopback_bot, SCENARIOS, logged=SCENARIOS)
 

@@ -10,7 +10,6 @@ import aiohttp
 import discord
 import pytest
 
-from loopback.fixtures import *  # noqa: F403  (the harness fixtures)
 from loopback.fixtures import LoopbackTest
 from loopback.limits import check_message_limits
 from loopback.openapi import OpenApiValidator

@@ -13,7 +13,6 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from loopback.fixtures import *  # noqa: F403  (the harness fixtures)
 from loopback.fixtures import LoopbackTest
 from loopback.ratelimits import RateLimiter, bucket_hash, top_level_resource
 from loopback.server import LoopbackDiscord

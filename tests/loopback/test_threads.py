@@ -11,7 +11,6 @@ from typing import Any
 import aiohttp
 import pytest
 
-from loopback.fixtures import *  # noqa: F403  (the harness fixtures)
 from loopback.fixtures import LoopbackTest
 from loopback.threads import HAS_THREAD, THREAD_CREATED, Thread
 

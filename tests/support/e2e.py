@@ -55,3 +55,8 @@ async def lobby_saved(db_path: str, channel: Channel, r: InteractionResult) -> M
             return r.message
         await asyncio.sleep(0.05)
     raise AssertionError(f"the lobby's message id was never saved: {s}")
+
+
+FRESH_DIR = "<a fresh folder>"
+"""A ``bot_env`` marker's value for a new empty folder of the module (tests/conftest.py):
+``pytest.mark.bot_env(UNO_ART_CACHE=FRESH_DIR)``."""
