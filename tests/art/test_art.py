@@ -395,6 +395,7 @@ def test_the_art_package_imports_nothing_from_discord() -> None:
             assert not any(n.split(".")[0] == "discord" for n in names), path.name
 
 
+@pytest.mark.slow
 def test_sheet_writes_every_card(tmp_path: Path) -> None:
     from cogs.uno.art import sheet
 

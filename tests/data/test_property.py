@@ -7,6 +7,7 @@ import tempfile
 from dataclasses import astuple
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,6 +93,7 @@ async def run(sequence: list[GameResult], reopen_after: int, path: str) -> None:
         await db.close()
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(sequence=st.lists(games, max_size=15), reopen_after=st.integers(0, 15))
 def test_recording_games_only_adds_and_totals_match(

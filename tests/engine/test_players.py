@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine import Card, Game
 from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer
 from engine.simulate import run_game, simulate
 
 
+@pytest.mark.slow
 def test_heuristic_beats_a_plain_player_head_to_head() -> None:
     """Over 150 two-player games the heuristic player (towers, blockers, challenges, UNO,
     catches) beats a player who just plays the first matching card."""
@@ -15,6 +18,7 @@ def test_heuristic_beats_a_plain_player_head_to_head() -> None:
     assert rates["heuristic"] >= 0.65, rates
 
 
+@pytest.mark.slow
 def test_heuristic_beats_plain_players_at_a_full_table() -> None:
     """One heuristic seat against three plain ones wins more than its fair quarter."""
     summary = simulate(300, 4, "power-grab", 21, ["heuristic", "basic", "basic", "basic"])
@@ -86,6 +90,7 @@ def test_heuristic_challenges_only_when_the_odds_pay() -> None:
     assert odds == sorted(odds) and odds[0] < 0.1 < odds[2]
 
 
+@pytest.mark.slow
 def test_heuristic_challenges_succeed_more_against_bluffers() -> None:
     """Issue 19: heuristic players facing each other rarely challenge and are right about a
     third of the time (the old guess made them challenge thousands of times, right 5% of the

@@ -9,6 +9,7 @@ import sys
 import time
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +43,7 @@ def illegal_candidates(game: Game, rng: random.Random) -> list[Move]:
     return [Play(p, card), Draw(p), Catch(p, rng.choice(game.players))]
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32),
@@ -112,6 +114,7 @@ def test_save_and_restore_plays_on_identically(seed: int, n: int, edition: str,
     assert restored.to_dict() == game.to_dict()
 
 
+@pytest.mark.slow
 def test_rounds_always_end_and_many_games_play_without_error() -> None:
     """A round always ends and a game is always won: thousands of simulated games, both
     editions, 2-6 players, target 100, both scoring modes (R-GAME-END)."""

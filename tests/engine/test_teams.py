@@ -612,6 +612,7 @@ def test_partner_aware_player_neither_catches_nor_challenges_its_partner() -> No
     assert not isinstance(HeuristicPlayer(1).choose(h, "Cy"), Challenge)
 
 
+@pytest.mark.slow
 def test_partner_aware_players_beat_partner_blind_ones() -> None:
     """R-TEAM-PLAYERS: over 300 four-player partner games (teams swapping strategies every
     game) the partner-aware pair wins more often than the partner-blind pair."""

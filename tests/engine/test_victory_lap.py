@@ -514,6 +514,7 @@ def check_lap_privacy(game: Game) -> None:
             assert view["hand"] == [c.code for c in game.hand(p)]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), n=st.integers(2, 10),
        scoring=st.sampled_from(["standard", "alternative"]),

@@ -277,6 +277,7 @@ async def test_file_upload_multipart(loopback: LoopbackTest) -> None:
     assert [a["filename"] for a in msg.attachments] == ["x.txt"]
 
 
+@pytest.mark.slow
 async def test_rate_limit_enforced_on_request(loopback: LoopbackTest) -> None:
     """Switched on for a running bot: discord.py reads the X-RateLimit-* headers of its
     channel posts and waits out the 5-per-5-s bucket instead of running into a 429."""

@@ -274,6 +274,7 @@ def playground(tmp_path: Path) -> Iterator[tuple[Loop, Playground]]:
         loop.stop()
 
 
+@pytest.mark.slow
 def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_path: Path) -> None:
     loop, pg = playground
     guild = pg.guild

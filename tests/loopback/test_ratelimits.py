@@ -287,6 +287,7 @@ async def loopback_discord() -> AsyncIterator[LoopbackDiscord]:
         yield discord_
 
 
+@pytest.mark.slow
 async def test_bot_waits_out_a_429_and_its_message_arrives(loopback: LoopbackTest) -> None:
     d, channel = loopback.discord, loopback.channel
     path = f"/channels/{channel.id}/messages"

@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_a_short_benchmark_run_reports_moves_and_no_errors() -> None:
     out = subprocess.run(
         [sys.executable, "bench/bench_tables.py", "--tables", "3", "--rate", "4",
