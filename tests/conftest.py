@@ -47,11 +47,12 @@ def loopback_bot_env(request: pytest.FixtureRequest,
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every end-to-end test is slow: its module starts the real bot. Slow tests run first
-    (a stable sort: each module's tests stay together and in order), so that in parallel
-    runs (``-n auto --dist loadfile``) the long files start early and the short ones fill
-    in around them."""
+    """Every end-to-end test is slow: its module starts the real bot. Files with slow tests
+    run first (a stable sort: each file's tests stay together and in order), so that in
+    parallel runs (``-n auto --dist loadfile``) the long files start early and the short
+    ones fill in around them."""
     for item in items:
         if item.path.is_relative_to(E2E):
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

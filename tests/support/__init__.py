@@ -1,6 +1,8 @@
-"""What the tests share: the test database (``data``), positions built exactly and the games
-the bot saved (``e2e``), the table service without Discord (``service``), the end-to-end
-tables and driver (``tables``, ``driver``) and the engine's invariants (``invariants``).
+"""What the tests share: the test database (``data``); exact positions, saving them and
+reading back what was saved (``games``: ``scenario_session``, ``install``, ``saved_state``);
+the real bot's quick settings and database (``e2e``: ``FAST_ENV``, ``db_of``,
+``saved_game``); the end-to-end tables and simulated players (``tables``, ``driver``); the
+table service without Discord (``service``) and the engine's invariants (``invariants``).
 
 ``tests/`` is on pytest's ``pythonpath``, so this is the top-level package ``support``; the
 test folders themselves are not packages (no ``__init__.py``), so ``tests/engine``,
