@@ -5,7 +5,7 @@
 #                             strings empty, changed ones fuzzy: translate them)
 #   scripts/i18n.sh compile   every messages.po -> messages.mo (committed: the bot loads it)
 #   scripts/i18n.sh all       the three in turn
-# tests/test_i18n.py fails when the .pot, a .po or a .mo is out of date.
+# tests/tools/test_i18n.py fails when the .pot, a .po or a .mo is out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what the tests need into .venv (once) and run lint, type checks and the tests.
-# Usage: scripts/test.sh [pytest args...]
+# Usage: scripts/test.sh [pytest args...]   e.g. -k lobby -x, -m "not slow" (no end-to-end
+# tests), -n 0 (one process: --pdb, -s). In parallel by default (pyproject.toml addopts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${VENV:-.venv}"

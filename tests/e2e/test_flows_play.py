@@ -1,0 +1,777 @@
+"""End to end through the loopback Discord: playing turns from exact positions.
+
+Every scenario is installed as a saved game in its own channel and the bot is restarted once
+for the whole module; each test then plays its channel through the UI (buttons, selects,
+slash commands) and checks what people see and what the bot saved.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from cogs.uno.table.session import Options, Session
+from data import Database, GameResult, PlayerResult
+from engine import Tower
+from loopback.bot_process import BotProcess
+from loopback.fixtures import LoopbackTest
+from loopback.models import Channel, Message
+from loopback.server import LoopbackDiscord
+from loopback.users import InteractionResult, Member
+from support.e2e import FAST_ENV, db_of
+from support.games import install, saved_state, scenario_session
+from support.tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
+
+OPTS = Options(turn_timer=600)
+"""Long turns: the scenarios wait while earlier tests run."""
+
+FILLERS = 11
+"""Players of an earlier game recorded on the leaderboard, so that it has two pages."""
+
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV, DEV_GUILD_ID="")]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")  # type: ignore[no-redef]
+async def loopback_discord() -> AsyncIterator[LoopbackDiscord]:
+    async with LoopbackDiscord() as discord_:
+        discord_.add_guild("Test")
+        discord_.add_guild("Other")
+        yield discord_
+
+
+SCENARIOS, scenario = registry()
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) -> dict[str, Channel]:
+    """One channel per scenario, all installed, then one restart of the bot."""
+    guild = loopback_discord.guilds[0]
+    channels = {name: guild.new_channel(name) for name in SCENARIOS}
+    db_path = db_of(loopback_bot)
+    await install(db_path, *(build(channels[name]) for name, build in SCENARIOS.items()))
+    db = await Database.open(db_path)
+    try:
+        await db.record_game(GameResult(
+            game_id="filler000000", guild_id=guild.id, channel_id=guild.default_channel.id,
+            edition="power-grab", finished_at=int(time.time()), rounds=1,
+            players=tuple(PlayerResult(user_id=10_000 + i, score=i, won=False, rounds_won=0,
+                                       towers_grabbed=0, best_round=0)
+                          for i in range(1, FILLERS + 1))))
+    finally:
+        await db.close()
+    await loopback_bot.restart()
+    for ch in channels.values():
+        await ch.wait_for(lambda m: "goes on" in m.text(), timeout=15)
+    return channels
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def options(msg: Message) -> list[str]:
+    sels = [s for s in msg.selects() if s.get("type") == 3]
+    assert len(sels) == 1, msg
+    return [o["value"] for o in sels[0]["options"]]
+
+
+# ------------------------------------------------------------------ number cards
+@scenario
+def number_select(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 B4 G5", b: "G6 G7 Y1"}, discard="R9",
+                            draw="R1 R2 B5 B6", turn=a, options=OPTS)
+
+
+async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
+                                              tables: dict[str, Channel]) -> None:
+    ch = tables["number_select"]
+    alice, bob, _c = abc(ch)
+    r = await alice.click("My hand")
+    assert r.ephemeral and r.message is not None
+    assert "**Your hand** (3 cards): 🟥 3 `R3`, 🟦 4 `B4`, 🟩 5 `G5`" in r.text
+    assert not bob.can_see("`B4`")
+    assert options(r.message) == ["R3"]
+    assert r.message.selects()[0]["options"][0]["label"] == "🟥 3 (R3)"
+    mark = ch.mark()
+    await alice.select("🟥 3 (R3)", message=r.message)
+    s = state(ch)
+    assert s["discard"][-1] == "R3" and hand(s, alice) == ["B4", "G5"]
+    assert s["turn"] == pid(bob)
+    msg = await said(ch, "alice plays 🟥 3.", mark)
+    assert f"<@{bob.id}>, it's your turn." in msg.text()
+    assert "**bob's turn.**" in msg.text() and msg.buttons()
+    # the private menu now shows the hand as it is after the play (no play select: not
+    # alice's turn any more)
+    assert r.message.selects() == [] and "**Your hand** (2 cards)" in r.message.text()
+
+
+@scenario
+def slash_play(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 R5 B4 W+4", b: "G6 G7 Y1"},
+                            discard="G9 R9", draw="R1 R2 B5 B6", turn=a, options=OPTS)
+
+
+async def test_slash_play_autocomplete_and_refusals(loopback: LoopbackTest,
+                                                    tables: dict[str, Channel]) -> None:
+    ch = tables["slash_play"]
+    alice, bob, _c = abc(ch)
+    dave = ch.member("dave")
+    choices = await alice.autocomplete("uno play", "card", "")
+    assert [c["value"] for c in choices] == ["R3", "R5", "W+4"]
+    assert [c["name"] for c in await alice.autocomplete("uno play", "card", "5")] == [
+        "🟥 5 (R5)"]
+    assert await bob.autocomplete("uno play", "card", "") == []
+    assert await dave.autocomplete("uno play", "card", "") == []
+
+    before = state(ch)
+    refused(await alice.slash("uno play", card="B4"), "B4 does not match the red 9.")
+    refused(await alice.slash("uno play", card="G1"), "You don't have G1.")
+    refused(await alice.slash("uno play", card="Q5"), "is not")
+    # characters Python counts as digits but that are not 0-9: the same refusal, not
+    # "Something went wrong" (R-CODES-PARSE)
+    for typed in ("R²", "B①", "Y¹U"):
+        refused(await alice.slash("uno play", card=typed), f"'{typed}' is not a card: pick")
+    # a colour outside the declared choices, as only a modified client sends it
+    refused(await alice.slash_raw("uno play", card="W+4", color="X"),
+            "The option color must be one of: red, blue, green, yellow; nothing was changed.")
+    refused(await bob.slash("uno play", card="G6"), "It's alice's turn.")
+    refused(await bob.slash("uno draw"), "It's alice's turn.")
+    refused(await bob.click("Draw", message=table_message(ch)), "It's alice's turn.")
+    refused(await dave.click("Draw", message=table_message(ch)),
+            "You're not playing in this game.")
+    refused(await dave.click("My hand", message=table_message(ch)),
+            "You're not playing in this game.")
+    refused(await dave.slash("uno play", card="R3"), "You're not playing in this game.")
+    assert state(ch) == before
+
+    mark = ch.mark()
+    r = await alice.slash("uno play", card="r5")
+    assert r.ephemeral
+    s = state(ch)
+    assert s["discard"][-1] == "R5" and hand(s, alice) == ["R3", "B4", "W+4"]
+    assert s["turn"] == pid(bob)
+    await said(ch, "alice plays 🟥 5.", mark)
+
+
+@scenario
+def stale_menu(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 R4 B4", b: "R5 R6 G1"}, discard="R9",
+                            draw="G2 G3 G4 G5", turn=a, options=OPTS)
+
+
+async def test_stale_hand_menu_is_refused(loopback: LoopbackTest,
+                                          tables: dict[str, Channel]) -> None:
+    ch = tables["stale_menu"]
+    alice, bob, _c = abc(ch)
+    old = (await alice.click("My hand")).message
+    assert old is not None and options(old) == ["R3", "R4"]
+    await alice.slash("uno play", card="R3")
+    await bob.slash("uno play", card="R5")
+    before = state(ch)
+    assert before["turn"] == pid(alice)
+    r = await alice.select("R4", message=old)
+    refused(r, "This menu is out of date: press My hand for a fresh one.")
+    r = await alice.click("Draw", message=old)
+    refused(r, "This menu is out of date")
+    assert state(ch) == before
+    fresh = (await alice.click("My hand")).message
+    assert fresh is not None
+    await alice.select("R4", message=fresh)
+    assert (state(ch))["discard"][-1] == "R4"
+
+
+# ------------------------------------------------------------------ drawing
+def _draw_scenario(ch: Channel, top_of_draw: str) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "B4 G5", b: "G6 G7 Y1"}, discard="R9",
+                            draw=f"{top_of_draw} Y2 Y3 Y4", turn=a, options=OPTS)
+
+
+@scenario
+def draw_play(ch: Channel) -> Session:
+    return _draw_scenario(ch, "R2")
+
+
+@scenario
+def draw_keep(ch: Channel) -> Session:
+    return _draw_scenario(ch, "R2")
+
+
+@scenario
+def draw_unplayable(ch: Channel) -> Session:
+    return _draw_scenario(ch, "B1")
+
+
+async def test_draw_then_play_it(loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    ch = tables["draw_play"]
+    alice, bob, _c = abc(ch)
+    mark = ch.mark()
+    r = await alice.click("Draw", message=table_message(ch))
+    assert r.ephemeral and "You drew 🟥 2 `R2`." in r.text
+    assert "You drew 🟥 2: play it or keep it." in r.text
+    assert r.message is not None and r.message.button_labels() == ["Play it", "Keep it"]
+    s = state(ch)
+    assert s["pending"] == "drawn" and hand(s, alice) == ["B4", "G5", "R2"]
+    await said(ch, "alice draws a card.", mark)
+    assert not bob.can_see("R2")
+    mark = ch.mark()
+    await alice.click("Play it", message=r.message)
+    s = state(ch)
+    assert s["discard"][-1] == "R2" and hand(s, alice) == ["B4", "G5"]
+    assert s["turn"] == pid(bob)
+    await said(ch, "alice plays 🟥 2.", mark)
+
+
+async def test_draw_then_keep_it(loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    ch = tables["draw_keep"]
+    alice, bob, _c = abc(ch)
+    r = await alice.click("Draw", message=table_message(ch))
+    assert r.message is not None
+    mark = ch.mark()
+    await alice.click("Keep it", message=r.message)
+    s = state(ch)
+    assert s["discard"][-1] == "R9" and hand(s, alice) == ["B4", "G5", "R2"]
+    assert s["turn"] == pid(bob) and s["pending"] == "play"
+    await said(ch, "alice keeps the drawn card.", mark)
+
+
+async def test_unplayable_drawn_card_ends_the_turn(loopback: LoopbackTest,
+                                                   tables: dict[str, Channel]) -> None:
+    ch = tables["draw_unplayable"]
+    alice, bob, _c = abc(ch)
+    mark = ch.mark()
+    r = await alice.slash("uno draw")
+    assert r.ephemeral and "You drew 🟦 1 `B1`." in r.text
+    assert r.message is not None and r.message.buttons() == []
+    s = state(ch)
+    assert hand(s, alice) == ["B4", "G5", "B1"] and s["turn"] == pid(bob)
+    msg = await said(ch, "alice draws a card.", mark)
+    assert f"<@{bob.id}>, it's your turn." in msg.text()
+    assert "B1" not in msg.text()
+    refused(await alice.slash("uno pass"), "It's bob's turn.")
+
+
+# ------------------------------------------------------------------ grabs and blocks
+@scenario
+def grab_two(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "RG B4 G5", b: "G6 G7 Y1"}, discard="R9",
+                            draw="Y2 Y3 Y4 Y5", towers={Tower.U: b}, turn=a, options=OPTS)
+
+
+async def test_grab_two_towers_asks_for_two(loopback: LoopbackTest,
+                                            tables: dict[str, Channel]) -> None:
+    ch = tables["grab_two"]
+    alice, bob, _c = abc(ch)
+    r = await alice.click("My hand")
+    assert r.message is not None
+    await alice.select("RG", message=r.message)
+    assert "pick 2 towers to grab" in r.message.text()
+    sel = r.message.selects()[0]
+    assert sel["min_values"] == 2 and sel["max_values"] == 2
+    assert [o["value"] for o in sel["options"]] == ["U", "N", "O", "!"]
+    assert (state(ch))["discard"][-1] == "R9"
+    mark = ch.mark()
+    await alice.select("Tower U", "Tower O", message=r.message)
+    s = state(ch)
+    assert s["towers"] == {"U": pid(alice), "N": None, "O": pid(alice), "!": None}
+    assert s["discard"][-1] == "RG" and s["turn"] == pid(bob)
+    msg = await said(ch, "grabs the O tower from the tray.", mark)
+    assert "🏰 alice grabs the U tower from bob." in msg.text()
+
+
+@scenario
+def icon_grab(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R5U B4 G5", b: "G6 G7 Y1"}, discard="R9",
+                            draw="Y2 Y3 Y4 Y5", towers={Tower.U: b}, turn=a, options=OPTS)
+
+
+async def test_power_icon_grabs_its_tower(loopback: LoopbackTest,
+                                          tables: dict[str, Channel]) -> None:
+    ch = tables["icon_grab"]
+    alice, _bob, _c = abc(ch)
+    mark = ch.mark()
+    await alice.slash("uno play", card="R5U")
+    s = state(ch)
+    assert s["towers"]["U"] == pid(alice)
+    await said(ch, "🏰 alice grabs the U tower from bob.", mark)
+    table = table_message(ch)
+    assert "`U` alice" in table.text()
+
+
+@scenario
+def actions(ch: Channel) -> Session:
+    a, b, c = abc(ch)
+    return scenario_session(ch, [a, b, c],
+                            hands={a: "BS R1 R2", b: "B+2 B+1 G1 G2", c: "BR Y1 Y2 Y3"},
+                            discard="B9", draw="G7 G8 Y4 Y5 Y6", towers={Tower.N: a},
+                            turn=a, options=OPTS)
+
+
+async def test_skip_reverse_draw_and_block(loopback: LoopbackTest,
+                                           tables: dict[str, Channel]) -> None:
+    ch = tables["actions"]
+    alice, bob, carol = abc(ch)
+    mark = ch.mark()
+    await alice.slash("uno play", card="BS")
+    await said(ch, "bob is skipped.", mark)
+    s = state(ch)
+    assert s["turn"] == pid(carol) and len(hand(s, bob)) == 4
+    mark = ch.mark()
+    await carol.slash("uno play", card="BR")
+    await said(ch, "Play reverses: it now goes ⬅️ right.", mark)
+    s = state(ch)
+    assert s["turn"] == pid(bob) and s["direction"] == -1
+    # alice holds N: bob's Draw Two is blocked and alice plays
+    mark = ch.mark()
+    await bob.slash("uno play", card="B+2")
+    await said(ch, "🛡️ alice's N tower blocks the 🟦 Draw Two!", mark)
+    s = state(ch)
+    assert hand(s, alice) == ["R1", "R2"] and s["turn"] == pid(alice)
+    # alice draws; then carol and bob: the Draw One hits alice
+    await alice.slash("uno draw")
+    s = state(ch)
+    assert s["turn"] == pid(carol)
+    await carol.slash("uno draw")
+    mark = ch.mark()
+    await bob.slash("uno play", card="B+1")
+    await said(ch, "alice draws 1.", mark)
+    s = state(ch)
+    assert len(hand(s, alice)) == 4 and s["turn"] == pid(carol)
+
+
+# ------------------------------------------------------------------ Wild Draw Four
+def _wd4(ch: Channel, alice_hand: str, towers: dict[Tower, Member | str | None] | None = None
+         ) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: alice_hand, b: "G5 G6 G7"}, discard="B9",
+                            draw="R2 R3 R4 R5 R6 R7 R8 Y1 Y2", towers=towers, turn=a,
+                            options=OPTS)
+
+
+@scenario
+def wd4_guilty(ch: Channel) -> Session:
+    return _wd4(ch, "W+4 B3 R1")
+
+
+@scenario
+def wd4_innocent(ch: Channel) -> Session:
+    return _wd4(ch, "W+4 R1 G2")
+
+
+@scenario
+def wd4_accept(ch: Channel) -> Session:
+    return _wd4(ch, "W+4 R1 G2")
+
+
+@scenario
+def wd4_blocked(ch: Channel) -> Session:
+    b = ch.member("bob")
+    return _wd4(ch, "W+4 R1 G2", towers={Tower.O: b})
+
+
+async def _play_wd4(ch: Channel, alice: Member) -> None:
+    r = await alice.click("My hand")
+    assert r.message is not None
+    await alice.select("W+4", message=r.message)
+    assert "pick the colour" in r.message.text()
+    assert r.message.button_labels() == ["Red", "Blue", "Green", "Yellow"]
+    await alice.click("Red", message=r.message)
+
+
+async def test_wd4_challenge_guilty(loopback: LoopbackTest,
+                                    tables: dict[str, Channel]) -> None:
+    ch = tables["wd4_guilty"]
+    alice, bob, _c = abc(ch)
+    mark = ch.mark()
+    await _play_wd4(ch, alice)
+    msg = await said(ch, "alice plays 🌈 Wild Draw Four and picks red.", mark)
+    assert f"<@{bob.id}>: accept or challenge the Wild Draw Four." in msg.text()
+    assert msg.button_labels()[-2:] == ["Accept +4", "Challenge"]
+    s = state(ch)
+    assert s["pending"] == "challenge" and s["turn"] == pid(bob)
+    refused(await alice.slash("uno draw"), "bob must accept or challenge the Wild Draw Four")
+    mark = ch.mark()
+    r = await bob.click("Challenge", message=msg)
+    assert r.ephemeral and ("alice's hand when the Wild Draw Four was played: 🟦 3 `B3`, "
+                            "🟥 1 `R1`") in r.text
+    pub = await said(ch, "⚖️ bob challenges alice's Wild Draw Four: guilty! alice draws 4 and "
+                         "bob plays.", mark)
+    assert "B3" not in pub.text() and "🟦 3" not in pub.text()
+    assert not any("`B3`" in m.text() for m in ch.messages)
+    assert not alice.can_see("alice's hand")
+    s = state(ch)
+    assert hand(s, alice) == ["B3", "R1", "R2", "R3", "R4", "R5"]
+    assert len(hand(s, bob)) == 3 and s["turn"] == pid(bob) and s["pending"] == "play"
+
+
+async def test_wd4_challenge_innocent(loopback: LoopbackTest,
+                                      tables: dict[str, Channel]) -> None:
+    ch = tables["wd4_innocent"]
+    alice, bob, _c = abc(ch)
+    await _play_wd4(ch, alice)
+    mark = ch.mark()
+    r = await bob.slash("uno challenge")
+    assert "alice's hand when the Wild Draw Four was played: 🟥 1 `R1`, 🟩 2 `G2`" in r.text
+    assert "You drew" in r.text
+    await said(ch, "it was legal. bob draws 6.", mark)
+    s = state(ch)
+    assert len(hand(s, bob)) == 9 and hand(s, alice) == ["R1", "G2"]
+    assert s["turn"] == pid(alice)  # two players: the Wild Draw Four's player goes again
+
+
+async def test_wd4_accept(loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    ch = tables["wd4_accept"]
+    alice, bob, _c = abc(ch)
+    mark = ch.mark()
+    await _play_wd4(ch, alice)
+    msg = await said(ch, "accept or challenge the Wild Draw Four.", mark)
+    mark = ch.mark()
+    r = await bob.click("Accept +4", message=msg)
+    assert "You drew 🟥 2 `R2`, 🟥 3 `R3`, 🟥 4 `R4`, 🟥 5 `R5`." in r.text
+    await said(ch, "bob accepts the Wild Draw Four and draws 4.", mark)
+    s = state(ch)
+    assert hand(s, bob) == ["G5", "G6", "G7", "R2", "R3", "R4", "R5"]
+    assert s["turn"] == pid(alice)  # two players: alice goes again
+    assert s["pending"] == "play"
+    refused(await bob.slash("uno accept"), "It's alice's turn.")
+
+
+async def test_blocked_wd4_cannot_be_challenged(loopback: LoopbackTest,
+                                                tables: dict[str, Channel]) -> None:
+    ch = tables["wd4_blocked"]
+    alice, bob, _c = abc(ch)
+    mark = ch.mark()
+    await _play_wd4(ch, alice)
+    msg = await said(ch, "🛡️ bob's O tower blocks the 🌈 Wild Draw Four!", mark)
+    assert msg.button_labels() == ["My hand", "Draw", "UNO!", "Catch"]
+    s = state(ch)
+    assert s["pending"] == "play" and s["turn"] == pid(bob) and len(hand(s, bob)) == 3
+    refused(await bob.slash("uno challenge"), "There is no Wild Draw Four to accept or challenge.")
+    assert state(ch) == s
+
+
+# ------------------------------------------------------------------ UNO calls
+def _uno(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 R4", b: "R5 G1 G2"}, discard="R9",
+                            draw="Y2 Y3 Y4 Y5 Y6", turn=a, options=OPTS)
+
+
+@scenario
+def uno_with_play(ch: Channel) -> Session:
+    return _uno(ch)
+
+
+@scenario
+def uno_caught(ch: Channel) -> Session:
+    return _uno(ch)
+
+
+@scenario
+def uno_window(ch: Channel) -> Session:
+    return _uno(ch)
+
+
+async def test_play_and_call_uno_option(loopback: LoopbackTest,
+                                        tables: dict[str, Channel]) -> None:
+    ch = tables["uno_with_play"]
+    alice, bob, _c = abc(ch)
+    r = await alice.click("My hand")
+    assert r.message is not None
+    assert options(r.message) == ["R3", "R3|u", "R4", "R4|u"]
+    mark = ch.mark()
+    await alice.select("🟥 3 (R3) and call UNO!", message=r.message)
+    await said(ch, "📣 alice calls UNO!", mark)
+    s = state(ch)
+    assert hand(s, alice) == ["R4"] and pid(alice) in s["called"]
+    assert "**UNO!**" in table_message(ch).text()
+    refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    assert state(ch) == s
+
+
+async def test_forgot_uno_and_caught(loopback: LoopbackTest,
+                                     tables: dict[str, Channel]) -> None:
+    ch = tables["uno_caught"]
+    alice, bob, _c = abc(ch)
+    played = ch.mark()
+    r = await alice.slash("uno play", card="R3")
+    # the mover is reminded with an UNO! button of their own
+    assert r.message is not None and r.message.button_labels() == ["UNO!"]
+    # a Catch acts on the table its user saw: the one that shows the play
+    await said(ch, "alice plays 🟥 3.", played)
+    refused(await alice.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    mark = ch.mark()
+    await bob.click("Catch", message=table_message(ch))
+    await said(ch, "🚨 bob caught alice without UNO: alice draws 2.", mark)
+    s = state(ch)
+    assert hand(s, alice) == ["R4", "Y2", "Y3"] and s["turn"] == pid(bob)
+    refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
+
+
+async def test_catch_window_closes_after_next_move(loopback: LoopbackTest,
+                                                   tables: dict[str, Channel]) -> None:
+    ch = tables["uno_window"]
+    alice, bob, _c = abc(ch)
+    await alice.slash("uno play", card="R3")
+    await bob.slash("uno play", card="R5")
+    before = state(ch)
+    refused(await bob.slash("uno catch", player=alice),
+            "Too late: alice can't be caught any more.")
+    assert state(ch) == before and hand(before, alice) == ["R4"]
+
+
+# ------------------------------------------------------------------ instant UNO
+def _instant(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R4! B3 G5 Y6", b: "G6 G7 Y1"},
+                            discard="R9", draw="Y2 Y3 Y4 Y5",
+                            towers={Tower.U: a, Tower.N: a, Tower.O: a}, turn=a,
+                            options=OPTS)
+
+
+@scenario
+def instant_call(ch: Channel) -> Session:
+    return _instant(ch)
+
+
+@scenario
+def instant_catch(ch: Channel) -> Session:
+    return _instant(ch)
+
+
+@scenario
+def instant_keep_call(ch: Channel) -> Session:
+    return _instant(ch)
+
+
+async def _instant_keep(ch: Channel, alice: Member) -> InteractionResult:
+    r = await alice.click("My hand")
+    assert r.message is not None
+    mark = ch.mark()
+    await alice.select("R4!", message=r.message)
+    assert "Choose the one card to keep" in r.message.text()
+    assert options(r.message) == ["B3", "B3|u", "G5", "G5|u", "Y6", "Y6|u"]
+    await said(ch, "grabs the ! tower from the tray.", mark)
+    s = state(ch)
+    assert s["pending"] == "keep" and all(h == pid(alice) for h in s["towers"].values())
+    mark = ch.mark()
+    await alice.select("🟩 5 (G5)", message=r.message)
+    assert "You kept 🟩 5. Don't forget to call UNO!" in r.message.text()
+    msg = await said(ch, "instant UNO!** 2 cards go to the discard pile.", mark)
+    assert "The towers go back to the tray." in msg.text()
+    s = state(ch)
+    assert hand(s, alice) == ["G5"]
+    assert s["towers"] == {"U": None, "N": None, "O": None, "!": None}
+    return r
+
+
+async def test_instant_uno_then_call(loopback: LoopbackTest,
+                                     tables: dict[str, Channel]) -> None:
+    ch = tables["instant_call"]
+    alice, bob, _c = abc(ch)
+    r = await _instant_keep(ch, alice)
+    assert r.message is not None and "UNO!" in r.message.button_labels()
+    mark = ch.mark()
+    await alice.click("UNO!", message=r.message)
+    await said(ch, "📣 alice calls UNO!", mark)
+    refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    assert hand(state(ch), alice) == ["G5"]
+
+
+async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
+                                                     tables: dict[str, Channel]) -> None:
+    """The keep menu also offers "keep it and call UNO!": the keeper can't be caught."""
+    ch = tables["instant_keep_call"]
+    alice, bob, _c = abc(ch)
+    r = await alice.click("My hand")
+    assert r.message is not None
+    await alice.select("R4!", message=r.message)
+    before = await state(ch)
+    refused(await alice.slash("uno keep", card="G⁵"), "'G⁵' is not a card: pick")
+    assert await state(ch) == before
+    mark = ch.mark()
+    await alice.select("G5|u", message=r.message)
+    await said(ch, "📣 alice calls UNO!", mark)
+    refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    s = state(ch)
+    assert hand(s, alice) == ["G5"] and pid(alice) in s["called"]
+
+
+async def test_instant_uno_then_caught(loopback: LoopbackTest,
+                                       tables: dict[str, Channel]) -> None:
+    ch = tables["instant_catch"]
+    alice, bob, _c = abc(ch)
+    await _instant_keep(ch, alice)
+    mark = ch.mark()
+    await bob.slash("uno catch", player=alice)
+    await said(ch, "bob caught alice without UNO: alice draws 2.", mark)
+    assert hand(state(ch), alice) == ["G5", "Y2", "Y3"]
+
+
+# ------------------------------------------------------------------ kick and end
+@scenario
+def kick(ch: Channel) -> Session:
+    a, b, c = abc(ch)
+    return scenario_session(ch, [a, b, c], hands={a: "R3 R4", b: "B1 B2 B3", c: "R5 G1"},
+                            discard="R9", draw="Y2 Y3", turn=a, options=OPTS)
+
+
+async def test_kick_by_host_only(loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    ch = tables["kick"]
+    alice, bob, carol = abc(ch)
+    before = state(ch)
+    refused(await carol.slash("uno kick", player=bob),
+            "Only the host or a member with Manage Server can do that.")
+    refused(await alice.slash("uno kick", player=ch.member("dave")), "is not in this game.")
+    assert state(ch) == before
+    mark = ch.mark()
+    r = await alice.slash("uno kick", player=bob)
+    refused(r, "was removed.")
+    msg = await said(ch, "bob left the game; their cards go under the draw pile.", mark)
+    assert "bob was removed from the game by Alice." in msg.text()
+    s = state(ch)
+    assert s["players"] == [pid(alice), pid(carol)]
+    assert len(s["draw"]) == 5 and sorted(s["draw"][:3]) == ["B1", "B2", "B3"]
+    assert s["draw"][-1] == "Y2"  # the top of the draw pile is unchanged
+    # the game goes on
+    refused(await bob.slash("uno draw"), "You're not playing in this game.")
+    await alice.slash("uno play", card="R3")
+    s = state(ch)
+    assert s["turn"] == pid(carol)
+
+
+@scenario
+def end_game(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3", b: "B1 B2 B3"}, discard="R9",
+                            draw="Y2 Y3", turn=a, options=OPTS)
+
+
+async def test_end_by_host_not_counted(loopback: LoopbackTest,
+                                       tables: dict[str, Channel]) -> None:
+    ch = tables["end_game"]
+    alice, bob, _c = abc(ch)
+    before = state(ch)
+    refused(await bob.slash("uno end"), "Only the host or a member with Manage Server")
+    assert state(ch) == before
+    r = await alice.slash("uno end")
+    assert not r.ephemeral
+    assert "Alice ended the game. It does not count on the leaderboard." in r.text
+    db = db_of(ch)
+    assert saved_state(db, ch) is None
+    refused(await alice.slash("uno play", card="R3"), "There is no game in this channel")
+    r = await bob.slash("uno stats")
+    assert "Bob hasn't finished a game in this server yet." in r.text
+
+
+# ------------------------------------------------------------------ a game ends
+@scenario
+def finish(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    opts = Options(turn_timer=600, target=100)
+    return scenario_session(ch, [a, b], hands={a: "R3", b: "W+4 WG G+2 G5"}, discard="R9",
+                            draw="Y2 Y3 Y4", turn=a, options=opts)
+
+
+async def test_last_card_wins_and_leaderboard(loopback: LoopbackTest,
+                                              tables: dict[str, Channel]) -> None:
+    ch = tables["finish"]
+    alice, bob, _c = abc(ch)
+    mark = ch.mark()
+    await alice.slash("uno play", card="R3")
+    msg = await said(ch, "🎉 **alice** won the game!", mark)
+    assert "🏆 alice wins round 1 and scores 125 points!" in msg.text()
+    db = db_of(ch)
+    assert saved_state(db, ch) is None
+    refused(await bob.slash("uno draw"), "There is no game in this channel")
+
+    r = await bob.slash("uno leaderboard")
+    assert r.message is not None and not r.ephemeral
+    text = r.message.text()
+    assert "Leaderboard by wins" in text and "Page 1 of 2" in text
+    assert f"**1.** <@{alice.id}>: 1 wins in 1 games · 125 points" in text
+    labels = {b["label"]: b for b in r.message.buttons()}
+    assert labels["◀ Previous"].get("disabled") and not labels["Next ▶"].get("disabled")
+    await bob.click("Next ▶", message=r.message)
+    assert "Page 2 of 2" in r.message.text() and "**11.**" in r.message.text()
+    assert "**13.**" in r.message.text() and f"<@{alice.id}>" not in r.message.text()
+    assert f"<@{bob.id}>: 0 wins in 1 games · 0 points" in text + r.message.text()
+    await bob.click("By points", message=r.message)
+    assert "Leaderboard by points" in r.message.text()
+    assert f"**1.** <@{alice.id}>" in r.message.text()
+
+    r = await bob.slash("uno stats", member=alice)
+    fields = {f["name"]: f["value"] for f in r.message.embeds[0]["fields"]} \
+        if r.message else {}
+    assert fields["Games played"] == "1" and fields["Games won"] == "1"
+    assert fields["Points"] == "125" and fields["Rounds won"] == "1"
+
+    # another server's leaderboard knows nothing of them
+    zed = loopback.discord.guilds[1].member("zed")
+    r = await zed.slash("uno leaderboard")
+    assert "No games finished here yet" in r.text
+    r = await zed.slash("uno stats")
+    assert "hasn't finished a game in this server yet" in r.text
+
+
+# ------------------------------------------------------------------ hand pages
+PLAYABLE = ("R1U R1 R2N R2 R3O R3 R4! R4 R5U R5 R6N R6 R7O R7 R8! R8 R9 "
+            "R+1 R+2 RS RR RG W+4 WG B9 G9 Y9")
+
+
+@scenario
+def paging(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: PLAYABLE + " B1 B2 B3 B4", b: "G1 G2"},
+                            discard="G9 R9", draw="Y2 Y3", turn=a, options=OPTS)
+
+
+async def test_hand_with_more_than_25_options_pages(loopback: LoopbackTest,
+                                                    tables: dict[str, Channel]) -> None:
+    ch = tables["paging"]
+    alice, _b, _c = abc(ch)
+    r = await alice.click("My hand")
+    assert r.message is not None and "(31 cards)" in r.text
+    first = options(r.message)
+    assert len(first) == 25
+    assert "More cards (2/2)" in r.message.button_labels()
+    await alice.click("More cards (2/2)", message=r.message)
+    second = options(r.message)
+    assert sorted(first + second) == sorted(PLAYABLE.split())
+    assert "More cards (1/2)" in r.message.button_labels()
+    card = second[-1]
+    await alice.select(card, message=r.message)
+    if "pick the colour" in r.message.text():
+        await alice.click("Green", message=r.message)
+    if "to grab" in r.message.text():
+        await alice.select("Tower U", message=r.message)
+    s = state(ch)
+    assert s["discard"][-1] == card and card not in hand(s, alice)
+
+
+# ------------------------------------------------------------------ computer players
+@scenario
+def cpu_turn(ch: Channel) -> Session:
+    a, _b, _c = abc(ch)
+    return scenario_session(ch, [a, "cpu1"], hands={a: "R3 G1 G2", "cpu1": "R5 R6 B1 B2"},
+                            discard="R9", draw="Y2 Y3 Y4", turn=a, options=OPTS)
+
+
+async def test_computer_player_moves_by_itself(loopback: LoopbackTest,
+                                               tables: dict[str, Channel]) -> None:
+    ch = tables["cpu_turn"]
+    alice, _b, _c = abc(ch)
+    mark = ch.mark()
+    await alice.slash("uno play", card="R3")
+    s = await poll_state(ch, lambda s: s["turn"] == pid(alice))
+    assert len(hand(s, "cpu1")) == 3 and s["discard"][-1] in ("R5", "R6")
+    msg = await said(ch, "cpu1 plays 🟥", mark)
+    await said(ch, f"<@{alice.id}>, it's your turn.", mark)
+    assert msg is not None

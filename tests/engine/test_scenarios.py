@@ -1,0 +1,274 @@
+"""Scenario files (tests/engine/scenarios/*.json) replayed against their reviewed expected output
+(NAME.expected.jsonl), and the replay CLI.
+
+Regenerate the expected files deliberately with ``UPDATE_SCENARIOS=1 pytest
+tests/engine/test_scenarios.py`` and review the diff by eye before committing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.replay import ReplayFormatError, main, replay
+
+HERE = Path(__file__).parent / "scenarios"
+SCENARIOS = sorted(HERE.glob("*.json"))
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_there_are_enough_scenarios() -> None:
+    """At least eight scenarios cover the headline rules."""
+    assert len(SCENARIOS) >= 8
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_scenario_matches_expected(path: Path) -> None:
+    """Each scenario replays to exactly its reviewed expected JSONL (see RULES.md ids in the
+    scenario names: R-WD4-CHALLENGE, R-INSTANT-UNO, R-UNO-WINDOW, R-TWO-AGAIN, R-BLOCK,
+    R-FIRST-GRAB2, R-FIRST-REVERSE, R-FIRST-W4, R-FIRST-WILD, R-LAST-DRAW, R-SCORE-ALT,
+    R-RESHUFFLE, R-DEALER-DRAW)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    got = [json.dumps(line, ensure_ascii=False) for line in replay(data)]
+    expected_path = path.with_suffix(".expected.jsonl")
+    if os.environ.get("UPDATE_SCENARIOS"):
+        expected_path.write_text("\n".join(got) + "\n", encoding="utf-8")
+    expected = expected_path.read_text(encoding="utf-8").splitlines()
+    assert got == expected
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.with_suffix(".expected.jsonl").read_text().splitlines()]
+
+
+def test_scenario_wd4_challenge_outcomes() -> None:
+    """R-WD4-CHALLENGE: the guilty bluff draws 4 for ann; the innocent one costs ben 6."""
+    out = lines_of(HERE / "wd4_challenge.json")
+    challenges = [e for e in out if e["event"] == "challenge"]
+    assert [c["guilty"] for c in challenges] == [True, False]
+    assert any(e["event"] == "rejected" and e["player"] == "cat" for e in out)
+
+
+def test_scenario_instant_uno_catch() -> None:
+    """R-INSTANT-UNO-CALL: after a keep without a call, cat catches ann."""
+    out = lines_of(HERE / "instant_uno.json")
+    kinds = [e["event"] for e in out]
+    assert "instant_uno" in kinds and "caught" in kinds
+    assert out[-1]["towers"] == {"U": None, "N": None, "O": None, "!": None}
+
+
+def test_scenario_catch_window() -> None:
+    """R-UNO-WINDOW: the forced draw left the window open for one more move only."""
+    out = lines_of(HERE / "uno_catch_window.json")
+    rejected = [e for e in out if e["event"] == "rejected"]
+    assert [e["event"] for e in out[:6]] == ["played", "drew", "skipped", "turn", "caught",
+                                             "drew"]
+    assert rejected[0]["move"] == 4 and "Too late" in rejected[0]["reason"]
+
+
+def test_scenario_dealer_tie() -> None:
+    """R-DEALER-DRAW: seed 3 ties cat and dan twice; only they redraw until cat is highest."""
+    out = lines_of(HERE / "dealer_tie.json")
+    draws = [e["player"] for e in out if e["event"] == "dealer_draw"]
+    assert draws == ["ann", "ben", "cat", "dan", "cat", "dan", "cat", "dan"]
+    assert next(e for e in out if e["event"] == "dealer")["player"] == "cat"
+
+
+def test_scenario_game_won() -> None:
+    """R-LAST-DRAW, R-GAME-END: the Draw Two's cards are scored and the game is over."""
+    out = lines_of(HERE / "last_card_scoring.json")
+    won = next(e for e in out if e["event"] == "round_won")
+    assert won["points"] == 7 + 50 + 50 + 3 + 20 + 5
+    assert out[-1]["over"] is True and out[-1]["winners"] == ["ann"]
+
+
+# ---------------------------------------------------------------- CLI
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engine.replay", *args], input=stdin,
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def test_cli_prints_jsonl() -> None:
+    """R-REPLAY-FORMAT: the replay CLI prints one JSON object per line, ending with the
+    state."""
+    path = HERE / "two_players.json"
+    res = run_cli(str(path))
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines == path.with_suffix(".expected.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["event"] == "state"
+
+
+def test_cli_reads_stdin() -> None:
+    """R-REPLAY-FORMAT: ``-`` reads the scenario from standard input."""
+    path = HERE / "reshuffle.json"
+    res = run_cli("-", stdin=path.read_text())
+    assert res.returncode == 0
+    assert res.stdout.splitlines() == path.with_suffix(".expected.jsonl").read_text().splitlines()
+
+
+BASE: dict[str, Any] = {
+    "edition": "power-grab",
+    "players": ["ann", "ben"],
+    "setup": {"hands": {"ann": ["R1", "R2"], "ben": ["B1"]}, "discard": ["R7"]},
+    "moves": [{"player": "ann", "play": "R1"}, {"player": "ben", "draw": True},
+              {"player": "ann", "play": "R2"}, {"player": "ben", "draw": True}],
+}
+
+
+def with_(path: list[Any], value: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(json.dumps(BASE))
+    node: Any = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("{not json", "not valid JSON"),
+        (json.dumps(with_(["colour"], "red")), "top level: unknown key 'colour'"),
+        (json.dumps(with_(["moves", 3], {"player": "ben", "play": "R10"})),
+         "moves[3]: 'R10' is not a card code"),
+        (json.dumps(with_(["moves", 1], {"player": "ben", "jump": True})),
+         "moves[1]: Unknown key 'jump'"),
+        (json.dumps(with_(["setup", "hands", "zed"], ["R5"])),
+         "setup.hands: 'zed' is not one of the players"),
+        (json.dumps(with_(["setup", "turn"], "zed")), "setup.turn: 'zed' is not one of"),
+        (json.dumps(with_(["moves", 2], {"player": "zed", "draw": True})),
+         "moves[2].player: 'zed' is not one of the players"),
+        (json.dumps(with_(["moves", 2], {"player": "ben", "catch": "zed"})),
+         "moves[2].catch: 'zed' is not one of the players"),
+        (json.dumps(with_(["moves", 0], {"player": "ann", "play": "R1", "draw": True})),
+         "moves[0]: A move has one action"),
+        (json.dumps(with_(["moves", 0], "R1")), "moves[0]: A move must be an object"),
+        (json.dumps(with_(["moves", 0], {"player": "ann", "play": "R1", "towers": ["X"]})),
+         "moves[0]: 'X' is not a tower"),
+        (json.dumps(with_(["setup", "towers"], {"Q": "ann"})), "setup.towers: 'Q' is not a"),
+        (json.dumps(with_(["setup", "direction"], 2)), "setup.direction: expected 1 or -1"),
+        (json.dumps(with_(["seed"], "x")), "seed: expected a whole number"),
+        (json.dumps({"players": ["a", "b"], "moves": []}), "top level: missing 'edition'"),
+        (json.dumps(with_(["setup", "draw"], ["R5", "Q9"])), "setup.draw[1]:"),
+        (json.dumps(with_(["setup", "discard"], ["W"])), "setup: W is not a card of"),
+        (json.dumps(with_(["rules"], {"target": 50})), "rules: The target must be from 100"),
+        (json.dumps(with_(["edition"], "uno-flip")), "edition: must be"),
+        (json.dumps(with_(["players"], ["ann", "ann"])), "players: expected a list of distinct"),
+        ("[]", "top level: expected a JSON object"),
+    ],
+)
+def test_cli_malformed_exits_2_with_one_line(text: str, where: str, tmp_path: Path) -> None:
+    """R-REPLAY-FORMAT: a malformed scenario exits 2 with one line naming where the problem
+    is."""
+    f = tmp_path / "bad.json"
+    f.write_text(text)
+    res = run_cli(str(f))
+    assert res.returncode == 2
+    assert res.stdout == ""
+    err = res.stderr.strip()
+    assert "\n" not in err
+    assert err.startswith(f"{f}: ") and where in err, err
+
+
+@pytest.mark.parametrize("draw", [["W+4"], ["W+4", "W+4", "W+4", "W+4"]])
+def test_cli_setup_with_only_wild_draw_fours_to_turn_up_exits_2(draw: list[str],
+                                                                tmp_path: Path) -> None:
+    """R-FIRST-W4, R-REPLAY-FORMAT: a setup whose draw pile holds only Wild Draw Fours (each
+    goes back and is reshuffled) can never open: exit 2 with one line, not an endless
+    loop."""
+    f = tmp_path / "w4.json"
+    f.write_text(json.dumps({"edition": "power-grab", "players": ["ann", "ben"],
+                             "setup": {"hands": {"ann": ["R1"], "ben": ["B1"]},
+                                       "draw": draw},
+                             "moves": []}))
+    res = subprocess.run([sys.executable, "-m", "engine.replay", str(f)], capture_output=True,
+                         text=True, cwd=ROOT, timeout=60)
+    assert res.returncode == 2 and res.stdout == ""
+    err = res.stderr.strip()
+    assert err == f"{f}: setup: The draw pile holds only Wild Draw Fours: no card can be " \
+                  "turned up to start.", err
+
+
+def test_cli_usage_and_missing_file(tmp_path: Path) -> None:
+    """R-REPLAY-FORMAT: no argument or an unreadable file: exit 2 with one line."""
+    assert main([]) == 2
+    res = run_cli(str(tmp_path / "nope.json"))
+    assert res.returncode == 2 and "cannot read the file" in res.stderr
+
+
+def test_replay_refused_moves_are_reported_not_fatal() -> None:
+    """R-REPLAY-FORMAT: a move the rules refuse is reported as a ``rejected`` line and play
+    goes on."""
+    data = with_(["moves", 0], {"player": "ben", "draw": True})
+    out = list(replay(data))
+    rej = [e for e in out if e["event"] == "rejected"]
+    assert rej[0] == {"event": "rejected", "player": "ben", "reason": "It's ann's turn.",
+                      "move": 0}
+    with pytest.raises(ReplayFormatError):
+        list(replay({"edition": "power-grab", "players": ["a", "b"]}))
+
+
+def test_scenario_victory_lap_kept_at_step_one() -> None:
+    """R-VL-LAP, R-VL-ONLY, R-VL-COLOR (sheet 004, Victory Lap Card; RULINGS, Victory Lap
+    edition): ann keeps cat's hand at step 1, every hand having moved one seat; moves by
+    others and ann's own play during the lap are refused; the colour named with the play
+    stands."""
+    out = lines_of(HERE / "victory_lap_kept_first.json")
+    assert [e["reason"] for e in out if e["event"] == "rejected"][:3] == [
+        "ann must keep or pass a hand in the Victory Lap first.",
+        "ann must keep or pass a hand in the Victory Lap first.",
+        "Keep or pass the hand in front of you first.",
+    ]
+    assert {"event": "lap_kept", "player": "ann", "step": 1} in out
+    assert out[-1]["hands"] == {"ann": ["G1", "G2"], "ben": ["R1", "R3"],
+                                "cat": ["B1", "B2", "B3", "B4", "B5"]}
+
+
+def test_scenario_victory_lap_full_circle() -> None:
+    """R-VL-OWN-HAND, R-VL-COLOR (sheet 004, Victory Lap Card (note); RULINGS, Victory Lap
+    edition): ann passes twice, her own hand comes back and a third pass is refused; the
+    colour left out of the play is named on the keep."""
+    out = lines_of(HERE / "victory_lap_full_circle.json")
+    passes = [(e["cards"], e["step"]) for e in out if e["event"] == "lap_passed"]
+    assert passes == [(5, 1), (4, 2)]
+    assert {"event": "lap_kept", "player": "ann", "step": 3} in out
+    assert {"event": "color_chosen", "player": "ann", "color": "red"} in out
+    assert out[-1]["hands"]["ann"] == ["R1", "R2"]
+
+
+def test_scenario_victory_lap_one_card_uno() -> None:
+    """R-VL-UNO (RULINGS, Victory Lap edition): the call made with the play does not count;
+    ann keeps one card and is caught; cat, given one card, may call but can't be caught."""
+    out = lines_of(HERE / "victory_lap_one_card_uno.json")
+    assert next(e for e in out if e["event"] == "uno") == {"event": "uno", "player": "cat"}
+    assert {"event": "caught", "player": "ann", "by": "dan"} in out
+    assert out[4]["event"] == "rejected" and out[4]["player"] == "dan"
+
+
+def test_scenario_victory_lap_last_card_and_first_card() -> None:
+    """R-VL-LAST (RULINGS, Victory Lap edition): a Victory Lap as the last card ends the
+    round with no lap, and a Victory Lap left in a hand scores 50 (sheet 004, Scoring).
+    R-FIRST-WILD: a Victory Lap turned up first starts no lap; the first player names the
+    colour (RULINGS, Deal and round)."""
+    last = lines_of(HERE / "victory_lap_last_card.json")
+    assert [e["event"] for e in last[:3]] == ["rejected", "played", "round_won"]
+    assert last[2]["points"] == 50 + 2 + 1 + 20
+    first = lines_of(HERE / "victory_lap_first_card.json")
+    assert first[1] == {"event": "turn", "player": "ann", "decision": "color"}
+    assert not any(e["event"].startswith("lap") for e in first)
+
+
+def test_scenario_victory_lap_two_players_ends_mid_lap() -> None:
+    """R-VL-LAP with two players (sheet 004, Two-Handed Play: the usual rules otherwise):
+    one pass brings ann's own hand back; the closing state shows the pending lap."""
+    out = lines_of(HERE / "victory_lap_two_players.json")
+    assert out[-1]["pending"] == {"decision": "lap", "player": "ann", "step": 2,
+                                  "steps_left": 0}

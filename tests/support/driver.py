@@ -1,0 +1,392 @@
+"""Simulated people playing UNO through the bot's UI, for end-to-end tests.
+
+A :class:`Human` decides only from what its member sees: the newest table message (whose
+turn it is, card counts, UNO marks) and its own ephemeral hand menu (select options, buttons).
+The saved game (:func:`support.games.saved_state`) is read only by :class:`PrivacyWatch`,
+to check what each message shows against the true hands; it never drives a decision.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from loopback.models import Channel, Message
+from loopback.users import InteractionResult, Member
+from support.games import saved_state
+
+CARD = r"[RBGY](?:\d[UNO!]?|\+[12]|[SRG])|W(?:\+4|G|V)?"
+TICKED = re.compile(rf"`({CARD})`")
+LABELLED = re.compile(rf"\(({CARD})\)")
+COLOUR_BUTTONS = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}
+TURN_PING = re.compile(
+    r"<@(\d+)>(?:, it's your turn\.|: accept or challenge|: choose the card|: name the starting"
+    r"|: keep or pass the hand)")
+PLAYER_ROW = re.compile(r"\*\*(?P<name>[^*]+)\*\*(?P<cpu> 🤖)?: (?P<n>\d+) cards?")
+
+
+def hands_of(state: dict[str, Any] | None) -> dict[str, list[str]]:
+    if not state or not state.get("game"):
+        return {}
+    return {p: list(h) for p, h in state["game"]["hands"].items()}
+
+
+def component_strings(msg: Message | dict[str, Any]) -> list[str]:
+    comps = msg.components if isinstance(msg, Message) else msg.get("components") or []
+    out: list[str] = []
+    stack = list(comps)
+    while stack:
+        c = stack.pop()
+        out += [str(c.get(k)) for k in ("label", "placeholder") if c.get(k)]
+        if c.get("type") == 10 and c.get("content"):  # a Components V2 text display
+            out.append(str(c["content"]))
+        for item in c.get("items") or []:  # a media gallery's descriptions (alt text)
+            if isinstance(item, dict) and item.get("description"):
+                out.append(str(item["description"]))
+        for o in c.get("options") or []:
+            out += [str(o.get("label", "")), str(o.get("description", ""))]
+        stack += list(c.get("components") or [])
+        if isinstance(c.get("accessory"), dict):
+            stack.append(c["accessory"])
+    return out
+
+
+def shown_codes(text: str) -> list[str]:
+    return TICKED.findall(text) + LABELLED.findall(text)
+
+
+def option_codes(msg: Message) -> list[str]:
+    codes = []
+    for sel in msg.selects():
+        for o in sel.get("options") or []:
+            value = str(o.get("value", "")).partition("|")[0]
+            if re.fullmatch(CARD, value):
+                codes.append(value)
+    return codes
+
+
+def payload_text(p: dict[str, Any]) -> str:
+    """Readable text of a stored payload (content, embeds, component labels)."""
+    bits = [p.get("content") or "", json.dumps(p.get("embeds") or [], ensure_ascii=False)]
+    return "\n".join(bits + component_strings(p))
+
+
+_CARD_LABEL = (r"(?:[🟥🟦🟩🟨] (?:\d(?: \[[UNO!]\])?|Draw One|Draw Two|Skip|Reverse|Grab-2-Towers)"
+               r"|🌈 (?:Wild Draw Four|Wild Grab-A-Tower|Wild|Victory Lap))")
+# Where a public message may name a card: one played, turned up, on top of the pile, drawn
+# to choose the dealer (shown to all), or blocked by a tower. Anything else names a card
+# that may sit in a hand.
+_PUBLIC_CARD_CONTEXTS = [
+    re.compile(r"plays " + _CARD_LABEL),
+    re.compile(r"The first card is " + _CARD_LABEL),
+    re.compile(r"Top card: \*\*" + _CARD_LABEL + r"\*\*"),
+    re.compile(r"Cards drawn for the deal: [^\n]*"),
+    re.compile(r"blocks the " + _CARD_LABEL),
+]
+
+
+def stray_card_labels(text: str) -> list[str]:
+    """Card labels in ``text`` outside the contexts where a card is public."""
+    for pattern in _PUBLIC_CARD_CONTEXTS:
+        text = pattern.sub("", text)
+    return re.findall(_CARD_LABEL, text)
+
+
+@dataclass
+class PrivacyWatch:
+    """Checks, after every action, each message changed since the last check."""
+
+    db_path: str
+    channel: Channel
+    seq: int = 0
+    violations: list[str] = field(default_factory=list)
+    hand_messages: int = 0
+    challenge_reveals: list[tuple[int, str]] = field(default_factory=list)
+
+    def check(self, pre: dict[str, Any] | None, post: dict[str, Any] | None) -> None:
+        """``pre``/``post``: the saved game just before and after the action."""
+        before, after = hands_of(pre), hands_of(post)
+        w4 = ((pre or {}).get("game") or {}).get("w4")
+        seq = self.seq
+        self.seq = self.channel.server.change_seq
+        # Menus and tables are edited only while they are recent; the full history of
+        # public messages is scanned again by scan_public_history.
+        for msg in self.channel.all_messages[-150:]:
+            if msg.change_seq <= seq:
+                continue
+            if msg.ephemeral_for is None:
+                self._check_public(msg)
+            elif not _only_files_changed(msg):
+                # (a hand menu's picture is added by a later edit: its text was checked
+                # against the game as it was when the menu was sent)
+                self._check_private(msg, before, after, w4)
+
+    def _check_public(self, msg: Message) -> None:
+        text = "\n".join([msg.text(), *component_strings(msg)])
+        found = shown_codes(text)
+        if found:
+            self.violations.append(f"public message shows card codes {found}: {text[:300]!r}")
+        stray = stray_card_labels(text)
+        if stray:
+            self.violations.append(f"public message shows cards {stray} where no card is "
+                                   f"public: {text[:300]!r}")
+        if msg.selects():
+            self.violations.append(f"public message has a select: {msg!r}")
+
+    def _check_private(self, msg: Message, before: dict[str, list[str]],
+                       after: dict[str, list[str]], w4: dict[str, Any] | None) -> None:
+        owner = str(msg.ephemeral_for)
+        own = Counter(before.get(owner, [])) | Counter(after.get(owner, []))
+        for line in msg.text().splitlines():
+            codes = shown_codes(line)
+            if "'s hand when the Wild Draw Four was played:" in line:
+                if not w4 or w4.get("victim") != owner:
+                    self.violations.append(f"{owner} sees another hand without challenging: "
+                                           f"{line!r}")
+                    continue
+                against = w4["player"]
+                # the hand the Wild Draw Four was played from (saved with it)
+                theirs = set(before.get(against, [])) | set(after.get(against, [])) | \
+                    set(w4.get("hand") or [])
+                if not set(codes) <= theirs:
+                    self.violations.append(f"challenge reveal {codes} is not {against}'s hand "
+                                           f"{sorted(theirs)}")
+                self.challenge_reveals.append((msg.ephemeral_for or 0, against))
+                continue
+            if line.startswith("**Your hand**"):
+                self.hand_messages += 1
+                m = re.match(r"\*\*Your hand\*\* \((\d+) cards?\)", line)
+                if not m or int(m.group(1)) != len(codes):
+                    self.violations.append(f"hand count does not match its cards: {line!r}")
+                if not Counter(codes) <= own and not (
+                        Counter(codes) <= Counter(after.get(owner, []))):
+                    self.violations.append(
+                        f"{owner}'s hand message {sorted(codes)} is not their hand "
+                        f"{sorted(own.elements())}")
+                continue
+            extra = set(codes) - set(own)
+            if extra:
+                self.violations.append(f"{owner}'s ephemeral shows {sorted(extra)} they don't "
+                                       f"hold: {line!r}")
+        extra = set(option_codes(msg)) - set(own)
+        if extra:
+            self.violations.append(f"{owner}'s menu offers {sorted(extra)} they don't hold")
+
+    def scan_public_history(self) -> None:
+        """Every public message and every earlier version of it (edits)."""
+        for msg in self.channel.all_messages:
+            if msg.ephemeral_for is not None:
+                continue
+            self._check_public(msg)
+            for old in msg.history:
+                found = shown_codes(payload_text(old))
+                if found:
+                    self.violations.append(f"an earlier version of {msg.id} showed {found}")
+
+
+def _only_files_changed(msg: Message) -> bool:
+    """Whether the message's last edit changed nothing but its files."""
+    if not msg.history:
+        return False
+    last = msg.history[-1]
+    return (last.get("content") == msg.content and last.get("components") == msg.components
+            and last.get("embeds") == msg.embeds and last.get("attachments") != msg.attachments)
+
+
+def turn_of(table: Message) -> int | None:
+    """The member the table's turn line mentions (None: a computer player's turn)."""
+    found = TURN_PING.findall(table.text())
+    return int(found[-1]) if found else None
+
+
+def uno_forgotten(table: Message) -> list[str]:
+    """Names shown with one card and no UNO! mark."""
+    out = []
+    for line in table.text().splitlines():
+        m = PLAYER_ROW.search(line)
+        if m and m.group("n") == "1" and "UNO!" not in line:
+            out.append(m.group("name"))
+    return out
+
+
+def is_answer(text: str) -> bool:
+    """A move's private answer (as opposed to a one-sentence refusal)."""
+    return ("**Your hand**" in text or text.startswith(("You drew", "You kept", "Caught!"))
+            or "'s hand when" in text or "**Hand in front of you**" in text)
+
+
+def is_table(m: Message) -> bool:
+    return "My hand" in m.button_labels()
+
+
+@dataclass
+class Stats:
+    counts: Counter[str] = field(default_factory=Counter)
+    refusals: list[str] = field(default_factory=list)
+    catch_refusals: list[str] = field(default_factory=list)
+
+    def add(self, what: str) -> None:
+        self.counts[what] += 1
+
+
+class Human:
+    """One simulated person."""
+
+    def __init__(self, member: Member, rng: random.Random, stats: Stats, watch: PrivacyWatch,
+                 *, forget: float = 0.3, challenge: float = 0.4) -> None:
+        self.m = member
+        self.rng = rng
+        self.stats = stats
+        self.watch = watch
+        self.forget = forget
+        self.challenge = challenge
+        self.hand: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return self.m.name.capitalize()
+
+    def _state(self) -> dict[str, Any] | None:
+        return saved_state(self.watch.db_path, self.m.channel)
+
+    async def _do(self, action: Any, *args: Any, **kwargs: Any) -> InteractionResult:
+        pre = self._state()
+        r: InteractionResult = await action(*args, **kwargs)
+        self.watch.check(pre, self._state())
+        return r
+
+    async def catch(self) -> InteractionResult:
+        r = await self._do(self.m.click, "Catch")
+        if is_answer(r.text):
+            self.stats.add("catch ok")
+        else:
+            self.stats.add("catch refused")
+            self.stats.catch_refusals.append(r.text)
+        return r
+
+    async def take_turn(self) -> bool:
+        """Open My hand and play the turn; False when the menu says it isn't our turn."""
+        r = await self._do(self.m.click, "My hand")
+        menu = r.message
+        assert menu is not None and menu.ephemeral_for == self.m.id, r
+        acted = False
+        for _step in range(10):
+            result = await self._step(menu)
+            if result is None:
+                break
+            acted = True
+            if result.response_type != 7 and not is_answer(result.text):
+                self.stats.refusals.append(f"{self.name}: {result.text}")
+                break
+            menu = result.message
+            assert menu is not None
+        return acted
+
+    async def _step(self, menu: Message) -> InteractionResult | None:
+        text = menu.text()
+        first = text.splitlines()[0] if text else ""
+        if first.startswith("**Your hand**"):
+            self.hand = TICKED.findall(first)
+        labels = menu.button_labels()
+        selects = {s.get("placeholder"): s for s in menu.selects()}
+        rng = self.rng
+        if "Play a card…" in selects:
+            options = [str(o["value"]) for o in selects["Play a card…"]["options"]]
+            calls = [v for v in options if v.endswith("|u")]
+            if calls:
+                if rng.random() < self.forget:
+                    self.stats.add("forgot uno")
+                    options = [v for v in options if "|" not in v]
+                else:
+                    self.stats.add("uno with play")
+                    options = calls
+            elif rng.random() < 0.04:
+                self.stats.add("draw instead")
+                return await self._do(self.m.click, "Draw", message=menu)
+            plain = [v for v in options if not v.startswith("W")]
+            laps = [v for v in options if v.startswith("WV")]
+            if laps and rng.random() < 0.5:
+                self.stats.add("victory lap")
+                return await self._do(self.m.select, rng.choice(laps), message=menu)
+            choice = rng.choice(plain or options)
+            self.stats.add("play")
+            return await self._do(self.m.select, choice, message=menu)
+        if "Towers to grab…" in selects:
+            sel = selects["Towers to grab…"]
+            need = int(sel.get("min_values") or 1)
+            values = rng.sample([str(o["value"]) for o in sel["options"]], need)
+            self.stats.add("towers")
+            return await self._do(self.m.select, *values, message=menu)
+        if "Card to keep…" in selects:
+            options = [str(o["value"]) for o in selects["Card to keep…"]["options"]]
+            self.stats.add("keep")
+            return await self._do(self.m.select, rng.choice(options), message=menu)
+        if "Red" in labels:
+            counts = Counter(c[0] for c in self.hand if c[0] in COLOUR_BUTTONS)
+            colour = counts.most_common(1)[0][0] if counts else rng.choice("RBGY")
+            self.stats.add("colour")
+            return await self._do(self.m.click, COLOUR_BUTTONS[colour], message=menu)
+        if "Challenge" in labels:
+            if rng.random() < self.challenge:
+                self.stats.add("challenge")
+                return await self._do(self.m.click, "Challenge", message=menu)
+            self.stats.add("accept")
+            return await self._do(self.m.click, "Accept +4", message=menu)
+        keeps = [label for label in labels if label == "Keep" or label.startswith("Keep, ")]
+        if keeps:
+            # Victory Lap: pass the hand on (while we may) or keep it, at random
+            if "Pass" in labels and rng.random() < 0.5:
+                self.stats.add("lap pass")
+                return await self._do(self.m.click, "Pass", message=menu)
+            self.stats.add("lap keep")
+            return await self._do(self.m.click, rng.choice(keeps), message=menu)
+        if "Play it" in labels:
+            if rng.random() < 0.85:
+                self.stats.add("play it")
+                return await self._do(self.m.click, "Play it", message=menu)
+            self.stats.add("keep it")
+            return await self._do(self.m.click, "Keep it", message=menu)
+        if "Draw" in labels:
+            self.stats.add("draw")
+            return await self._do(self.m.click, "Draw", message=menu)
+        if labels == ["UNO!"] and "kept" in text:
+            self.stats.add("uno after keep")
+            return await self._do(self.m.click, "UNO!", message=menu)
+        return None
+
+
+async def play_until_won(channel: Channel, humans: Iterable[Human], rng: random.Random, *,
+                         max_tables: int = 3000, wait: float = 15.0,
+                         unfinished_ok: bool = False, won: str = "won the game"
+                         ) -> Message | None:
+    """Follow the table (posted anew or edited in place) until someone wins the game (a
+    message says ``won``); return the winning announcement (None after ``max_tables``
+    versions of the table when ``unfinished_ok``)."""
+    by_id = {h.m.id: h for h in humans}
+    by_name = {h.name: h for h in by_id.values()}
+    last = 0
+
+    def fresh(m: Message) -> bool:
+        return (m.change_seq > last and is_table(m)) or won in m.text()
+
+    for _ in range(max_tables):
+        msg = await channel.wait_for(fresh, timeout=wait)
+        if won in msg.text():
+            return msg
+        last = msg.change_seq
+        forgot = [by_name[n] for n in uno_forgotten(msg) if n in by_name]
+        if forgot:
+            catchers = [h for h in by_id.values() if h not in forgot]
+            if catchers:
+                await rng.choice(catchers).catch()
+        turn = turn_of(msg)
+        if turn in by_id:
+            await by_id[turn].take_turn()
+    if unfinished_ok:
+        return None
+    raise AssertionError(f"no winner after {max_tables} tables")

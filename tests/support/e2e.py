@@ -1,0 +1,62 @@
+"""What end-to-end tests of the real bot share: the bot's quick settings, its database, and
+waiting for what it saves in the background."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from loopback.bot_process import BotProcess
+from loopback.fixtures import LoopbackTest
+from loopback.models import Channel, Message
+from loopback.users import InteractionResult
+from support.games import saved_state
+
+FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO", "UNO_CARD_EMOJIS": "0",
+            "UNO_MAX_LAG_MS": "0"}
+"""Quick computer players; no card-face emojis (their upload in the background would make
+hand texts depend on timing): tests/e2e/test_emojis.py turns them on; no "busy" for a late
+event loop (a loaded test machine could make a click's answer depend on it:
+tests/table/test_reply_overload.py tests it on a loop held late). Every module's bot starts
+with these (tests/conftest.py, ``loopback_bot_env``) unless its ``bot_env`` marker says
+otherwise."""
+
+
+def db_of(where: LoopbackTest | Channel | BotProcess) -> str:
+    """The bot's database file (for :func:`support.games.saved_state`, ``install``,
+    ``rows``): the bot of a test, of a channel's loopback Discord, or the bot itself."""
+    if isinstance(where, LoopbackTest):
+        bot = where.bot
+    elif isinstance(where, Channel):
+        bot = where.server.bots[0]
+    else:
+        bot = where
+    return bot.extra_env["DATABASE_PATH"]
+
+
+def saved_game(t: LoopbackTest, channel: Channel | None = None) -> dict[str, Any] | None:
+    """The game of the test's channel (or of ``channel``) as the bot last saved it (an
+    oracle for assertions, never for driving)."""
+    return saved_state(db_of(t), channel or t.channel)
+
+
+async def lobby_saved(db_path: str, channel: Channel, r: InteractionResult) -> Message:
+    """The lobby message /uno new answered with (``r``), once the bot has saved its id.
+
+    The bot saves the id just after posting the lobby, after the answer: a snapshot of the
+    saved game taken before that save differs from one taken after it, and a lobby change
+    made before it is not shown on the message (the lobby is refreshed on its message only
+    once the bot knows which message that is)."""
+    assert r.message is not None and not r.ephemeral, r
+    s: dict[str, Any] | None = None
+    for _ in range(100):
+        s = saved_state(db_path, channel)
+        if s is not None and s["lobby_message_id"] == r.message.id:
+            return r.message
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the lobby's message id was never saved: {s}")
+
+
+FRESH_DIR = "<a fresh folder>"
+"""A ``bot_env`` marker's value for a new empty folder of the module (tests/conftest.py):
+``pytest.mark.bot_env(UNO_ART_CACHE=FRESH_DIR)``."""

@@ -1,0 +1,68 @@
+"""The capacity benchmark runs end to end (a few tables, a few seconds), so it cannot rot:
+it opens tables through the UI, its people move, and it reports what it promises."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bench(*args: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "bench/bench_tables.py", *args, "--json", "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, timeout=180, check=True)
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+@pytest.mark.slow
+def test_a_short_benchmark_run_reports_moves_and_no_errors() -> None:
+    result = run_bench("--tables", "3", "--rate", "4", "--seconds", "4", "--restart",
+                       "--clicks", "bot")
+    assert result["clicks"] == "bot" and result["table"] == "embed", result
+    assert result["moves/s"] > 0 and result["counts"]["moves"] > 0, result
+    assert result["ack p99 ms"] < 3000, result
+    assert result["errors"]["loopback problems"] == {}, result["errors"]
+    assert result["errors"]["never acknowledged"] == 0
+    assert result["gc"]["collections"]["0"] >= 0 and "max pause ms" in result["gc"]
+    assert "webhook" in result["bot requests per move"], result["bot requests per move"]
+    restart = result["restart"]
+    assert restart["tables answering"] == 3 and restart["tables not answering"] == 0
+
+
+@pytest.mark.slow
+def test_people_clicking_as_people_do_open_their_hand_and_answer_what_a_card_asks() -> None:
+    """The default clicks (--clicks human) on the default table (V2 with its picture):
+    every turn opens the hand (My hand or a slash command) and then plays or draws (or
+    answers a Wild Draw Four on the table), and every interaction is accounted for."""
+    result = run_bench("--tables", "4", "--rate", "3", "--seconds", "8", "--slash", "0.3",
+                       "--think-min-ms", "50", "--think-max-ms", "100")
+    assert result["clicks"] == "human" and result["table"] == "v2", result
+    moves = result["counts"]["moves"]
+    assert moves > 0, result
+    kinds = result["interactions by kind"]
+    opened = kinds.get("My hand", 0) + kinds.get("/uno hand", 0) + kinds.get("/uno play", 0)
+    assert opened + kinds.get("accept", 0) + kinds.get("challenge", 0) >= moves, kinds
+    assert kinds.get("play", 0) + kinds.get("draw", 0) + kinds.get("/uno play", 0) > 0, kinds
+    assert 1.5 <= result["interactions per move"] < 6, result
+    # every interaction sent while measuring is classified as Discord would see it
+    answers = result["answers"]
+    assert sum(answers.values()) == sum(kinds.values()), (answers, kinds)
+    assert answers.get("acknowledged", 0) == sum(answers.values()), answers
+    assert set(result["errors as people see them"]) == {
+        "answered late (10062)", "never answered", "deferred, never followed up",
+        "answered busy"}
+    assert result["errors"]["loopback problems"] == {}, result["errors"]
+
+
+@pytest.mark.slow
+def test_the_embed_table_is_chosen_with_table_embed() -> None:
+    result = run_bench("--tables", "2", "--rate", "2", "--seconds", "3", "--table", "embed")
+    assert result["table"] == "embed" and result["counts"]["moves"] > 0, result
