@@ -593,9 +593,9 @@ async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
     r = await alice.click("My hand")
     assert r.message is not None
     await alice.select("R4!", message=r.message)
-    before = await state(ch)
+    before = state(ch)
     refused(await alice.slash("uno keep", card="G⁵"), "'G⁵' is not a card: pick")
-    assert await state(ch) == before
+    assert state(ch) == before
     mark = ch.mark()
     await alice.select("G5|u", message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)

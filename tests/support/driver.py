@@ -246,6 +246,7 @@ class Human:
         self.forget = forget
         self.challenge = challenge
         self.hand: list[str] = []
+        self.uno_after_keep = False
 
     @property
     def name(self) -> str:
@@ -269,6 +270,13 @@ class Human:
             self.stats.catch_refusals.append(r.text)
         return r
 
+    def _caught_before_uno(self) -> bool:
+        """The last click was UNO! with one card after a keep, and the saved game shows
+        more than one card now: someone caught us between the menu and the click."""
+        tried, self.uno_after_keep = self.uno_after_keep, False
+        hand = hands_of(self._state()).get(str(self.m.id), [])
+        return tried and len(hand) > 1
+
     async def take_turn(self) -> bool:
         """Open My hand and play the turn; False when the menu says it isn't our turn."""
         r = await self._do(self.m.click, "My hand")
@@ -281,6 +289,11 @@ class Human:
                 break
             acted = True
             if result.response_type != 7 and not is_answer(result.text):
+                if self._caught_before_uno():
+                    # UNO! after keeping a drawn card, but a computer player caught us
+                    # first (a race people meet too): the bot rightly refused
+                    self.stats.add("uno too late: caught first")
+                    break
                 self.stats.refusals.append(f"{self.name}: {result.text}")
                 break
             menu = result.message
@@ -356,6 +369,7 @@ class Human:
             return await self._do(self.m.click, "Draw", message=menu)
         if labels == ["UNO!"] and "kept" in text:
             self.stats.add("uno after keep")
+            self.uno_after_keep = True
             return await self._do(self.m.click, "UNO!", message=menu)
         return None
 
