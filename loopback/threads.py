@@ -15,16 +15,14 @@ THREAD_CREATE / THREAD_UPDATE / THREAD_DELETE / THREAD_MEMBERS_UPDATE.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import discord
 from aiohttp import web
 
-from .models import Channel, Identity, Message, iso_now
-
-if TYPE_CHECKING:
-    from .models import Guild, Overwrite, OverwriteTarget
-    from .server import LoopbackDiscord, Request
+from .messages import MessageRoutes
+from .models import Channel, Guild, Hub, Identity, Message, Overwrite, OverwriteTarget, iso_now
+from .rest import Request, RestServer, json_response
 
 ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD = 10, 11, 12
 THREAD_TYPES = (ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD)
@@ -36,12 +34,27 @@ INTENT_GUILD_MEMBERS = 1 << 1
 MEMBER_COUNT_CAP = 50  # Discord's member_count stops at 50
 
 
+class ThreadHub(Hub, Protocol):
+    """What starting a thread needs of the server (``server.LoopbackDiscord``)."""
+
+    @property
+    def messages(self) -> dict[int, Message]: ...
+
+
+class ThreadServer(RestServer, ThreadHub, Protocol):
+    """What the thread routes need of the server: the channel lookups of the message
+    routes besides."""
+
+    @property
+    def message_routes(self) -> MessageRoutes: ...
+
+
 class Thread(Channel):
     """A thread under a guild text channel (type 11 public, 12 private)."""
 
     def __init__(
         self,
-        server: LoopbackDiscord,
+        server: Hub,
         parent: Channel,
         name: str,
         *,
@@ -161,6 +174,20 @@ class Thread(Channel):
         guild = self.guild_
         return bool(guild.permissions_in(guild.bot_member, self).view_channel)
 
+    def discard(self, *, announce: bool = True) -> None:
+        """Mark the thread deleted; THREAD_DELETE (id, guild_id, parent_id, type) unless
+        the whole parent went (then CHANNEL_DELETE is enough for the bot, as on Discord)."""
+        assert not self.deleted, f"{self!r} is already deleted"
+        visible = self.bot_can_view()
+        self.deleted = True
+        if self in self.guild_.threads:
+            self.guild_.threads.remove(self)
+        if self in self.parent.threads:
+            self.parent.threads.remove(self)
+        self.server.next_change()
+        if announce and visible:
+            self.server.dispatch_soon("THREAD_DELETE", self.delete_payload())
+
     # -- overwrites: none of its own ----------------------------------------------------
     def overwrite(self, target: OverwriteTarget, **permissions: bool | None) -> Overwrite | None:
         raise AssertionError(
@@ -214,7 +241,7 @@ class Thread(Channel):
 
     async def delete(self) -> None:
         """Delete the thread (THREAD_DELETE); calls on it then answer 404 code 10003."""
-        delete_thread(self)
+        self.discard()
 
     def add_member(self, who: Identity | Any) -> None:
         """Add a member (a users.Member or an Identity) to the thread
@@ -245,7 +272,7 @@ class Thread(Channel):
 
 # -- thread life cycle (used by the routes and the test API) ---------------------------------
 def open_thread(
-    server: LoopbackDiscord,
+    server: ThreadHub,
     parent: Channel,
     name: str,
     *,
@@ -306,7 +333,7 @@ def open_thread(
 
 
 def _members_update(
-    server: LoopbackDiscord,
+    server: Hub,
     thread: Thread,
     *,
     added: list[int] = (),  # type: ignore[assignment]
@@ -314,11 +341,11 @@ def _members_update(
 ) -> None:
     """THREAD_MEMBERS_UPDATE: always when the bot is concerned, else only to a bot with the
     GUILD_MEMBERS intent (as Discord documents)."""
-    session = server.current_session
-    if session is None or not thread.bot_can_view():
+    intents = server.bot_intents
+    if intents is None or not thread.bot_can_view():
         return
     bot_id = server.bot_identity.id
-    if bot_id not in (*added, *removed) and not session.intents & INTENT_GUILD_MEMBERS:
+    if bot_id not in (*added, *removed) and not intents & INTENT_GUILD_MEMBERS:
         return
     data: dict[str, Any] = {
         "id": str(thread.id),
@@ -350,27 +377,12 @@ def remove_thread_member(thread: Thread, ident: Identity) -> None:
     _members_update(thread.server, thread, removed=[ident.id])
 
 
-def delete_thread(thread: Thread, *, announce: bool = True) -> None:
-    """Mark ``thread`` deleted; THREAD_DELETE (id, guild_id, parent_id, type) unless the
-    whole parent went (then CHANNEL_DELETE is enough for the bot, as on Discord)."""
-    assert not thread.deleted, f"{thread!r} is already deleted"
-    visible = thread.bot_can_view()
-    thread.deleted = True
-    if thread in thread.guild_.threads:
-        thread.guild_.threads.remove(thread)
-    if thread in thread.parent.threads:
-        thread.parent.threads.remove(thread)
-    thread.server.next_change()
-    if announce and visible:
-        thread.server.dispatch_soon("THREAD_DELETE", thread.delete_payload())
-
-
 # -- REST ------------------------------------------------------------------------------------
 class ThreadRoutes:
     """The thread routes, registered on a LoopbackDiscord, and the checks the message
     routes make when their channel is a thread."""
 
-    def __init__(self, server: LoopbackDiscord) -> None:
+    def __init__(self, server: ThreadServer) -> None:
         self.server = server
 
     def register(self) -> None:
@@ -422,7 +434,7 @@ class ThreadRoutes:
         return guild.permissions_in(guild.bot_member, channel)
 
     def _thread(self, req: Request) -> tuple[Thread | None, web.Response | None]:
-        channel, refused = self.server._open_channel(req)
+        channel, refused = self.server.message_routes.open_channel(req)
         if channel is None:
             return None, refused
         if not isinstance(channel, Thread):
@@ -454,11 +466,11 @@ class ThreadRoutes:
             invitable=body.get("invitable"),
             message=message,
         )
-        return _json(thread.payload_for_bot(), 201)
+        return json_response(thread.payload_for_bot(), 201)
 
     # -- routes ------------------------------------------------------------------------------
     async def _start_without_message(self, req: Request) -> web.StreamResponse:
-        parent, refused = self.server._open_channel(req)
+        parent, refused = self.server.message_routes.open_channel(req)
         if parent is None:
             assert refused is not None
             return refused
@@ -468,7 +480,7 @@ class ThreadRoutes:
         return self._start(req, parent, thread_type, None)
 
     async def _start_from_message(self, req: Request) -> web.StreamResponse:
-        parent, refused = self.server._open_channel(req)
+        parent, refused = self.server.message_routes.open_channel(req)
         if parent is None:
             assert refused is not None
             return refused
@@ -483,7 +495,7 @@ class ThreadRoutes:
         return self._start(req, parent, PUBLIC_THREAD, msg)
 
     async def _modify_channel(self, req: Request) -> web.StreamResponse:
-        channel, refused = self.server._open_channel(req)
+        channel, refused = self.server.message_routes.open_channel(req)
         if channel is None:
             assert refused is not None
             return refused
@@ -491,7 +503,7 @@ class ThreadRoutes:
             self.server.problem(
                 "not_modeled", "PATCH of a channel that is not a thread is not modeled", req
             )
-            return _json({"message": "not modeled by the loopback", "code": 0}, 400)
+            return json_response({"message": "not modeled by the loopback", "code": 0}, 400)
         return self._modify_thread(req, channel)
 
     def _modify_thread(self, req: Request, thread: Thread) -> web.StreamResponse:
@@ -537,11 +549,11 @@ class ThreadRoutes:
         if "archived" in body:
             thread._set_archived(bool(body["archived"]))
         thread.updated()
-        return _json(thread.payload_for_bot())
+        return json_response(thread.payload_for_bot())
 
     async def _delete_channel(self, req: Request) -> web.StreamResponse:
         server = self.server
-        channel, refused = server._open_channel(req)
+        channel, refused = server.message_routes.open_channel(req)
         if channel is None:
             assert refused is not None
             return refused
@@ -551,17 +563,17 @@ class ThreadRoutes:
             if not perms.manage_threads:
                 return server.refuse(req, 403, 50013, "missing_permissions", "manage_threads")
             payload = channel.payload()
-            delete_thread(channel)
-            return _json(payload)
+            channel.discard()
+            return json_response(payload)
         if channel.guild is None:
             server.problem("not_modeled", "closing a DM channel is not modeled", req)
-            return _json({"message": "not modeled by the loopback", "code": 0}, 400)
+            return json_response({"message": "not modeled by the loopback", "code": 0}, 400)
         assert perms is not None
         if not perms.manage_channels:
             return server.refuse(req, 403, 50013, "missing_permissions", "manage_channels")
         payload = channel.payload()
         channel.guild.delete_channel(channel)
-        return _json(payload)
+        return json_response(payload)
 
     async def _list_members(self, req: Request) -> web.StreamResponse:
         thread, refused = self._thread(req)
@@ -569,7 +581,9 @@ class ThreadRoutes:
             assert refused is not None
             return refused
         with_member = req.query.get("with_member") in ("true", "True", "1")
-        return _json([thread.member_payload(u, with_member=with_member) for u in thread.members])
+        return json_response(
+            [thread.member_payload(u, with_member=with_member) for u in thread.members]
+        )
 
     async def _get_member(self, req: Request) -> web.StreamResponse:
         thread, refused = self._thread(req)
@@ -583,7 +597,7 @@ class ThreadRoutes:
         if uid not in thread.members:
             return self.server.refuse(req, 404, 10007, "unknown_member")
         with_member = req.query.get("with_member") in ("true", "True", "1")
-        return _json(thread.member_payload(uid, with_member=with_member))
+        return json_response(thread.member_payload(uid, with_member=with_member))
 
     def _member_change(
         self, req: Request, *, user: Identity | None, join: bool
@@ -621,11 +635,11 @@ class ThreadRoutes:
         return self._member_change(req, user=self._bot(req), join=False)
 
     def _bot(self, req: Request) -> Identity | None:
-        channel = self.server._channel(req)
+        channel = self.server.message_routes.channel(req)
         return channel.guild.bot_member if channel is not None and channel.guild else None
 
     def _user(self, req: Request) -> Identity | None:
-        channel = self.server._channel(req)
+        channel = self.server.message_routes.channel(req)
         if channel is None or channel.guild is None:
             return None
         try:
@@ -638,9 +652,3 @@ class ThreadRoutes:
 
     async def _remove_member(self, req: Request) -> web.StreamResponse:
         return self._member_change(req, user=self._user(req), join=False)
-
-
-def _json(data: Any, status: int = 200) -> web.Response:
-    from .server import json_response
-
-    return json_response(data, status)
