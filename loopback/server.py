@@ -38,7 +38,8 @@ from .rest import ERROR_MESSAGES, JSON_HEADERS, RETRIED_STATUSES, Handler, Route
 from .rest import Request as Request
 from .rest import error_response as error_response
 from .rest import json_response as json_response
-from .threads import PRIVATE_THREAD, PUBLIC_THREAD, Thread, ThreadRoutes, open_thread
+from .thread_routes import ThreadRoutes
+from .threads import PRIVATE_THREAD, PUBLIC_THREAD, Thread, open_thread
 from .users import Member
 
 if TYPE_CHECKING:
@@ -193,10 +194,7 @@ class LoopbackDiscord:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
-        server = site._server
-        assert server is not None
-        sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1]
+        self.port = self._runner.addresses[0][1]  # the port the system chose for port 0
 
     async def close(self) -> None:
         self.closing = True

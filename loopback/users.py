@@ -213,7 +213,7 @@ class Member:
         return self.server.user_message(self.channel, self.identity, text)
 
     # -- slash commands --------------------------------------------------------
-    def _find_command(self, command: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    def find_command(self, command: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
         """Resolve "group sub" against the synced commands.
 
         Returns (top-level command, path of sub names, the leaf whose options to fill).
@@ -313,7 +313,7 @@ class Member:
         focused: str | None = None,
         checked: bool = True,
     ) -> dict[str, Any]:
-        top, path, leaf = self._find_command(command)
+        top, path, leaf = self.find_command(command)
         resolved: dict[str, dict[str, Any]] = {}
         declared = {o["name"]: o for o in leaf.get("options") or []}
         unknown = set(options) - set(declared)

@@ -298,7 +298,7 @@ class WebUI:
 
     def _options(self, member: Member, command: str, raw: dict[str, Any]) -> dict[str, Any]:
         """The page sends every option as text; give each its declared type."""
-        _top, _path, leaf = member._find_command(command)
+        _top, _path, leaf = member.find_command(command)
         declared = {o["name"]: o for o in leaf.get("options") or []}
         out: dict[str, Any] = {}
         for name, value in raw.items():
