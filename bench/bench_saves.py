@@ -35,6 +35,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from data import Database, LogEntry, SavedGame  # noqa: E402
+from data.sqlite import SqliteBackend  # noqa: E402
 
 GUILD = 1
 
@@ -59,7 +60,9 @@ class Run:
 def _count_commits(db: Database) -> list[int]:
     """Count the COMMITs run on the database's connection (bench only: a private wrap)."""
     count = [0]
-    conn = db._conn
+    backend = db._backend
+    assert isinstance(backend, SqliteBackend)
+    conn = backend.connection
     execute = conn.execute
 
     def counting(sql: str, parameters: Any = None) -> Any:

@@ -1,9 +1,10 @@
 """Group commit for ``Database.save_game``: the connection's first-come, first-served line
 (``Turns``) and the queue of saves that share one transaction (``SaveQueue``).
 
-No SQL here: ``Database`` gives the queue the two ways it writes saves, all in one
-transaction or one alone, and the queue decides when, and which to try again alone when a
-shared transaction fails (the class docstring of ``Database`` tells the whole story).
+No SQL here: the games (data/games.py) give the queue the two ways they write saves, all
+in one transaction or one alone, and the queue decides when, and which to try again alone
+when a shared transaction fails (data/games.py's docstring tells the whole story). The
+backend (data/sqlite.py) owns the line and makes the queue (``queue_saves``).
 """
 
 from __future__ import annotations

@@ -8,17 +8,33 @@ import re
 import signal
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .server import LoopbackDiscord
+from typing import Any, Protocol
 
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE)
 
-
-
 SHARED_ART_CACHE = Path(tempfile.gettempdir()) / f"uno-art-cache-{os.getuid()}"
 """The card art's disk cache shared by the bots the loopback starts (tests, benchmarks)."""
+
+
+class BotHost(Protocol):
+    """What a bot process needs of the server it logs in to (``server.LoopbackDiscord``)."""
+
+    @property
+    def identify_count(self) -> int: ...
+
+    @property
+    def global_commands(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def guild_commands(self) -> dict[int, list[dict[str, Any]]]: ...
+
+    @property
+    def command_syncs(self) -> int: ...
+
+    def bot_env(self) -> dict[str, str]:
+        """DISCORD_TOKEN, DISCORD_API_BASE... pointing the bot at the server."""
+        ...
+
 
 class BotProcess:
     """A bot process pointed at a LoopbackDiscord.
@@ -30,7 +46,7 @@ class BotProcess:
 
     def __init__(
         self,
-        server: LoopbackDiscord,
+        server: BotHost,
         command: list[str],
         *,
         env: dict[str, str],

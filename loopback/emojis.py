@@ -20,14 +20,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
-from .models import Refusal, snowflake
-
-if TYPE_CHECKING:
-    from .server import LoopbackDiscord, Request
+from .application import ApplicationRoutes
+from .models import Identity, Refusal, snowflake
+from .rest import Request, RestServer, error_response, json_response
 
 MAX_APPLICATION_EMOJIS = 2000
 MAX_EMOJI_BYTES = 256 * 1024
@@ -40,10 +39,28 @@ def form_error(field: str, code: str, message: str) -> dict[str, Any]:
     return {field: {"_errors": [{"code": code, "message": message}]}}
 
 
+class EmojiServer(RestServer, Protocol):
+    """What the emoji routes need of the server (``server.LoopbackDiscord``)."""
+
+    @property
+    def application_id(self) -> int: ...
+
+    @property
+    def bot_identity(self) -> Identity: ...
+
+    @property
+    def refused(self) -> list[Refusal]: ...
+
+    @property
+    def application_routes(self) -> ApplicationRoutes: ...
+
+    def next_change(self) -> int: ...
+
+
 class EmojiRoutes:
     """The application emoji routes and store of a LoopbackDiscord (``server.emojis``)."""
 
-    def __init__(self, server: LoopbackDiscord) -> None:
+    def __init__(self, server: EmojiServer) -> None:
         self.server = server
         self.limit = MAX_APPLICATION_EMOJIS
         # application id -> emoji id -> (payload, image bytes)
@@ -76,14 +93,10 @@ class EmojiRoutes:
     # -- routes --------------------------------------------------------------------
     def _refuse(self, req: Request, status: int, code: int, message: str, reason: str,
                 errors: dict[str, Any] | None = None) -> web.Response:
-        from .server import error_response
-
         self.server.refused.append(Refusal(status, code, message, req.method, req.path, reason))
         return error_response(status, code, message, errors)
 
     def _invalid(self, req: Request, field: str, code: str, message: str) -> web.Response:
-        from .server import error_response
-
         self.server.problem("limits", f"emoji {field}: {message}", req, 50035)
         return error_response(400, 50035, "Invalid Form Body", form_error(field, code, message))
 
@@ -102,18 +115,14 @@ class EmojiRoutes:
         return None
 
     async def _list(self, req: Request) -> web.StreamResponse:
-        from .server import json_response
-
-        bad = self.server._check_app(req)
+        bad = self.server.application_routes.check_app(req)
         if bad:
             return bad
         app = int(req.params["app"])
         return json_response({"items": [p for p, _ in self.of(app).values()]})
 
     async def _create(self, req: Request) -> web.StreamResponse:
-        from .server import json_response
-
-        bad = self.server._check_app(req)
+        bad = self.server.application_routes.check_app(req)
         if bad:
             return bad
         app = int(req.params["app"])
@@ -151,9 +160,7 @@ class EmojiRoutes:
         return json_response(payload, 201)
 
     async def _one(self, req: Request) -> web.StreamResponse:
-        from .server import json_response
-
-        bad = self.server._check_app(req)
+        bad = self.server.application_routes.check_app(req)
         if bad:
             return bad
         app = int(req.params["app"])

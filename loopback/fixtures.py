@@ -35,7 +35,8 @@ class LoopbackTest:
 
     def member(self, name: str, **permissions: bool) -> Member:
         """A guild member acting in this test's channel."""
-        return self.channel.member(name, **permissions)
+        return Member(self.discord, self.guild, self.guild.enrol(name, **permissions),
+                      self.channel)
 
     def check(self) -> None:
         """Fail if the bot did something Discord would reject or logged a traceback."""

@@ -1,27 +1,61 @@
 """Interactions in the loopback Discord: the routes a bot answers them with.
 
-An interaction is sent to the bot by ``LoopbackDiscord.send_interaction`` (a user's click or
-command, users.py) and kept as an :class:`InteractionState` in ``server.interactions`` (by
-id) and ``server.interactions_by_token``. What Discord documents and this models: the
-callback (``POST /interactions/{iid}/{token}/callback``: one acknowledgement, within the
-ack deadline, of a type the interaction allows), followups (``POST /webhooks/{app}/{token}``;
-the first after a thinking defer replaces the "thinking" message), the original response
-and the followups by id (``GET``/``PATCH``/``DELETE /webhooks/{app}/{token}/messages/{mid}``,
-``@original`` included), and the token's life (15 minutes: then 401 code 50027).
+An interaction is sent to the bot by ``InteractionRoutes.send`` (``server.send_interaction``:
+a user's click or command, users.py) and kept as an :class:`InteractionState` in
+``server.interactions`` (by id) and ``server.interactions_by_token``. What Discord documents
+and this models: the callback (``POST /interactions/{iid}/{token}/callback``: one
+acknowledgement, within the ack deadline, of a type the interaction allows), followups
+(``POST /webhooks/{app}/{token}``; the first after a thinking defer replaces the "thinking"
+message), the original response and the followups by id
+(``GET``/``PATCH``/``DELETE /webhooks/{app}/{token}/messages/{mid}``, ``@original``
+included), and the token's life (15 minutes: then 401 code 50027).
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
-from .models import EPHEMERAL, Channel, Identity, Message
+from .messages import MessageRoutes, ThreadChecks
+from .models import DM_APP_PERMISSIONS, EPHEMERAL, Channel, Identity, Message
+from .records import snowflake, snowflake_from
+from .rest import Request, RestServer, error_response, json_response
 
-if TYPE_CHECKING:
-    from .server import LoopbackDiscord, Request
+
+class InteractionFailed(AssertionError):
+    """The bot did not (validly) acknowledge an interaction in time."""
+
+    def __init__(self, message: str, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class InteractionServer(RestServer, Protocol):
+    """What the interaction routes need of the server (``server.LoopbackDiscord``)."""
+
+    @property
+    def application_id(self) -> int: ...
+
+    @property
+    def ack_deadline(self) -> float: ...
+
+    @property
+    def interaction_token_life(self) -> float: ...
+
+    @property
+    def bot_intents(self) -> int | None: ...
+
+    @property
+    def message_routes(self) -> MessageRoutes: ...
+
+    @property
+    def thread_routes(self) -> ThreadChecks: ...
+
+    def dispatch(self, name: str, data: Any) -> None: ...
 
 
 @dataclass
@@ -43,13 +77,29 @@ class InteractionState:
     ack: asyncio.Future[int] | None = None
     waiting: bool = False
 
+    def message_metadata(self, channel: Channel) -> dict[str, Any]:
+        """The ``interaction_metadata`` of a message in ``channel`` answering this."""
+        meta: dict[str, Any] = {
+            "id": str(self.id),
+            "type": self.type,
+            "user": self.user.user_payload(),
+            "authorizing_integration_owners": {"0": str(channel.guild.id)}
+            if channel.guild
+            else {},
+        }
+        if self.source_message is not None:
+            meta["interacted_message_id"] = str(self.source_message.id)
+        return meta
+
 
 class InteractionRoutes:
     """The interaction and webhook routes, registered on a LoopbackDiscord
     (``server.interaction_routes``), and the lookups the REST plumbing uses."""
 
-    def __init__(self, server: LoopbackDiscord) -> None:
+    def __init__(self, server: InteractionServer) -> None:
         self.server = server
+        self.by_id: dict[int, InteractionState] = {}
+        self.by_token: dict[str, InteractionState] = {}
 
     def register(self) -> None:
         r = self.server.route
@@ -62,7 +112,7 @@ class InteractionRoutes:
     def find(self, req: Request) -> InteractionState | None:
         """The interaction a route's path names (``iid`` and its ``token``), or None."""
         try:
-            state = self.server.interactions.get(int(req.params["iid"]))
+            state = self.by_id.get(int(req.params["iid"]))
         except ValueError:
             return None
         if state is None or state.token != req.params["token"]:
@@ -76,17 +126,82 @@ class InteractionRoutes:
             return
         state = self.find(req)
         if state is not None and state.ack is not None and not state.ack.done():
-            from .users import InteractionFailed
-
             state.ack.set_exception(InteractionFailed(text, code=code))
             state.ack.exception()  # mark retrieved: nobody may be waiting any more
+
+    async def send(
+        self,
+        *,
+        itype: int,
+        user: Identity,
+        channel: Channel,
+        data: dict[str, Any],
+        label: str,
+        source_message: Message | None = None,
+        delayed: float = 0.0,
+    ) -> InteractionState:
+        """Send an interaction to the bot. ``delayed``: it was created that many seconds ago
+        (Discord's id says so), as when it reaches a bot whose event loop is behind."""
+        assert self.server.bot_intents is not None, "no bot is connected to the gateway"
+        assert not channel.deleted, f"{channel!r} was deleted: no interaction can come from it"
+        guild = channel.guild
+        iid = snowflake_from(delayed) if delayed else snowflake()
+        token = "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48)
+        payload: dict[str, Any] = {
+            "id": str(iid),
+            "application_id": str(self.server.application_id),
+            "type": itype,
+            "data": data,
+            "channel": channel.payload(),
+            "channel_id": str(channel.id),
+            "token": token,
+            "version": 1,
+            "locale": user.locale,
+            "entitlements": [],
+            "authorizing_integration_owners": (
+                {"0": str(guild.id)} if guild else {"1": str(user.id)}
+            ),
+            "context": 0 if guild else 1,
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        if guild is not None:
+            # as Discord sends them: the member's and the app's permissions in this channel
+            perms = guild.permissions_in(user, channel)
+            payload["channel"]["permissions"] = str(perms.value)
+            payload.update(
+                guild_id=str(guild.id),
+                guild={"id": str(guild.id), "locale": guild.locale, "features": []},
+                guild_locale=guild.locale,
+                member={**user.member_payload(), "permissions": str(perms.value)},
+                app_permissions=str(guild.permissions_in(guild.bot_member, channel).value),
+            )
+        else:
+            payload.update(user=user.user_payload(), app_permissions=str(DM_APP_PERMISSIONS.value))
+        if source_message is not None:
+            payload["message"] = source_message.payload()
+        state = InteractionState(
+            id=iid,
+            token=token,
+            type=itype,
+            user=user,
+            channel=channel,
+            payload=payload,
+            sent_at=asyncio.get_running_loop().time() - delayed,
+            label=label,
+            source_message=source_message,
+        )
+        state.ack = asyncio.get_running_loop().create_future()
+        self.by_id[iid] = state
+        self.by_token[token] = state
+        self.server.dispatch("INTERACTION_CREATE", payload)
+        return state
 
     async def _callback(self, req: Request) -> web.StreamResponse:
         state = self.find(req)
         if state is None:
             self.server.problem("unknown_interaction", "callback for an unknown interaction",
                                 req, 10062)
-            return _error(404, 10062, "Unknown interaction")
+            return error_response(404, 10062, "Unknown interaction")
         if state.channel.deleted:
             detail = f"#{state.channel.name} deleted"
             return self.server.refuse(req, 404, 10003, "unknown_channel", detail)
@@ -100,7 +215,7 @@ class InteractionRoutes:
                 req,
                 40060,
             )
-            return _error(400, 40060, "Interaction has already been acknowledged.")
+            return error_response(400, 40060, "Interaction has already been acknowledged.")
         if elapsed > self.server.ack_deadline:
             text = (
                 f"{state.label}: acknowledged after {elapsed:.2f} s (Discord's limit is "
@@ -110,7 +225,7 @@ class InteractionRoutes:
             self.server.problem("late_ack", text, req, 10062)
             self.fail(req, text, 10062)
             state.ack_type = -1
-            return _error(404, 10062, "Unknown interaction")
+            return error_response(404, 10062, "Unknown interaction")
         body = req.body or {}
         rtype = int(body.get("type", 0))
         data = body.get("data") or {}
@@ -127,9 +242,10 @@ class InteractionRoutes:
             )
             self.server.problem("invalid_callback", text, req, 50035)
             self.fail(req, text, 50035)
-            return _error(400, 50035, "Invalid Form Body")
+            return error_response(400, 50035, "Invalid Form Body")
         if rtype in (4, 7):
-            bad = self.server._limits(req, data, state.source_message if rtype == 7 else None)
+            edited = state.source_message if rtype == 7 else None
+            bad = self.server.message_routes.limits(req, data, edited)
             if bad:
                 return bad
         # in a thread: a locked one refuses new messages, an archived one refuses edits
@@ -147,23 +263,23 @@ class InteractionRoutes:
         resource: dict[str, Any] = {"type": rtype}
         message: Message | None = None
         if rtype == 4:
-            message = self.server.store_message(
+            message = self.server.message_routes.store(
                 state.channel,
                 data,
                 ephemeral_for=ephemeral_for,
                 msg_type=20 if state.type == 2 else 0,
-                interaction=state,
+                interaction=state.message_metadata(state.channel),
             )
             state.original = message
-            self.server._keep_files(message, req)
+            self.server.message_routes.keep_files(message, req)
             resource["message"] = message.payload()
         elif rtype == 5:
-            message = self.server.store_message(
+            message = self.server.message_routes.store(
                 state.channel,
                 {"content": "", "flags": flags & EPHEMERAL},
                 ephemeral_for=ephemeral_for,
                 msg_type=20 if state.type == 2 else 0,
-                interaction=state,
+                interaction=state.message_metadata(state.channel),
                 loading=True,
             )
             state.original = message
@@ -171,7 +287,7 @@ class InteractionRoutes:
             message = state.source_message
             state.original = message
             if rtype == 7 and message is not None:
-                self.server.edit_message(message, data)
+                self.server.message_routes.edit(message, data)
                 resource["message"] = message.payload()
         elif rtype in (8, 9):
             state.response_data = data
@@ -189,21 +305,21 @@ class InteractionRoutes:
         result: dict[str, Any] = {"interaction": interaction}
         if rtype != 6:
             result["resource"] = resource
-        return _json(result)
+        return json_response(result)
 
     def _webhook_state(self, req: Request) -> tuple[InteractionState | None, web.Response | None]:
         if req.params["app"] != str(self.server.application_id):
             self.server.problem("unknown_webhook", "webhook call with a wrong application id", req)
-            return None, _error(404, 10015, "Unknown Webhook")
-        state = self.server.interactions_by_token.get(req.params["token"])
+            return None, error_response(404, 10015, "Unknown Webhook")
+        state = self.by_token.get(req.params["token"])
         if state is None:
             self.server.problem("unknown_webhook", "webhook call with an unknown token", req, 10015)
-            return None, _error(404, 10015, "Unknown Webhook")
+            return None, error_response(404, 10015, "Unknown Webhook")
         if state.ack_type is None or state.ack_type < 0:
             self.server.problem(
                 "unknown_webhook", f"{state.label}: followup before acknowledgement", req, 10015
             )
-            return None, _error(404, 10015, "Unknown Webhook")
+            return None, error_response(404, 10015, "Unknown Webhook")
         if state.channel.deleted:
             detail = f"#{state.channel.name} deleted"
             return None, self.server.refuse(req, 404, 10003, "unknown_channel", detail)
@@ -212,7 +328,7 @@ class InteractionRoutes:
             self.server.problem("expired_token", f"{state.label}: token used {age:.0f} s after the "
                          f"interaction (it works for {self.server.interaction_token_life:.0f} s)",
                          req, 50027)
-            return None, _error(401, 50027, "Invalid Webhook Token")
+            return None, error_response(401, 50027, "Invalid Webhook Token")
         return state, None
 
     async def _followup(self, req: Request) -> web.StreamResponse:
@@ -225,7 +341,7 @@ class InteractionRoutes:
                     and state.original.loading and not state.original.deleted)
         # the first followup after a thinking defer is an edit of that message (issue 7529
         # refuses a new gallery file there as well)
-        bad = self.server._limits(req, data, state.original if replaces else None)
+        bad = self.server.message_routes.limits(req, data, state.original if replaces else None)
         if bad:
             return bad
         flags = int(data.get("flags") or 0)
@@ -236,19 +352,19 @@ class InteractionRoutes:
         # message, with its own flags, once the bot has deleted that one)
         if (state.ack_type == 5 and state.original is not None and state.original.loading
                 and not state.original.deleted):
-            self.server.edit_message(state.original, data)
-            self.server._keep_files(state.original, req)
-            return _json(state.original.payload())
-        msg = self.server.store_message(
+            self.server.message_routes.edit(state.original, data)
+            self.server.message_routes.keep_files(state.original, req)
+            return json_response(state.original.payload())
+        msg = self.server.message_routes.store(
             state.channel,
             data,
             ephemeral_for=state.user.id if flags & EPHEMERAL else None,
             msg_type=20 if state.type == 2 else 0,
-            interaction=state,
+            interaction=state.message_metadata(state.channel),
         )
         state.followups.append(msg)
-        self.server._keep_files(msg, req)
-        return _json(msg.payload())
+        self.server.message_routes.keep_files(msg, req)
+        return json_response(msg.payload())
 
     async def _webhook_message(self, req: Request) -> web.StreamResponse:
         state, bad = self._webhook_state(req)
@@ -263,31 +379,19 @@ class InteractionRoutes:
             if msg is None and state.original is not None and str(state.original.id) == mid:
                 msg = state.original
         if msg is None or msg.deleted:
-            return _error(404, 10008, "Unknown Message")
+            return error_response(404, 10008, "Unknown Message")
         if req.method == "GET":
-            return _json(msg.payload())
+            return json_response(msg.payload())
         refused = self.server.thread_routes.before_change(req, state.channel)
         if refused is not None:
             return refused
         if req.method == "DELETE":
-            self.server.delete_message(msg)
+            self.server.message_routes.delete(msg)
             return web.Response(status=204)
         data = dict(req.body or {})
-        bad = self.server._limits(req, data, msg)
+        bad = self.server.message_routes.limits(req, data, msg)
         if bad:
             return bad
-        self.server.edit_message(msg, data)
-        self.server._keep_files(msg, req)
-        return _json(msg.payload())
-
-
-def _json(data: Any, status: int = 200) -> web.Response:
-    from .server import json_response
-
-    return json_response(data, status)
-
-
-def _error(status: int, code: int, message: str) -> web.Response:
-    from .server import error_response
-
-    return error_response(status, code, message)
+        self.server.message_routes.edit(msg, data)
+        self.server.message_routes.keep_files(msg, req)
+        return json_response(msg.payload())

@@ -1,396 +1,117 @@
-"""Guilds, channels, members and messages as the loopback Discord stores them."""
+"""Guilds, channels and messages as the loopback Discord stores them.
+
+They live below the server: what they need of it is :class:`Hub` (the server,
+``server.LoopbackDiscord``, is one), what the guild lists of a thread is :class:`ThreadLike`
+(``threads.Thread``), and what ``Guild.member`` hands out is a :class:`Person`
+(``users.Member``, made by the hub). The plain records (``Identity``, ``Role``...) are in
+``records.py`` and can be imported from here too.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import Callable
+from typing import Any, Protocol, TypeAlias
 
 import discord
 
-if TYPE_CHECKING:
-    from .server import LoopbackDiscord
-    from .threads import Thread
-    from .users import Member
-
-    # what a channel overwrite can name: a member, a role, the guild (@everyone), "bot"
-    OverwriteTarget: TypeAlias = "Member | Identity | Role | Guild | str"
-
-DISCORD_EPOCH_MS = 1420070400000
-_counter = itertools.count()
-_last_id = 0
-
-EPHEMERAL = 1 << 6
-LOADING = 1 << 7
-IS_COMPONENTS_V2 = 1 << 15
-
-# what a fresh Discord server grants @everyone
-EVERYONE_PERMISSIONS = discord.Permissions(
-    view_channel=True,
-    send_messages=True,
-    send_messages_in_threads=True,
-    create_public_threads=True,
-    embed_links=True,
-    attach_files=True,
-    add_reactions=True,
-    use_external_emojis=True,
-    use_external_stickers=True,
-    mention_everyone=True,
-    read_message_history=True,
-    use_application_commands=True,
-    connect=True,
-    speak=True,
-    stream=True,
-    use_voice_activation=True,
-    change_nickname=True,
-    create_instant_invite=True,
-)
-BOT_PERMISSIONS = discord.Permissions.all() & ~discord.Permissions(administrator=True)
-# app_permissions Discord sends for an interaction in a DM with the bot user
-DM_APP_PERMISSIONS = discord.Permissions(
-    attach_files=True, embed_links=True, mention_everyone=True, external_emojis=True
-)
-OVERWRITE_ROLE, OVERWRITE_MEMBER = 0, 1
+from .records import BOT_PERMISSIONS as BOT_PERMISSIONS
+from .records import DM_APP_PERMISSIONS as DM_APP_PERMISSIONS
+from .records import EPHEMERAL as EPHEMERAL
+from .records import EVERYONE_PERMISSIONS as EVERYONE_PERMISSIONS
+from .records import IS_COMPONENTS_V2 as IS_COMPONENTS_V2
+from .records import LOADING as LOADING
+from .records import OVERWRITE_MEMBER, OVERWRITE_ROLE
+from .records import Identity as Identity
+from .records import Message as Message
+from .records import Overwrite as Overwrite
+from .records import Problem as Problem
+from .records import Refusal as Refusal
+from .records import Role as Role
+from .records import iso_now as iso_now
+from .records import permission_bits as permission_bits
+from .records import snowflake as snowflake
+from .records import snowflake_from as snowflake_from
 
 
-def snowflake_from(seconds_ago: float) -> int:
-    """A unique snowflake whose time is ``seconds_ago`` in the past (an event that took that
-    long to reach its receiver)."""
-    ms = int((time.time() - seconds_ago) * 1000) - DISCORD_EPOCH_MS
-    return (ms << 22) | (next(_counter) & 0x3FFFFF)
+class Person(Protocol):
+    """A guild member acting in a channel, as ``Guild.member`` hands it out
+    (``users.Member``)."""
+
+    @property
+    def identity(self) -> Identity: ...
+
+    def at(self, channel: Channel) -> Person: ...
 
 
-def snowflake() -> int:
-    """A fresh, strictly increasing snowflake with the current time in it."""
-    global _last_id
-    ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
-    new = (ms << 22) | (next(_counter) & 0xFFF)
-    if new <= _last_id:
-        new = _last_id + 1
-    _last_id = new
-    return new
+# what a channel overwrite can name: a member, a role, the guild (@everyone), "bot"
+OverwriteTarget: TypeAlias = "Person | Identity | Role | Guild | str"
 
 
-def iso_now() -> str:
-    return datetime.now(UTC).isoformat()
+class Hub(Protocol):
+    """What guilds, channels and messages need of the server that keeps them."""
 
+    @property
+    def application_id(self) -> int: ...
 
-@dataclass
-class Problem:
-    """Something Discord would have rejected or the harness could not handle."""
+    @property
+    def bot_identity(self) -> Identity: ...
 
-    kind: str  # "invalid_body", "limits", "unknown_route", "late_ack", "double_ack", ...
-    message: str
-    method: str = ""
-    path: str = ""
-    code: int | None = None
+    @property
+    def channels(self) -> dict[int, Channel]: ...
 
-    def __str__(self) -> str:
-        where = f" [{self.method} {self.path}]" if self.method else ""
-        code = f" (code {self.code})" if self.code else ""
-        return f"{self.kind}{code}{where}: {self.message}"
+    @property
+    def change_seq(self) -> int: ...
 
+    @property
+    def bot_intents(self) -> int | None:
+        """The gateway intents of the connected bot (None: no bot connected)."""
+        ...
 
-@dataclass
-class Refusal:
-    """A call Discord answered with an error that is the bot's honest failure, not a bug in
-    what it sent (missing permissions, a deleted channel, an injected fault)."""
+    def next_change(self) -> int:
+        """Count a change (of a message, a channel...) and wake whoever waits for one."""
+        ...
 
-    status: int
-    code: int
-    message: str
-    method: str = ""
-    path: str = ""
-    # "missing_access", "missing_permissions", "unknown_channel", "injected"; threads.py adds
-    # "thread_locked", "thread_archived", "thread_exists", "wrong_channel_type", ...
-    reason: str = ""
-    detail: str = ""  # e.g. the missing permission names
+    async def wait_change(self, seconds: float) -> None: ...
 
-    def __str__(self) -> str:
-        extra = f" ({self.detail})" if self.detail else ""
-        return (
-            f"{self.status} code {self.code} {self.message!r} [{self.method} {self.path}] "
-            f"{self.reason}{extra}"
-        )
+    def dispatch_soon(self, name: str, data: Any) -> None:
+        """Send a gateway event to the connected bot (none: nothing happens)."""
+        ...
 
+    def member(self, guild: Guild, identity: Identity, channel: Channel) -> Person:
+        """``identity`` acting in ``channel`` (a ``users.Member``)."""
+        ...
 
-@dataclass
-class Overwrite:
-    """A channel permission overwrite (type 0: role, 1: member)."""
-
-    id: int
-    type: int
-    allow: int = 0
-    deny: int = 0
-
-    def payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id),
-            "type": self.type,
-            "allow": str(self.allow),
-            "deny": str(self.deny),
-        }
-
-
-def permission_bits(names: tuple[str, ...] | list[str], what: str) -> int:
-    """The bit set of discord.Permissions flag names (``send_messages``, ``view_channel``)."""
-    value = 0
-    for name in names:
-        if name not in discord.Permissions.VALID_FLAGS:
-            raise AssertionError(f"{what}: no permission named {name!r}")
-        value |= discord.Permissions.VALID_FLAGS[name]
-    return value
-
-
-@dataclass
-class Identity:
-    """A user account and its membership in one guild."""
-
-    id: int
-    name: str
-    bot: bool = False
-    role_ids: list[int] = field(default_factory=list)
-    joined_at: str = field(default_factory=iso_now)
-    locale: str = "en-US"
-
-    def user_payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id),
-            "username": self.name,
-            "global_name": None if self.bot else self.name.capitalize(),
-            "discriminator": "0",
-            "avatar": None,
-            "bot": self.bot,
-            "system": False,
-            "public_flags": 0,
-            "flags": 0,
-            "banner": None,
-            "accent_color": None,
-            "avatar_decoration_data": None,
-            "primary_guild": None,
-            "collectibles": None,
-        }
-
-    def member_payload(self, *, with_user: bool = True) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "nick": None,
-            "avatar": None,
-            "banner": None,
-            "roles": [str(r) for r in self.role_ids],
-            "joined_at": self.joined_at,
-            "premium_since": None,
-            "deaf": False,
-            "mute": False,
-            "flags": 0,
-            "pending": False,
-            "communication_disabled_until": None,
-        }
-        if with_user:
-            data["user"] = self.user_payload()
-        return data
-
-
-@dataclass
-class Role:
-    id: int
-    name: str
-    permissions: discord.Permissions
-    position: int = 0
-    managed: bool = False
-
-    def payload(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id),
-            "name": self.name,
-            "color": 0,
-            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False,
-            "icon": None,
-            "unicode_emoji": None,
-            "position": self.position,
-            "permissions": str(self.permissions.value),
-            "managed": self.managed,
-            "mentionable": False,
-            "flags": 0,
-        }
-
-
-class Message:
-    """A message as stored by the server (public, or ephemeral for one user)."""
-
-    def __init__(
+    def start_thread(
         self,
+        parent: Channel,
+        name: str,
         *,
-        server: LoopbackDiscord,
-        channel: Channel,
-        author: dict[str, Any],
-        data: dict[str, Any],
-        ephemeral_for: int | None = None,
-        msg_type: int = 0,
-        interaction: dict[str, Any] | None = None,
-        webhook_id: int | None = None,
-    ) -> None:
-        self.server = server
-        self.id = snowflake()
-        self.channel = channel
-        self.author = author
-        self.ephemeral_for = ephemeral_for
-        self.type = msg_type
-        self.interaction_metadata = interaction
-        self.webhook_id = webhook_id
-        self.timestamp = iso_now()
-        self.edited_timestamp: str | None = None
-        self.deleted = False
-        self.content: str = ""
-        self.embeds: list[dict[str, Any]] = []
-        self.components: list[dict[str, Any]] = []
-        self.attachments: list[dict[str, Any]] = []
-        self.files: dict[str, bytes] = {}
-        """The bytes of the attached files, by file name (what a member would download)."""
-        self.allowed_mentions: dict[str, Any] | None = None
-        """The ``allowed_mentions`` the bot sent with the message's last version."""
-        self.flags = 0
-        self.tts = False
-        self.history: list[dict[str, Any]] = []
-        self.change_seq = 0
-        self.thread: Thread | None = None
-        """The thread started from this message (threads.py)."""
-        self.message_reference: dict[str, Any] | None = None
-        self.apply(data, initial=True)
+        owner: Identity,
+        private: bool,
+        auto_archive_duration: int,
+        message: Message | None,
+    ) -> ThreadLike:
+        """A thread in ``parent`` (a ``threads.Thread``), as ``owner`` starts it."""
+        ...
 
-    # -- mutation --------------------------------------------------------------
-    def apply(self, data: dict[str, Any], *, initial: bool = False) -> None:
-        if not initial:
-            self.history.append(self.payload())
-            self.edited_timestamp = iso_now()
-        if "content" in data:
-            self.content = data["content"] or ""
-        if "embeds" in data:
-            self.embeds = list(data["embeds"] or [])
-        if "components" in data:
-            self.components = list(data["components"] or [])
-        if "attachments" in data:
-            # an entry with the id of an attachment the message has keeps it
-            old = {str(a["id"]): a for a in ([] if initial else self.attachments)}
-            self.attachments = [
-                old.get(str(a.get("id")))
-                or {
-                    "id": str(snowflake()) if "filename" in a else str(a.get("id", snowflake())),
-                    "filename": a.get("filename", "file"),
-                    "size": 0,
-                    "url": "http://127.0.0.1/attachment",
-                    "proxy_url": "http://127.0.0.1/attachment",
-                }
-                for a in data["attachments"] or []
-            ]
-        if "allowed_mentions" in data:
-            self.allowed_mentions = data["allowed_mentions"]
-        if "tts" in data:
-            self.tts = bool(data["tts"])
-        if "flags" in data and data["flags"] is not None:
-            keep = self.flags & (EPHEMERAL | IS_COMPONENTS_V2)
-            self.flags = int(data["flags"]) | keep
-        if self.ephemeral_for is not None:
-            self.flags |= EPHEMERAL
-        if not initial:
-            self.flags &= ~LOADING
-        self.change_seq = self.server.next_change()
 
-    # -- views -----------------------------------------------------------------
-    @property
-    def ephemeral(self) -> bool:
-        return self.ephemeral_for is not None
+class ThreadLike(Protocol):
+    """A thread as its guild and channel list it (``threads.Thread``)."""
 
-    @property
-    def loading(self) -> bool:
-        return bool(self.flags & LOADING)
+    name: str
+    deleted: bool
+    archived: bool
 
-    def payload(self) -> dict[str, Any]:
-        guild = self.channel.guild
-        data: dict[str, Any] = {
-            "id": str(self.id),
-            "channel_id": str(self.channel.id),
-            "author": self.author,
-            "content": self.content,
-            "timestamp": self.timestamp,
-            "edited_timestamp": self.edited_timestamp,
-            "tts": self.tts,
-            "mention_everyone": False,
-            "mentions": [],
-            "mention_roles": [],
-            "mention_channels": [],
-            "attachments": self.attachments,
-            "embeds": self.embeds,
-            "reactions": [],
-            "pinned": False,
-            "type": self.type,
-            "flags": self.flags,
-            "components": self.components,
-        }
-        if guild is not None:
-            data["guild_id"] = str(guild.id)
-        if self.webhook_id is not None:
-            data["webhook_id"] = str(self.webhook_id)
-            data["application_id"] = str(self.server.application_id)
-        if self.interaction_metadata is not None:
-            data["interaction_metadata"] = self.interaction_metadata
-        if self.message_reference is not None:
-            data["message_reference"] = self.message_reference
-        if self.thread is not None and not self.thread.deleted:
-            data["thread"] = self.thread.payload_for_bot()
-        if self.allowed_mentions is not None:
-            # not part of Discord's message object: kept so tests can see who was notified
-            data["allowed_mentions"] = self.allowed_mentions
-        return data
+    def payload_for_bot(self) -> dict[str, Any]: ...
 
-    def text(self) -> str:
-        """Everything a person reads in the message: content, embeds, text displays."""
-        parts = [self.content] if self.content else []
-        for embed in self.embeds:
-            for key in ("title", "description"):
-                if embed.get(key):
-                    parts.append(str(embed[key]))
-            if embed.get("author", {}).get("name"):
-                parts.append(str(embed["author"]["name"]))
-            for fld in embed.get("fields", []) or []:
-                parts.append(f"{fld.get('name', '')}: {fld.get('value', '')}")
-            if embed.get("footer", {}).get("text"):
-                parts.append(str(embed["footer"]["text"]))
-        for comp in self.walk_components():
-            if comp.get("type") == 10 and comp.get("content"):
-                parts.append(str(comp["content"]))
-        return "\n".join(parts)
+    def bot_can_view(self) -> bool: ...
 
-    def walk_components(self) -> Iterator[dict[str, Any]]:
-        stack = list(reversed(self.components))
-        while stack:
-            comp = stack.pop()
-            yield comp
-            children = list(comp.get("components", []) or [])
-            if comp.get("accessory"):
-                children.append(comp["accessory"])
-            stack.extend(reversed(children))
-
-    def buttons(self) -> list[dict[str, Any]]:
-        return [c for c in self.walk_components() if c.get("type") == 2]
-
-    def selects(self) -> list[dict[str, Any]]:
-        return [c for c in self.walk_components() if c.get("type") in (3, 5, 6, 7, 8)]
-
-    def button_labels(self) -> list[str]:
-        return [str(b.get("label", "")) for b in self.buttons()]
-
-    def __repr__(self) -> str:
-        vis = f" ephemeral_for={self.ephemeral_for}" if self.ephemeral else ""
-        text = self.text().replace("\n", " | ")
-        if len(text) > 80:
-            text = text[:77] + "..."
-        return f"<Message {self.id}{vis} {text!r} buttons={self.button_labels()}>"
+    def discard(self, *, announce: bool = True) -> None:
+        """Mark the thread deleted (THREAD_DELETE when ``announce``)."""
+        ...
 
 
 class Channel:
@@ -401,7 +122,7 @@ class Channel:
 
     def __init__(
         self,
-        server: LoopbackDiscord,
+        server: Hub,
         guild: Guild | None,
         name: str,
         *,
@@ -419,8 +140,12 @@ class Channel:
         self.max_writes_per_5s = 0
         self.overwrites: dict[int, Overwrite] = {}
         self.deleted = False
-        self.threads: list[Thread] = []
+        self.threads: list[ThreadLike] = []
         """Threads started in this channel (deleted ones leave the list)."""
+
+    @property
+    def guild_id(self) -> int | None:
+        return self.guild.id if self.guild is not None else None
 
     @property
     def messages(self) -> list[Message]:
@@ -459,40 +184,43 @@ class Channel:
         self,
         name: str,
         *,
-        by: Member | Identity | None = None,
+        by: Person | Identity | None = None,
         message: Message | None = None,
         private: bool = False,
         auto_archive_duration: int = 1440,
-    ) -> Thread:
+    ) -> ThreadLike:
         """A member (the guild owner by default) starts a thread here, from ``message`` if
-        given: THREAD_CREATE (newly_created) and THREAD_MEMBERS_UPDATE as Discord sends."""
-        from .threads import PRIVATE_THREAD, PUBLIC_THREAD, open_thread
-
+        given: THREAD_CREATE (newly_created) and THREAD_MEMBERS_UPDATE as Discord sends
+        (a ``threads.Thread``, made by the hub)."""
         guild = self._guild()
         assert self.parent is None, "threads cannot have threads"
         ident = by if isinstance(by, Identity) else guild.owner if by is None else by.identity
-        return open_thread(
-            self.server,
+        return self.server.start_thread(
             self,
             name,
             owner=ident,
-            thread_type=PRIVATE_THREAD if private else PUBLIC_THREAD,
+            private=private,
             auto_archive_duration=auto_archive_duration,
             message=message,
         )
 
-    def thread(self, name: str) -> Thread:
+    def thread(self, name: str) -> ThreadLike:
         """The live thread of this channel named ``name``."""
         found = [t for t in self.threads if t.name == name]
         assert found, f"#{self.name} has no thread {name!r}; has {[t.name for t in self.threads]}"
         return found[-1]
 
-    def member(self, name: str, **permissions: bool) -> Member:
+    def member(self, name: str, **permissions: bool) -> Person:
         """The guild member ``name`` acting in this channel."""
         assert self.guild is not None, "DM channels have no members"
         return self.guild.member(name, **permissions).at(self)
 
     # -- permission overwrites -------------------------------------------------------
+    def restrict(self, ident: Identity, perms: discord.Permissions) -> discord.Permissions:
+        """``ident``'s permissions in the parent channel, narrowed to this one (a thread
+        narrows them, ``threads.Thread``; a channel has no parent)."""
+        return perms
+
     def _guild(self) -> Guild:
         assert self.guild is not None, f"{self!r} is a DM channel: it has no overwrites"
         assert not self.deleted, f"{self!r} was deleted"
@@ -626,7 +354,7 @@ class Channel:
 
 
 class Guild:
-    def __init__(self, server: LoopbackDiscord, name: str) -> None:
+    def __init__(self, server: Hub, name: str) -> None:
         self.server = server
         self.id = snowflake()
         self.name = name
@@ -642,7 +370,7 @@ class Guild:
         self.bot_member = Identity(server.bot_identity.id, server.bot_identity.name, bot=True)
         self.bot_member.role_ids.append(self.bot_role.id)
         self.members_by_id[self.bot_member.id] = self.bot_member
-        self.threads: list[Thread] = []
+        self.threads: list[ThreadLike] = []
         """Live threads, archived ones included (threads.py)."""
         self.locale = "en-US"
         """The server's Discord locale (``preferred_locale``, an interaction's
@@ -664,11 +392,9 @@ class Guild:
         404 code 10003 (Unknown Channel) and members can no longer act there."""
         assert channel.guild is self, f"{channel!r} is not in {self!r}"
         assert not channel.deleted, f"{channel!r} is already deleted"
-        from .threads import delete_thread
-
         payload = channel.payload()
         for thread in list(channel.threads):  # the bot drops them on CHANNEL_DELETE
-            delete_thread(thread, announce=False)
+            thread.discard(announce=False)
         channel.deleted = True
         self.channels.remove(channel)
         self.server.next_change()
@@ -680,14 +406,17 @@ class Guild:
         self.server.dispatch_soon("CHANNEL_CREATE", channel.payload())
         return channel
 
-    def member(self, name: str, **permissions: bool) -> Member:
+    def member(self, name: str, **permissions: bool) -> Person:
         """The member ``name`` (created on first use), in the guild's default channel.
 
         Keyword arguments are discord.Permissions flags (``manage_guild=True``); they are
         granted through a role of the member's own.
         """
-        from .users import Member
+        return self.server.member(self, self.enrol(name, **permissions), self.default_channel)
 
+    def enrol(self, name: str, **permissions: bool) -> Identity:
+        """The account of member ``name`` (created on first use); ``permissions``
+        (discord.Permissions flags) are granted through a role of the member's own."""
         ident = self.identities.get(name)
         if ident is None:
             ident = Identity(snowflake(), name)
@@ -704,7 +433,7 @@ class Guild:
                 )
             else:
                 role.permissions = perms
-        return Member(self.server, self, ident, self.default_channel)
+        return ident
 
     def permissions_of(self, ident: Identity) -> discord.Permissions:
         if ident.id == self.owner.id:
@@ -723,9 +452,6 @@ class Guild:
         implicit denials, e.g. no SEND_MESSAGES means no ATTACH_FILES, are not applied).
         A thread takes its parent's permissions (a private one hides from non-members)."""
         if channel.parent is not None:
-            from .threads import Thread
-
-            assert isinstance(channel, Thread)
             return channel.restrict(ident, self.permissions_in(ident, channel.parent))
         base = self.permissions_of(ident)
         if base.administrator:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import discord
 
+from .bot_process import BotProcess
+from .interactions import InteractionFailed as InteractionFailed
+from .interactions import InteractionState
 from .models import Channel, Guild, Identity, Message, Role
 from .threads import Thread
-
-if TYPE_CHECKING:
-    from .interactions import InteractionState
-    from .server import LoopbackDiscord
 
 OPTION_STRING, OPTION_INTEGER, OPTION_BOOLEAN = 3, 4, 5
 OPTION_USER, OPTION_CHANNEL, OPTION_ROLE, OPTION_MENTIONABLE, OPTION_NUMBER = 6, 7, 8, 9, 10
@@ -28,12 +27,37 @@ CALLBACK_NAMES = {
 }
 
 
-class InteractionFailed(AssertionError):
-    """The bot did not (validly) acknowledge an interaction in time."""
+class Stage(Protocol):
+    """What a member needs of the server to act (``server.LoopbackDiscord``)."""
 
-    def __init__(self, message: str, *, code: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
+    @property
+    def action_timeout(self) -> float: ...
+
+    @property
+    def bots(self) -> list[BotProcess]: ...
+
+    @property
+    def bot_intents(self) -> int | None: ...
+
+    def dispatch_soon(self, name: str, data: Any) -> None: ...
+
+    def commands_for(self, guild: Guild | None) -> list[dict[str, Any]]: ...
+
+    def dm_channel(self, ident: Identity) -> Channel | None: ...
+
+    def user_message(self, channel: Channel, user: Identity, text: str) -> Message: ...
+
+    async def send_interaction(
+        self,
+        *,
+        itype: int,
+        user: Identity,
+        channel: Channel,
+        data: dict[str, Any],
+        label: str,
+        source_message: Message | None = None,
+        delayed: float = 0.0,
+    ) -> InteractionState: ...
 
 
 @dataclass
@@ -76,7 +100,7 @@ class InteractionResult:
         form (no longer "thinking") and return it."""
         msg = self.message
         assert msg is not None, f"{self.state.label}: no message to wait for"
-        server = msg.server
+        server = self.state.channel.server
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while msg.loading:
@@ -95,7 +119,7 @@ class Member:
     """A guild member acting in one channel (``at`` gives the same person elsewhere)."""
 
     def __init__(
-        self, server: LoopbackDiscord, guild: Guild, identity: Identity, channel: Channel
+        self, server: Stage, guild: Guild, identity: Identity, channel: Channel
     ) -> None:
         self.server = server
         self.guild = guild
@@ -128,8 +152,8 @@ class Member:
         assert self.guild.role(role.id) is role, f"{role.name!r} is not a role of {self.guild!r}"
         if role.id not in self.identity.role_ids:
             self.identity.role_ids.append(role.id)
-        session = self.server.current_session
-        if session is not None and session.intents & INTENT_GUILD_MEMBERS:
+        intents = self.server.bot_intents
+        if intents is not None and intents & INTENT_GUILD_MEMBERS:
             self.server.dispatch_soon(
                 "GUILD_MEMBER_UPDATE",
                 {**self.identity.member_payload(), "guild_id": str(self.guild.id)},
@@ -189,7 +213,7 @@ class Member:
         return self.server.user_message(self.channel, self.identity, text)
 
     # -- slash commands --------------------------------------------------------
-    def _find_command(self, command: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    def find_command(self, command: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
         """Resolve "group sub" against the synced commands.
 
         Returns (top-level command, path of sub names, the leaf whose options to fill).
@@ -289,7 +313,7 @@ class Member:
         focused: str | None = None,
         checked: bool = True,
     ) -> dict[str, Any]:
-        top, path, leaf = self._find_command(command)
+        top, path, leaf = self.find_command(command)
         resolved: dict[str, dict[str, Any]] = {}
         declared = {o["name"]: o for o in leaf.get("options") or []}
         unknown = set(options) - set(declared)

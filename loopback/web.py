@@ -25,11 +25,13 @@ import json
 import mimetypes
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from aiohttp import web
 
+from .emojis import EmojiRoutes
+from .interactions import InteractionState
 from .models import Channel, Guild, Identity, Message
 from .users import (
     OPTION_BOOLEAN,
@@ -40,10 +42,8 @@ from .users import (
     OPTION_USER,
     InteractionFailed,
     Member,
+    Stage,
 )
-
-if TYPE_CHECKING:
-    from .server import LoopbackDiscord
 
 STATIC = Path(__file__).resolve().parent / "static"
 NAME_RE = re.compile(r"^[a-z0-9_.]{1,32}$")
@@ -54,8 +54,40 @@ class BadRequest(Exception):
     """The page asked for something that cannot be done; the message says what."""
 
 
+class WebServer(Stage, Protocol):
+    """What the page needs of the server (``server.LoopbackDiscord``)."""
+
+    @property
+    def guilds(self) -> list[Guild]: ...
+
+    @property
+    def channels(self) -> dict[int, Channel]: ...
+
+    @property
+    def messages(self) -> dict[int, Message]: ...
+
+    @property
+    def bot_identity(self) -> Identity: ...
+
+    @property
+    def interactions(self) -> dict[int, InteractionState]: ...
+
+    @property
+    def emojis(self) -> EmojiRoutes: ...
+
+    @property
+    def change_seq(self) -> int: ...
+
+    @property
+    def closing(self) -> bool: ...
+
+    def next_change(self) -> int: ...
+
+    async def wait_change(self, seconds: float) -> None: ...
+
+
 class WebUI:
-    def __init__(self, server: LoopbackDiscord) -> None:
+    def __init__(self, server: WebServer) -> None:
         self.server = server
 
     def add_routes(self, app: web.Application) -> None:
@@ -81,7 +113,7 @@ class WebUI:
             raise BadRequest("a user name is 1 to 32 of a-z, 0-9, _ and .")
         if name == self.guild.owner.name:
             raise BadRequest(f"{name!r} is the guild's owner account; pick another name")
-        self.guild.member(name)  # made on first use
+        self.guild.enrol(name)  # made on first use
         return self.guild.identities[name]
 
     def channel(self, raw: Any) -> Channel:
@@ -106,7 +138,7 @@ class WebUI:
         return {
             "guild": {"id": str(guild.id), "name": guild.name},
             "me": _user(me),
-            "bot": {**_user(self.server.bot_identity), "online": self.server.current_session
+            "bot": {**_user(self.server.bot_identity), "online": self.server.bot_intents
                     is not None},
             "channels": [{"id": str(c.id), "name": c.name} for c in guild.channels
                          if guild.permissions_in(me, c).view_channel],
@@ -266,7 +298,7 @@ class WebUI:
 
     def _options(self, member: Member, command: str, raw: dict[str, Any]) -> dict[str, Any]:
         """The page sends every option as text; give each its declared type."""
-        _top, _path, leaf = member._find_command(command)
+        _top, _path, leaf = member.find_command(command)
         declared = {o["name"]: o for o in leaf.get("options") or []}
         out: dict[str, Any] = {}
         for name, value in raw.items():

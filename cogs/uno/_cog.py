@@ -1,16 +1,17 @@
-"""The UNO cog: thin slash commands and component handlers.
+"""The UNO cog: the slash commands, the channel's events, and what a lobby's click does.
 
 Each entry point turns an interaction into an :class:`Actor` and one call of the table
-service, and the result (or its :class:`Refusal`) into one private answer. The table
-service owns the games, the pipeline and the locks; the outbox posts in channels; the
-scheduler runs the timers; the menus are pure functions.
+service, and the result (or its :class:`Refusal`) into one answer. The table service owns
+the games, the pipeline and the locks; ``_plays`` answers a player's moves; each component
+family owns its click (``_components``); the outbox posts in channels; the scheduler runs
+the timers; ``show`` builds every message.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -18,37 +19,13 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from cogs.i18n import Locale, _, server_language
-from cogs.uno._components import (
-    ColorButton,
-    DrawnButton,
-    KeepSelect,
-    LapButton,
-    LobbyButton,
-    OpeningColorButton,
-    PageButton,
-    PlaySelect,
-    RetiredComponent,
-    TableButton,
-    TowerSelect,
-    UnoItem,
-    card_value,
-    color_of,
-    towers_value,
-)
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
+from cogs.uno._plays import Plays, actor_of, catch_target
 from cogs.uno._reply import Reply, answer
 from cogs.uno.art import configure as configure_art
-from cogs.uno.show.hand import (
-    choice_menu,
-    hand_menu,
-    lap_note,
-    match_cards,
-    move_notes,
-    option_label,
-    shown_cards,
-)
+from cogs.uno.show.hand import match_cards, option_label
 from cogs.uno.show.lobby import lobby_embed, lobby_view
 from cogs.uno.show.words import (
     hand_banner,
@@ -56,14 +33,9 @@ from cogs.uno.show.words import (
 )
 from cogs.uno.table.contracts import (
     OPEN_THREAD_PERMISSIONS,
-    REQUIRED_PERMISSIONS,
-    THREAD_PERMISSIONS,
     Actor,
     EngineRefusal,
-    Moved,
     Refusal,
-    Stale,
-    StaleComponent,
     missing_permissions,
     permission_names,
 )
@@ -73,21 +45,16 @@ from cogs.uno.table.session import Session
 from engine import (
     Accept,
     CallUno,
-    Card,
     Catch,
     Challenge,
     ChooseColor,
     Color,
-    Decision,
     Draw,
-    EngineError,
     Game,
     Keep,
-    Lap,
     Move,
     ParseError,
     Pass,
-    Play,
     Tower,
 )
 
@@ -95,31 +62,6 @@ if TYPE_CHECKING:
     from cogs.unobot import UnoBot
 
 log = logging.getLogger(__name__)
-
-MAX_ECHO = 12
-"""At most this much of a typed card code is repeated back in a refusal."""
-LOG_LINES = 15
-
-
-def actor_of(interaction: discord.Interaction[Any]) -> Actor:
-    perms = interaction.permissions
-    needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
-              else REQUIRED_PERMISSIONS)
-    missing = missing_permissions(interaction.app_permissions, needed)
-    return Actor(id=str(interaction.user.id), name=interaction.user.display_name,
-                 admin=bool(perms.manage_guild or perms.administrator),
-                 locale=interaction.locale, guild_locale=interaction.guild_locale,
-                 missing=missing)
-
-
-def parse_card(code: str, locale: Any) -> Card:
-    try:
-        return Card.parse(code)
-    except ParseError:
-        shown = code.strip()[:MAX_ECHO] + ("…" if len(code.strip()) > MAX_ECHO else "")
-        raise Refusal("'{code}' is not a card: pick one from the list, or type a code such "
-                      "as R7, B+2 or W+4.", code=shown) from None
-
 
 CARRIERS = (discord.InteractionType.application_command, discord.InteractionType.component,
             discord.InteractionType.modal_submit)
@@ -136,6 +78,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
+        self.plays = Plays(self.service, self.pictures)
         self.outbox.on_lost = self.service.channel_lost
         self.outbox.on_table = self.service.table_posted
         if bot.config.art_cache:
@@ -202,227 +145,35 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if not interaction.response.is_done():
             await interaction.response.send_message(text, ephemeral=True)
 
-    # ================================================================== private menus
-    def _hand(self, session: Session, game: Game, actor: Actor, *, page: int = 0,
-              notes: list[str] | None = None) -> tuple[str, discord.ui.View | None]:
-        unseen = self.service.take_unseen(session, actor.id)
-        extra = move_notes(session, actor.id, [], actor.locale, unseen) if unseen else []
-        extra = self._lap_notes(session, actor) + extra
-        return hand_menu(session, game, actor.id, actor.locale, page, [*extra, *(notes or [])])
+    # ================================================================== clicks
+    @staticmethod
+    def actor(interaction: discord.Interaction[Any]) -> Actor:
+        return actor_of(interaction)
 
-    @contextlib.asynccontextmanager
-    async def _as_saved(self, session: Session, actor: Actor) -> AsyncIterator[Game]:
-        """The session's game as last saved (read under its lock; never a change that is
-        still being saved or will be undone)."""
-        async with self.service.reading(session):
-            game = session.game
-            if game is None or game.is_over or not self.service.is_live(session):
-                raise Refusal("The game is over.")
-            yield game
+    @staticmethod
+    def catch_target(session: Session, game: Game, pid: str) -> Move:
+        return catch_target(session, game, pid)
 
-    async def _show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
-                         gid: str | None = None, page: int = 0) -> None:
-        session, _game = self.service.game(channel_id, actor, gid)
-        await self.service.check_pause(channel_id, actor)
-        async with self._as_saved(session, actor) as game:
-            menu = self._hand(session, game, actor, page=page)
-            cards, playable = shown_cards(game, actor.id)
-        await reply.menu(menu)
-        # The picture follows the answer: drawing it never delays the acknowledgement.
-        self.pictures.follow(reply, cards, playable, actor.id)
-
-    async def _move(self, reply: Reply, interaction: discord.Interaction[Any],
-                    make: Callable[[Session, Game, str], Move], *, gid: str | None = None,
-                    serial: int | None = None) -> None:
-        """A move through the pipeline, then the mover's hand as it is now."""
+    async def lobby_click(self, reply: Reply, interaction: discord.Interaction[Any],
+                          action: str, gid: str) -> None:
+        """A lobby's button (its message is edited with the answer)."""
         actor = actor_of(interaction)
-        moved = await self.service.move(interaction.channel_id, actor, make, gid=gid,
-                                        serial=serial)
-        async with self.service.reading(moved.session):
-            menu = self._after_move(moved, actor)
-        # Text only: a picture with every move costs more than it gives (bench/README.md,
-        # "Hand pictures"); My hand shows one.
-        await reply.menu(menu)
-
-    def _after_move(self, moved: Moved, actor: Actor) -> tuple[str, discord.ui.View | None]:
-        # The game as it is now (a later change may have replaced the object of the move).
-        session = moved.session
-        game = session.game if self.service.is_live(session) and session.game else moved.game
-        unseen = self.service.take_unseen(session, actor.id)
-        notes = move_notes(session, actor.id, moved.events, actor.locale, unseen)
-        notes = self._lap_notes(session, actor) + notes
-        if game.is_over:
-            return "\n".join(notes) or _("The game is over.", actor.locale), None
-        if not notes and isinstance(moved.move, CallUno):
-            notes = [_("You called UNO!", actor.locale)]
-        if not notes and isinstance(moved.move, Catch):
-            notes = [_("Caught!", actor.locale)]
-        if actor.id not in game.players:
-            return "\n".join(notes) or _("Done.", actor.locale), None
-        return hand_menu(session, game, actor.id, actor.locale, 0, notes)
-
-    def _lap_notes(self, session: Session, actor: Actor) -> list[str]:
-        """"Your hand changed": once, for a player whose hand a Victory Lap replaced."""
-        step = self.service.take_lap_change(session, actor.id)
-        return [] if step is None else [lap_note(step, actor.locale)]
-
-    async def _play(self, reply: Reply, interaction: discord.Interaction[Any], gid: str,
-                    serial: int | None, card: Card, uno: bool, color: Color | None,
-                    towers: tuple[Tower, ...] | None) -> None:
-        """Play ``card``, or first ask what it still needs (its colour, its towers)."""
-        actor = actor_of(interaction)
-        session, _game = self.service.game(interaction.channel_id, actor, gid)
-        async with self._as_saved(session, actor) as game:
-            if serial is not None and serial != session.serial:
-                raise Stale()
-            try:
-                step = choice_menu(session, game, actor.id, card, uno, color, towers,
-                                   actor.locale)
-            except EngineError as exc:
-                raise EngineRefusal(exc) from None
-        if step is not None:
-            await reply.menu(step)
-            return
-        chosen = towers or ()
-        await self._move(reply, interaction, lambda s, g, p: Play(p, card, color, chosen, uno),
-                         gid=gid, serial=session.serial)
-
-    # ================================================================== components
-    async def on_component(self, interaction: discord.Interaction[Any], item: UnoItem) -> None:
-        message = interaction.message
-        in_menu = bool(message is not None and message.flags.ephemeral)
-        await answer(interaction, lambda reply: self._component(reply, interaction, item),
-                           edit=in_menu or item.family in ("page", "rules", "leaderboard",
-                                                           "lobby"))
-
-    async def _component(self, reply: Reply, interaction: discord.Interaction[Any],
-                         item: UnoItem) -> None:
-        locale = interaction.locale
-        if isinstance(item, LobbyButton):
-            await self._lobby_button(reply, interaction, item)
-        elif isinstance(item, TableButton):
-            await self._table_button(reply, interaction, item)
-        elif isinstance(item, PlaySelect):
-            if not item.values:
-                raise StaleComponent("")
-            card, uno = card_value(item.values[0])
-            await self._play(reply, interaction, item.gid, item.serial, card, uno, None, None)
-        elif isinstance(item, PageButton):
-            actor = actor_of(interaction)
-            session = self.service.session(interaction.channel_id)
-            if item.serial != session.serial:
-                raise StaleComponent("")
-            await self._show_hand(reply, interaction.channel_id, actor, item.gid, item.page)
-        elif isinstance(item, DrawnButton):
-            await self._drawn_button(reply, interaction, item)
-        elif isinstance(item, ColorButton):
-            card = parse_card(item.card, locale)
-            towers = towers_value(list(item.towers)) if item.towers else None
-            await self._play(reply, interaction, item.gid, item.serial, card, item.uno,
-                             color_of(item.color), towers)
-        elif isinstance(item, TowerSelect):
-            card = parse_card(item.card, locale)
-            await self._play(reply, interaction, item.gid, item.serial, card, item.uno,
-                             color_of(item.color), towers_value(item.values))
-        elif isinstance(item, KeepSelect):
-            if not item.values:
-                raise StaleComponent("")
-            card, uno = card_value(item.values[0])
-            await self._move(reply, interaction, lambda s, g, p: Keep(p, card, uno),
-                             gid=item.gid, serial=item.serial)
-        elif isinstance(item, OpeningColorButton):
-            chosen = color_of(item.color)
-            if chosen is None:
-                raise StaleComponent(item.color)
-            await self._move(reply, interaction, lambda s, g, p: ChooseColor(p, chosen),
-                             gid=item.gid, serial=item.serial)
-        elif isinstance(item, LapButton):
-            await self._lap_button(reply, interaction, item)
-        elif isinstance(item, RetiredComponent):
-            raise Refusal("This button is no longer in use.")
-        else:
-            raise Refusal("This button is no longer in use.")
-
-    async def _drawn_button(self, reply: Reply, interaction: discord.Interaction[Any],
-                            item: DrawnButton) -> None:
-        if item.action == "d":
-            await self._move(reply, interaction, lambda s, g, p: Draw(p), gid=item.gid,
-                             serial=item.serial)
-            return
-        if item.action == "dk":
-            await self._move(reply, interaction, lambda s, g, p: Pass(p), gid=item.gid,
-                             serial=item.serial)
-            return
-        actor = actor_of(interaction)
-        session, _game = self.service.game(interaction.channel_id, actor, item.gid)
-        async with self._as_saved(session, actor) as game:
-            drawn = game.drawn_card
-            if (game.turn != actor.id or game.pending is not Decision.DRAWN or drawn is None
-                    or item.serial != session.serial):
-                raise StaleComponent("")
-            uno = item.action == "dpu" or (len(game.hand(actor.id)) == 2
-                                           and game.has_called(actor.id))
-        await self._play(reply, interaction, item.gid, item.serial, drawn, uno, None, None)
-
-    async def _lap_button(self, reply: Reply, interaction: discord.Interaction[Any],
-                          item: LapButton) -> None:
-        """Victory Lap: keep the hand in front of you, or pass it on."""
-        keep = item.action == "keep"
-        color = color_of(item.color) if item.color else None
-
-        def make(session: Session, game: Game, pid: str) -> Move:
-            lap = game.lap
-            if lap is None:
-                raise Stale()
-            if lap["player"] != pid:
-                raise Refusal("This is not your Victory Lap: {name} is choosing a hand.",
-                              name=session.name(str(lap["player"])))
-            return Lap(pid, keep, color)
-
-        await self._move(reply, interaction, make, gid=item.gid, serial=item.serial)
-
-    async def _table_button(self, reply: Reply, interaction: discord.Interaction[Any],
-                            item: TableButton) -> None:
-        gid, serial = item.gid, item.serial
-        if serial is None and item.action not in ("hand", "uno"):
-            # A table button without the table's serial (an old release's, or forged)
-            # can't say which table it was on.
-            raise StaleComponent("")
-        if item.action == "hand":
-            await self._show_hand(reply, interaction.channel_id, actor_of(interaction), gid)
-            return
-        actions: dict[str, Callable[[Session, Game, str], Move]] = {
-            "draw": lambda s, g, p: Draw(p),
-            "uno": lambda s, g, p: CallUno(p),
-            "catch": _catch_target,
-            "accept": lambda s, g, p: Accept(p),
-            "challenge": lambda s, g, p: Challenge(p),
-        }
-        make = actions[item.action]
-        # UNO! is about the caller's own hand: it needs no particular table.
-        await self._move(reply, interaction, make, gid=gid,
-                         serial=None if item.action == "uno" else serial)
-
-    async def _lobby_button(self, reply: Reply, interaction: discord.Interaction[Any],
-                            item: LobbyButton) -> None:
-        actor = actor_of(interaction)
-        if item.action == "start" and self.service.session(
+        if action == "start" and self.service.session(
                 interaction.channel_id).options.mode == "tournament":
-            await self._start_tournament(reply, interaction, actor, item.gid)
+            await self._start_tournament(reply, interaction, actor, gid)
             return
-        if item.action == "start":
-            session = await self.service.lobbies.start(interaction.channel_id, actor, item.gid)
+        if action == "start":
+            session = await self.service.lobbies.start(interaction.channel_id, actor, gid)
             language = session.options.language
             await reply.send(self._with_note(self._started_text(session, language),
                                              self._no_pictures(interaction, language)),
                              view=None, public=True, edit=True)
             return
-        session = await self.service.lobbies.action(interaction.channel_id, actor, item.action,
-                                                    item.gid)
+        session = await self.service.lobbies.action(interaction.channel_id, actor, action, gid)
         language = session.options.language  # the lobby message is public
         if not self.service.is_live(session):
             text = _("The game was cancelled by {name}.", language, name=actor.name) \
-                if item.action == "cancel" else _("The lobby closed: everyone left.", language)
+                if action == "cancel" else _("The lobby closed: everyone left.", language)
             await self._edit_lobby(reply, text, None, None)
             return
         await self._edit_lobby(reply, None, lobby_embed(session, language),
@@ -701,7 +452,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.command(name="hand", description="See your hand (only you can see it)")
     @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
-        await answer(interaction, lambda reply: self._show_hand(
+        await answer(interaction, lambda reply: self.plays.show_hand(
             reply, interaction.channel_id, actor_of(interaction)))
 
     async def _card_autocomplete(self, interaction: discord.Interaction[Any], current: str
@@ -728,7 +479,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                    color: str | None = None, towers: str | None = None,
                    uno: bool = False) -> None:
         async def work(reply: Reply) -> None:
-            parsed = self._typed_card(interaction, card)
+            parsed = self.plays.typed_card(interaction.channel_id, interaction.user.id, card,
+                                           interaction.locale)
             chosen = Color(color) if color else None
             grab = None
             if towers:
@@ -739,32 +491,16 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                     raise EngineRefusal(exc) from None
             actor = actor_of(interaction)
             session, _game = self.service.game(interaction.channel_id, actor)
-            await self._play(reply, interaction, session.game_id, None, parsed, uno, chosen,
-                             grab)
+            await self.plays.play(reply, actor, interaction.channel_id, session.game_id, None,
+                                  parsed, uno, chosen, grab)
         await answer(interaction, work)
-
-    def _typed_card(self, interaction: discord.Interaction[Any], typed: str) -> Card:
-        """A card as typed in /uno play: a code, or a name the autocomplete would match."""
-        try:
-            return Card.parse(typed.strip()[:MAX_ECHO * 4])
-        except ParseError:
-            pass
-        session = self.service.sessions.get(interaction.channel_id or 0)
-        if session is not None and session.game is not None:
-            pid = str(interaction.user.id)
-            # During a Victory Lap the hand in front of a player is not theirs to name.
-            if pid in session.game.players and session.game.lap is None:
-                found = match_cards(sorted(set(session.game.hand(pid))), typed,
-                                    interaction.locale)
-                if len(found) == 1:
-                    return found[0]
-        return parse_card(typed, interaction.locale)
 
     play_autocomplete = play.autocomplete("card")(_card_autocomplete)
 
     def _simple(self, interaction: discord.Interaction[Any],
                 make: Callable[[Session, Game, str], Move]) -> Awaitable[None]:
-        return answer(interaction, lambda reply: self._move(reply, interaction, make))
+        return answer(interaction, lambda reply: self.plays.move(
+            reply, actor_of(interaction), interaction.channel_id, make))
 
     @app_commands.command(name="draw", description="Draw a card")
     @app_commands.guild_only()
@@ -805,8 +541,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def keep(self, interaction: discord.Interaction[Any], card: str,
                    uno: bool = False) -> None:
         async def work(reply: Reply) -> None:
-            parsed = self._typed_card(interaction, card)
-            await self._move(reply, interaction, lambda s, g, p: Keep(p, parsed, uno))
+            parsed = self.plays.typed_card(interaction.channel_id, interaction.user.id, card,
+                                           interaction.locale)
+            await self.plays.move(reply, actor_of(interaction), interaction.channel_id,
+                                  lambda s, g, p: Keep(p, parsed, uno))
         await answer(interaction, work)
 
     @app_commands.command(name="color",
@@ -816,13 +554,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def color(self, interaction: discord.Interaction[Any], color: str) -> None:
         # Color(color) inside the move: answer() has checked the choice by then
         await self._simple(interaction, lambda s, g, p: ChooseColor(p, Color(color)))
-
-
-def _catch_target(session: Session, game: Game, pid: str) -> Move:
-    target = game.catchable
-    if target is None or target == pid:
-        raise Refusal("Nobody can be caught right now.")
-    return Catch(pid, target)
 
 
 __all__ = ["UnoCog"]

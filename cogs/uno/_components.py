@@ -25,19 +25,42 @@ LapButton              ``uno:lap:<gid>:<serial>:<keep|pass>[:<color>]``   Victor
 (The leaderboard's and the rules' pages live with their cogs.) ``serial`` counts the game's
 turn moves: a menu from before the last move is stale. Anything that does not match a
 template, or a select value that is not what the menu offered, is refused politely.
+
+Each family owns what its click means (``act``): it decodes its values and asks the game
+cog for the move, the question or the menu (:class:`Clicks`, found at click time, so a
+click that comes while the extension reloads is answered politely).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 import discord
 
 from cogs.i18n import _
-from cogs.uno.table.contracts import StaleComponent
-from engine import Card, Color, ParseError, Tower
+from cogs.uno._reply import Reply, answer
+from cogs.uno.table.contracts import Actor, Refusal, StaleComponent
+from cogs.uno.table.session import Session
+from engine import (
+    Accept,
+    CallUno,
+    Card,
+    Challenge,
+    ChooseColor,
+    Color,
+    Draw,
+    Game,
+    Keep,
+    Move,
+    ParseError,
+    Pass,
+    Tower,
+)
+
+Make = Callable[[Session, Game, str], Move]
+"""Builds a move from the game as it is under its lock (the mover's id last)."""
 
 GID = r"(?P<gid>[0-9a-f]{1,32})"
 SERIAL = r"(?P<serial>\d{1,9})"
@@ -48,28 +71,39 @@ MAX_VALUE = 8
 """No select value of ours is longer: anything longer is forged or garbled."""
 
 
+class GameClicks(Protocol):
+    """What a click in a game asks for (``cogs.uno._plays.Plays``)."""
+
+    async def show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
+                        gid: str | None = None, page: int = 0) -> None: ...
+    async def show_page(self, reply: Reply, channel_id: int | None, actor: Actor, gid: str,
+                        serial: int, page: int) -> None: ...
+    async def move(self, reply: Reply, actor: Actor, channel_id: int | None, make: Make, *,
+                   gid: str | None = None, serial: int | None = None) -> None: ...
+    async def play(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str | None,
+                   serial: int | None, card: Card, uno: bool, color: Color | None,
+                   towers: tuple[Tower, ...] | None) -> None: ...
+    async def play_drawn(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str,
+                         serial: int, *, uno: bool) -> None: ...
+    async def lap(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str,
+                  serial: int, keep: bool, color: Color | None) -> None: ...
+
+
 @runtime_checkable
-class ComponentHandler(Protocol):
-    """What a click is routed to: the game cog (named "Uno"), found at click time, so a
-    click that comes while the extension reloads is answered politely."""
+class Clicks(Protocol):
+    """The game cog (named "Uno") as the components see it."""
 
-    async def on_component(self, interaction: discord.Interaction[Any],
-                           item: UnoItem) -> None: ...
+    plays: GameClicks
+
+    def actor(self, interaction: discord.Interaction[Any]) -> Actor: ...
+    def catch_target(self, session: Session, game: Game, pid: str) -> Move: ...
+    async def lobby_click(self, reply: Reply, interaction: discord.Interaction[Any],
+                          action: str, gid: str) -> None: ...
 
 
-def cog_of(interaction: discord.Interaction[Any]) -> ComponentHandler | None:
+def cog_of(interaction: discord.Interaction[Any]) -> Clicks | None:
     cog = interaction.client.get_cog("Uno")
-    return cog if isinstance(cog, ComponentHandler) else None
-
-
-async def _route(interaction: discord.Interaction[Any], item: UnoItem) -> None:
-    cog = cog_of(interaction)
-    if cog is None:
-        await interaction.response.send_message(
-            _("The game service is restarting: try again in a moment.", interaction.locale),
-            ephemeral=True)
-        return
-    await cog.on_component(interaction, item)
+    return cog if isinstance(cog, Clicks) else None
 
 
 def unlink_view(item: discord.ui.Item[Any]) -> None:
@@ -104,20 +138,46 @@ def towers_value(values: list[str]) -> tuple[Tower, ...]:
     return tuple(towers)
 
 
+def card_code(code: str) -> Card:
+    """The card a custom_id names (its template takes only card-shaped codes)."""
+    try:
+        return Card.parse(code)
+    except ParseError:
+        raise StaleComponent(code[:MAX_VALUE]) from None
+
+
 def color_of(code: str) -> Color | None:
     return None if code == "-" else Color(code)
 
 
 class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
-    """Base of every ``uno:`` family: the routing to the cog."""
+    """Base of every ``uno:`` family: a click is answered once (``_reply.answer``) with
+    what the family's :meth:`act` does."""
 
     family: ClassVar[str]
+    edits: ClassVar[bool] = False
+    """A click on this family answers by editing the message clicked (else: a private
+    answer, unless the click came from a private menu, which is always edited)."""
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
-            await _route(interaction, self)
+            cog = cog_of(interaction)
+            if cog is None:
+                await interaction.response.send_message(
+                    _("The game service is restarting: try again in a moment.",
+                      interaction.locale), ephemeral=True)
+                return
+            message = interaction.message
+            in_menu = bool(message is not None and message.flags.ephemeral)
+            await answer(interaction, lambda reply: self.act(reply, interaction, cog),
+                         edit=in_menu or self.edits)
         finally:
             unlink_view(self)
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        """What the click means."""
+        raise Refusal("This button is no longer in use.")
 
     @property
     def values(self) -> list[str]:
@@ -149,6 +209,7 @@ class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|sta
                                      rf"|team[012]|shuffle):"
                                      rf"{GID}"):
     family = "lobby"
+    edits = True
 
     def __init__(self, action: str, gid: str, label: str = "", *,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
@@ -160,6 +221,10 @@ class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|sta
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["action"], match["gid"])
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        await cog.lobby_click(reply, interaction, self.action, self.gid)
 
 
 class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|accept|challenge)"
@@ -180,6 +245,27 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
         serial = match["serial"]
         return cls(match["action"], match["gid"], int(serial) if serial else None)
 
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        actor, where = cog.actor(interaction), interaction.channel_id
+        if self.action == "hand":
+            await cog.plays.show_hand(reply, where, actor, self.gid)
+            return
+        if self.serial is None and self.action != "uno":
+            # A table button without the table's serial (an old release's, or forged)
+            # can't say which table it was on.
+            raise StaleComponent("")
+        actions: dict[str, Make] = {
+            "draw": lambda s, g, p: Draw(p),
+            "uno": lambda s, g, p: CallUno(p),
+            "catch": cog.catch_target,
+            "accept": lambda s, g, p: Accept(p),
+            "challenge": lambda s, g, p: Challenge(p),
+        }
+        # UNO! is about the caller's own hand: it needs no particular table.
+        await cog.plays.move(reply, actor, where, actions[self.action], gid=self.gid,
+                             serial=None if self.action == "uno" else self.serial)
+
 
 class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):
     family = "play"
@@ -197,9 +283,18 @@ class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})")
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["gid"], int(match["serial"]), int(match["page"]))
 
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        if not self.values:
+            raise StaleComponent("")
+        card, uno = card_value(self.values[0])
+        await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
+                             self.serial, card, uno, None, None)
+
 
 class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):
     family = "page"
+    edits = True
 
     def __init__(self, gid: str, serial: int, page: int, label: str = "", *,
                  row: int | None = None) -> None:
@@ -211,6 +306,11 @@ class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["gid"], int(match["serial"]), int(match["page"]))
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        await cog.plays.show_page(reply, interaction.channel_id, cog.actor(interaction),
+                                  self.gid, self.serial, self.page)
 
 
 class DrawnButton(UnoItem, template=rf"uno:(?P<action>d|dp|dk|dpu):{GID}:{SERIAL}"):
@@ -230,6 +330,19 @@ class DrawnButton(UnoItem, template=rf"uno:(?P<action>d|dp|dk|dpu):{GID}:{SERIAL
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["action"], match["gid"], int(match["serial"]))
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        actor, where = cog.actor(interaction), interaction.channel_id
+        if self.action == "d":
+            await cog.plays.move(reply, actor, where, lambda s, g, p: Draw(p), gid=self.gid,
+                                 serial=self.serial)
+        elif self.action == "dk":
+            await cog.plays.move(reply, actor, where, lambda s, g, p: Pass(p), gid=self.gid,
+                                 serial=self.serial)
+        else:
+            await cog.plays.play_drawn(reply, actor, where, self.gid, self.serial,
+                                       uno=self.action == "dpu")
 
 
 class ColorButton(UnoItem, template=rf"uno:c:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]):{COLOR}"
@@ -252,6 +365,13 @@ class ColorButton(UnoItem, template=rf"uno:c:{GID}:{SERIAL}:{CARD}:(?P<uno>[01])
         return cls(match["gid"], int(match["serial"]), match["card"], match["uno"] == "1",
                    match["color"], match["towers"] or "")
 
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        towers = towers_value(list(self.towers)) if self.towers else None
+        await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
+                             self.serial, card_code(self.card), self.uno,
+                             color_of(self.color), towers)
+
 
 class TowerSelect(UnoItem, template=rf"uno:tw:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]):{COLOR}"):
     family = "towers"
@@ -271,6 +391,12 @@ class TowerSelect(UnoItem, template=rf"uno:tw:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]
         return cls(match["gid"], int(match["serial"]), match["card"], match["uno"] == "1",
                    match["color"])
 
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
+                             self.serial, card_code(self.card), self.uno,
+                             color_of(self.color), towers_value(self.values))
+
 
 class KeepSelect(UnoItem, template=rf"uno:k:{GID}:{SERIAL}"):
     family = "keep"
@@ -288,6 +414,15 @@ class KeepSelect(UnoItem, template=rf"uno:k:{GID}:{SERIAL}"):
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["gid"], int(match["serial"]))
 
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        if not self.values:
+            raise StaleComponent("")
+        card, uno = card_value(self.values[0])
+        await cog.plays.move(reply, cog.actor(interaction), interaction.channel_id,
+                             lambda s, g, p: Keep(p, card, uno), gid=self.gid,
+                             serial=self.serial)
+
 
 class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
     family = "opening"
@@ -302,6 +437,15 @@ class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["gid"], int(match["serial"]), match["color"])
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        chosen = color_of(self.color)
+        if chosen is None:
+            raise StaleComponent(self.color)
+        await cog.plays.move(reply, cog.actor(interaction), interaction.channel_id,
+                             lambda s, g, p: ChooseColor(p, chosen), gid=self.gid,
+                             serial=self.serial)
 
 
 class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass)"
@@ -323,6 +467,12 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["gid"], int(match["serial"]), match["action"], match["color"] or "")
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        await cog.plays.lap(reply, cog.actor(interaction), interaction.channel_id, self.gid,
+                            self.serial, self.action == "keep",
+                            color_of(self.color) if self.color else None)
 
 
 class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
@@ -347,7 +497,7 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
         for family in _families():
             if family is not RetiredComponent and family.matches(custom_id):
                 return
-        await _route(interaction, self)
+        await super().callback(interaction)
 
     def __init__(self, rest: str) -> None:
         self.rest = rest

@@ -13,8 +13,8 @@ import discord
 from discord import app_commands
 
 from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
-from cogs.uno._cog import actor_of
 from cogs.uno._pictures import HandPictures
+from cogs.uno._plays import actor_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
 from cogs.uno.show.words import settings_text

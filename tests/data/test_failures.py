@@ -11,7 +11,7 @@ The child must reach everything it reads as ``nobody``: the database folder is m
 /tmp, and opening reads the migrations (data/migrations), so the child reads them from a
 world-readable copy; the checkout itself may sit below a folder only root can enter (a clone
 in /root, or in a ``mktemp -d`` folder), where ``nobody`` could not read them.
-Independently of users, ``_check_writable`` is also run on a connection SQLite opened
+Independently of users, ``data.sqlite.check_writable`` is also run on a connection SQLite opened
 read-only itself (URI ``mode=ro``), which is what SQLite does silently with a file it may only
 read.
 """
@@ -50,6 +50,7 @@ from data import (
     SavedGame,
 )
 from data.migrate import MIGRATIONS_DIR, load_migrations, split_statements
+from data.sqlite import check_writable
 from support.data import opened
 
 NOBODY = 65534
@@ -240,7 +241,7 @@ async def test_the_write_check_refuses_a_connection_sqlite_opened_read_only(
         async with conn.execute("SELECT COUNT(*) FROM guild_settings") as cursor:
             assert (await cursor.fetchone())[0] == 0  # type: ignore[index]  # reads work
         with pytest.raises(DatabaseUnwritableError) as info:
-            await Database._check_writable(conn, str(path))
+            await check_writable(conn, str(path))
         assert not conn.in_transaction
     assert str(path) in str(info.value) and "read-only" in str(info.value)
     _assert_one_line_sentence(str(info.value))

@@ -30,7 +30,7 @@ from data import (
     queries,
 )
 from data.batching import SAVE_BATCH_MAX, Turns
-from support.data import opened
+from support.data import connection_of, opened, save_queue_of
 
 GUILD = 1
 
@@ -76,7 +76,7 @@ class Statements:
         self.begins = 0
         self.commits = 0
         self.upserts: list[int] = []
-        conn = db._conn
+        conn = connection_of(db)
         execute, executemany = conn.execute, conn.executemany
 
         def counting_execute(sql: str, parameters: Any = None) -> Any:
@@ -336,7 +336,7 @@ async def test_a_caller_cancelled_before_its_batch_writes_nothing(db_path: str) 
         gone = asyncio.create_task(db.save_game(game(2)))
         kept = asyncio.create_task(db.save_game(game(3)))
         await asyncio.sleep(0)
-        group = db._saves.open_group
+        group = save_queue_of(db).open_group
         assert group is not None and len(group.items) == 2  # both wait for one batch
         gone.cancel()
         await asyncio.wait_for(asyncio.gather(first, kept), 10)
@@ -356,7 +356,7 @@ async def test_close_writes_the_saves_still_queued_and_answers_every_caller(
     try:
         saves = [asyncio.create_task(db.save_game(game(c), [entry(c, 0)])) for c in range(n)]
         await asyncio.sleep(0)  # one is writing, the others are queued
-        assert db._saves.runners
+        assert save_queue_of(db).runners
         closing = asyncio.create_task(db.close())
         await asyncio.sleep(0)
         late = [asyncio.create_task(db.save_game(game(n + i))) for i in range(3)]
@@ -370,7 +370,7 @@ async def test_close_writes_the_saves_still_queued_and_answers_every_caller(
         assert len({id(error) for error in outcome}) == len(late)
         with pytest.raises(ValueError):
             await asyncio.wait_for(db.save_game(game(999)), 10)
-        assert not db._saves.runners
+        assert not save_queue_of(db).runners
     finally:
         await db.close()
     async with opened(db_path) as db:
@@ -435,7 +435,7 @@ async def test_a_failed_commit_is_rolled_back_and_the_next_save_works(
     """A COMMIT that fails (disk full, say) must not leave the transaction open: the save
     fails, nothing of it is kept, and the next save starts a fresh transaction."""
     async with opened(db_path) as db:
-        conn = db._conn
+        conn = connection_of(db)
         real_execute = conn.execute
         failures = [sqlite3.OperationalError("database or disk is full")]
 

@@ -22,7 +22,7 @@ from data import (
     SavedGame,
 )
 from data.migrate import Migration, load_migrations, migrate, split_statements
-from support.data import opened
+from support.data import connection_of, opened
 
 EXPECTED_TABLES = {
     "guild_settings",
@@ -80,7 +80,7 @@ async def test_open_creates_directories_and_migrates_from_empty(tmp_path: Path) 
 
 async def test_foreign_keys_and_busy_timeout_are_on(tmp_path: Path) -> None:
     async with opened(tmp_path / "bot.db") as db:
-        conn = db._conn
+        conn = connection_of(db)
         async with conn.execute("PRAGMA foreign_keys") as cursor:
             assert (await cursor.fetchone())[0] == 1  # type: ignore[index]
         async with conn.execute("PRAGMA busy_timeout") as cursor:

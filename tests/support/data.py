@@ -7,9 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from data import Database
+from data.batching import SaveQueue
+from data.sqlite import SqliteBackend
 
 
 @asynccontextmanager
@@ -31,3 +34,15 @@ def db_path(tmp_path: Path) -> str:
 async def db(db_path: str) -> AsyncIterator[Database]:
     async with opened(db_path) as database:
         yield database
+
+
+def connection_of(db: Database) -> aiosqlite.Connection:
+    """The SQLite connection under ``db``, for tests that watch what runs on it."""
+    backend = db._backend
+    assert isinstance(backend, SqliteBackend)
+    return backend.connection
+
+
+def save_queue_of(db: Database) -> SaveQueue:
+    """The saves of ``db`` waiting for their batch (group commit)."""
+    return db._games.saves

@@ -51,13 +51,17 @@ async def test_the_view_rebuilt_for_a_click_is_emptied_when_the_click_ends(
 
     seen: list[int] = []
 
-    async def route(interaction: object, item: components.UnoItem) -> None:
+    clicked_item: list[components.UnoItem] = []
+
+    def cog_of(interaction: object) -> None:
+        item = clicked_item[0]
         assert item.view is not None
         seen.append(len(item.view.children))
         raise RuntimeError("a failing click is unlinked too")
 
-    monkeypatch.setattr(components, "_route", route)
+    monkeypatch.setattr(components, "cog_of", cog_of)
     clicked = TableButton("hand", "ab12", 3, "My hand")
+    clicked_item.append(clicked)
     view = discord.ui.View(timeout=None)  # as discord.py builds it from the message
     view.add_item(clicked)
     view.add_item(discord.ui.Button(label="Draw", custom_id="uno:t:draw:ab12:3"))

@@ -21,11 +21,6 @@ BIG = {
     # file: why it may be longer than MAX_LINES (a reason a reader accepts, or a to-do)
     "cogs/uno/_outbox.py": "the outbox's queue, pacing and routes with the table's "
                            "composition: split in issue 16, step 2 (what the bot shows)",
-    "cogs/uno/_cog.py": "commands, menus and component dispatch: split in issue 16, step 2",
-    "data/database.py": "file health, group commit and every query family: to split",
-    "loopback/server.py": "the loopback's routes: being split into modules (issue 16, step 3)",
-    "loopback/models.py": "the loopback's Discord objects and their JSON",
-    "loopback/threads.py": "the loopback's threads: routes and state together",
     "cogs/uno/art/_compose.py": "the table picture's layout, one drawing routine per part",
 }
 """Files allowed past MAX_LINES, each with its reason. A file that shrinks below the limit
@@ -128,7 +123,9 @@ def test_the_cycle_finder_finds_one() -> None:
 
 @pytest.mark.parametrize(("low", "high"), [
     ("engine", ("cogs", "data", "loopback", "bot", "settings")),
-    ("data", ("cogs", "loopback", "bot", "engine")),
+    # (data may read the engine's settings and editions: a server's defaults are checked
+    # against the same ranges as a game's)
+    ("data", ("cogs", "loopback", "bot")),
     ("cogs.uno.table", ("discord", "cogs.uno._", "loopback", "bot")),
     ("settings", ("cogs", "data", "engine", "loopback", "bot")),
 ])
@@ -156,7 +153,9 @@ def test_no_module_uses_another_modules_private_names() -> None:
 
 
 def _private(name: str) -> bool:
-    return name.startswith("_") and not name.startswith("__")
+    """A private name (``_x``); ``_`` itself is gettext's translation function, public by
+    convention."""
+    return name.startswith("_") and not name.startswith("__") and name != "_"
 
 
 def test_files_stay_readable() -> None:

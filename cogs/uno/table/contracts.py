@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from cogs.i18n import DEFAULT_LOCALE, Locale, _, language_of
 from cogs.uno.show.words import error_text
@@ -149,3 +149,5 @@ class Moved:
     player: str
     move: Move | None
     events: list[Event]
+    shown: Any = None
+    """The mover's answer, built under the game's lock right after the save (``then``)."""

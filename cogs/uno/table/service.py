@@ -14,6 +14,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from cogs.i18n import _
 from cogs.uno.table.autoplay import Autoplay
@@ -65,8 +66,12 @@ class TableService(Tables):
     # ================================================================ moves
     async def move(self, channel_id: int | None, actor: Actor,
                    make: Callable[[Session, Game, str], Move], *, gid: str | None = None,
-                   serial: int | None = None) -> Moved:
-        """One move by ``actor``: checked, applied, saved, then announced."""
+                   serial: int | None = None,
+                   then: Callable[[Moved], Any] | None = None) -> Moved:
+        """One move by ``actor``: checked, applied, saved, then announced. ``make`` builds
+        it from the game under the lock (a Refusal there changes nothing); ``then`` reads
+        what the mover is answered, under the same lock, right after the save
+        (``Moved.shown``): one lock take for the whole click."""
         session, _game = self.game(channel_id, actor, gid)
         async with self.change(session, mover=actor.id) as change:
             game = session.game
@@ -86,7 +91,10 @@ class TableService(Tables):
             session.timeouts[pid] = 0
             session.last_human = time.time()
             await change.save()
-        return Moved(session, game, pid, move, events)
+            moved = Moved(session, game, pid, move, events)
+            if then is not None:
+                moved.shown = then(moved)
+        return moved
 
     def take_unseen(self, session: Session, player: str) -> list[str]:
         """The forced draws ``player`` has not seen yet and still holds (shown once; saved

@@ -1,0 +1,242 @@
+"""What a player's click or command does to their game, and the private answer they get.
+
+A move takes the game's lock once (``TableService.move``): its checks, the move, its save
+and the mover's answer (their hand as the move left it) all happen under it; a card that
+still needs something (its colour, its towers) is answered with that question from inside
+the same change, which then changes nothing. The hand menus themselves are built by
+``cogs.uno.show.hand``; the hand's picture follows the answer (``_pictures``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import discord
+
+from cogs.i18n import _
+from cogs.uno._pictures import HandPictures
+from cogs.uno._reply import Reply
+from cogs.uno.show.hand import (
+    Menu,
+    choice_menu,
+    hand_menu,
+    lap_note,
+    match_cards,
+    move_notes,
+    shown_cards,
+)
+from cogs.uno.table.contracts import (
+    REQUIRED_PERMISSIONS,
+    THREAD_PERMISSIONS,
+    Actor,
+    EngineRefusal,
+    Moved,
+    Refusal,
+    Stale,
+    StaleComponent,
+    missing_permissions,
+)
+from cogs.uno.table.service import TableService
+from cogs.uno.table.session import Session
+from engine import (
+    CallUno,
+    Card,
+    Catch,
+    Color,
+    Decision,
+    EngineError,
+    Game,
+    Lap,
+    Move,
+    ParseError,
+    Play,
+    Tower,
+)
+
+MAX_ECHO = 12
+"""At most this much of a typed card code is repeated back in a refusal."""
+Make = Callable[[Session, Game, str], Move]
+"""Builds the move from the game as it is under the lock (the mover's id last)."""
+
+
+def actor_of(interaction: discord.Interaction[Any]) -> Actor:
+    """Who clicked or typed, as the table service knows people."""
+    perms = interaction.permissions
+    needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
+              else REQUIRED_PERMISSIONS)
+    missing = missing_permissions(interaction.app_permissions, needed)
+    return Actor(id=str(interaction.user.id), name=interaction.user.display_name,
+                 admin=bool(perms.manage_guild or perms.administrator),
+                 locale=interaction.locale, guild_locale=interaction.guild_locale,
+                 missing=missing)
+
+
+def parse_card(code: str) -> Card:
+    """A typed card code, or a refusal that shows what was typed."""
+    try:
+        return Card.parse(code)
+    except ParseError:
+        shown = code.strip()[:MAX_ECHO] + ("…" if len(code.strip()) > MAX_ECHO else "")
+        raise Refusal("'{code}' is not a card: pick one from the list, or type a code such "
+                      "as R7, B+2 or W+4.", code=shown) from None
+
+
+def catch_target(session: Session, game: Game, pid: str) -> Move:
+    """Catch whoever may be caught now (the table's Catch button names nobody)."""
+    target = game.catchable
+    if target is None or target == pid:
+        raise Refusal("Nobody can be caught right now.")
+    return Catch(pid, target)
+
+
+class Asked(Refusal):
+    """A card that still needs a choice: answered with the question, nothing changed."""
+
+    def __init__(self, menu: Menu) -> None:
+        super().__init__("…")
+        self.menu = menu
+
+
+class Plays:
+    """The private side of playing: hands, moves and their answers, for one service."""
+
+    def __init__(self, service: TableService, pictures: HandPictures) -> None:
+        self.service = service
+        self.pictures = pictures
+
+    # ------------------------------------------------------------------ the hand
+    def _hand(self, session: Session, game: Game, actor: Actor, *, page: int = 0,
+              notes: list[str] | None = None) -> Menu:
+        unseen = self.service.take_unseen(session, actor.id)
+        extra = move_notes(session, actor.id, [], actor.locale, unseen) if unseen else []
+        extra = self._lap_notes(session, actor) + extra
+        return hand_menu(session, game, actor.id, actor.locale, page, [*extra, *(notes or [])])
+
+    @contextlib.asynccontextmanager
+    async def _as_saved(self, session: Session) -> AsyncIterator[Game]:
+        """The session's game as last saved (read under its lock; never a change that is
+        still being saved or will be undone)."""
+        async with self.service.reading(session):
+            game = session.game
+            if game is None or game.is_over or not self.service.is_live(session):
+                raise Refusal("The game is over.")
+            yield game
+
+    async def show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
+                        gid: str | None = None, page: int = 0) -> None:
+        session, _game = self.service.game(channel_id, actor, gid)
+        await self.service.check_pause(channel_id, actor)
+        async with self._as_saved(session) as game:
+            menu = self._hand(session, game, actor, page=page)
+            cards, playable = shown_cards(game, actor.id)
+        await reply.menu(menu)
+        # The picture follows the answer: drawing it never delays the acknowledgement.
+        self.pictures.follow(reply, cards, playable, actor.id)
+
+    async def show_page(self, reply: Reply, channel_id: int | None, actor: Actor, gid: str,
+                        serial: int, page: int) -> None:
+        """Another page of the hand menu (the menu's own serial must be current)."""
+        if serial != self.service.session(channel_id).serial:
+            raise StaleComponent("")
+        await self.show_hand(reply, channel_id, actor, gid, page)
+
+    # ------------------------------------------------------------------ moves
+    async def move(self, reply: Reply, actor: Actor, channel_id: int | None, make: Make, *,
+                   gid: str | None = None, serial: int | None = None) -> None:
+        """A move through the pipeline, answered with the mover's hand as the move left it
+        (read under the same lock: one lock take for the whole click)."""
+        try:
+            moved = await self.service.move(channel_id, actor, make, gid=gid, serial=serial,
+                                            then=lambda m: self._after_move(m, actor))
+        except Asked as asked:
+            await reply.menu(asked.menu)
+            return
+        assert moved.shown is not None
+        # Text only: a picture with every move costs more than it gives (bench/README.md,
+        # "Hand pictures"); My hand shows one.
+        await reply.menu(moved.shown)
+
+    def _after_move(self, moved: Moved, actor: Actor) -> Menu:
+        # The game as it is now (a later hand of a match may have replaced the move's game).
+        session = moved.session
+        game = session.game if self.service.is_live(session) and session.game else moved.game
+        unseen = self.service.take_unseen(session, actor.id)
+        notes = move_notes(session, actor.id, moved.events, actor.locale, unseen)
+        notes = self._lap_notes(session, actor) + notes
+        if game.is_over:
+            return "\n".join(notes) or _("The game is over.", actor.locale), None
+        if not notes and isinstance(moved.move, CallUno):
+            notes = [_("You called UNO!", actor.locale)]
+        if not notes and isinstance(moved.move, Catch):
+            notes = [_("Caught!", actor.locale)]
+        if actor.id not in game.players:
+            return "\n".join(notes) or _("Done.", actor.locale), None
+        return hand_menu(session, game, actor.id, actor.locale, 0, notes)
+
+    def _lap_notes(self, session: Session, actor: Actor) -> list[str]:
+        """"Your hand changed": once, for a player whose hand a Victory Lap replaced."""
+        step = self.service.take_lap_change(session, actor.id)
+        return [] if step is None else [lap_note(step, actor.locale)]
+
+    async def play(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str | None,
+                   serial: int | None, card: Card, uno: bool, color: Color | None,
+                   towers: tuple[Tower, ...] | None) -> None:
+        """Play ``card``, or first ask what it still needs (its colour, its towers)."""
+
+        def make(session: Session, game: Game, pid: str) -> Move:
+            try:
+                step = choice_menu(session, game, pid, card, uno, color, towers,
+                                   actor.locale)
+            except EngineError as exc:
+                raise EngineRefusal(exc) from None
+            if step is not None:
+                raise Asked(step)
+            return Play(pid, card, color, towers or (), uno)
+
+        await self.move(reply, actor, channel_id, make, gid=gid, serial=serial)
+
+    async def play_drawn(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str,
+                         serial: int, *, uno: bool) -> None:
+        """Play the card just drawn (the Play it button), asking what it still needs."""
+        session, _game = self.service.game(channel_id, actor, gid)
+        async with self._as_saved(session) as game:
+            drawn = game.drawn_card
+            if (game.turn != actor.id or game.pending is not Decision.DRAWN or drawn is None
+                    or serial != session.serial):
+                raise StaleComponent("")
+            uno = uno or (len(game.hand(actor.id)) == 2 and game.has_called(actor.id))
+        await self.play(reply, actor, channel_id, gid, serial, drawn, uno, None, None)
+
+    async def lap(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str,
+                  serial: int, keep: bool, color: Color | None) -> None:
+        """Victory Lap: keep the hand in front of you, or pass it on."""
+
+        def make(session: Session, game: Game, pid: str) -> Move:
+            lap = game.lap
+            if lap is None:
+                raise Stale()
+            if lap["player"] != pid:
+                raise Refusal("This is not your Victory Lap: {name} is choosing a hand.",
+                              name=session.name(str(lap["player"])))
+            return Lap(pid, keep, color)
+
+        await self.move(reply, actor, channel_id, make, gid=gid, serial=serial)
+
+    def typed_card(self, channel_id: int | None, user_id: int, typed: str,
+                   locale: Any) -> Card:
+        """A card as typed in /uno play: a code, or a name the autocomplete would match."""
+        try:
+            return Card.parse(typed.strip()[:MAX_ECHO * 4])
+        except ParseError:
+            pass
+        session = self.service.sessions.get(channel_id or 0)
+        if session is not None and session.game is not None:
+            pid = str(user_id)
+            # During a Victory Lap the hand in front of a player is not theirs to name.
+            if pid in session.game.players and session.game.lap is None:
+                found = match_cards(sorted(set(session.game.hand(pid))), typed, locale)
+                if len(found) == 1:
+                    return found[0]
+        return parse_card(typed)

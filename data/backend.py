@@ -1,0 +1,92 @@
+"""The seam between the query families and the database engine: what a backend gives them.
+
+The families (data/games.py, log.py, results.py, settings.py) run the portable SQL of
+data/queries.py through these calls only, and never see the driver, its connection, its
+errors or its file. data/sqlite.py is the one backend today; a PostgreSQL backend (issue 18)
+would be one more class with the same calls (``$n`` placeholders, its own fault sentences),
+chosen by ``Database.open``.
+
+Every call takes its turn on the one connection, first come, first served, so the statements
+of one write never interleave with another call's and calls run in the order they were made
+(the line and the group commit of saves are in data/batching.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+from data.batching import PendingSave, SaveQueue
+from data.models import RowLike
+
+Params = Sequence[Any]
+"""The values of a statement's ``?`` placeholders, in order."""
+
+
+class Transaction(Protocol):
+    """One open transaction; its caller holds the connection's turn."""
+
+    async def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; how many rows it changed (0 when none or unknown)."""
+        ...
+
+    async def execute_many(self, sql: str, rows: Sequence[Params]) -> None:
+        """Run one statement once per row of values."""
+        ...
+
+    async def fetch_one(self, sql: str, params: Params = ()) -> RowLike | None:
+        """The first row of a query run inside the transaction, or None."""
+        ...
+
+
+class Backend(Protocol):
+    """One open database: reads, writes in one transaction each, and the file's health."""
+
+    @property
+    def path(self) -> str:
+        """Where the database is (a file path today), for messages and the log."""
+        ...
+
+    @property
+    def idle(self) -> bool:
+        """Nobody holds the connection's turn (so a save written now waits for nobody)."""
+        ...
+
+    async def fetch_one(self, sql: str, params: Params = ()) -> RowLike | None:
+        """Take a turn and run a query: its first row, or None."""
+        ...
+
+    async def fetch_all(self, sql: str, params: Params = ()) -> list[RowLike]:
+        """Take a turn and run a query: all its rows."""
+        ...
+
+    def write(self, what: str) -> AbstractAsyncContextManager[Transaction]:
+        """Take a turn and run one transaction, committed when the block ends.
+
+        Any error rolls everything back; a driver error becomes a ``DatabaseWriteError``
+        whose one sentence starts "Could not {what} ...". A write to a file deleted or
+        replaced under the bot raises ``DatabaseVanishedError`` before anything is run.
+        """
+        ...
+
+    def write_in_turn(self, what: str) -> AbstractAsyncContextManager[Transaction]:
+        """``write`` for a caller that already holds the turn (the queue of saves)."""
+        ...
+
+    def queue_saves(
+        self,
+        write_together: Callable[[list[PendingSave]], Awaitable[None]],
+        write_alone: Callable[[PendingSave], Awaitable[None]],
+    ) -> SaveQueue:
+        """The queue of saves that share this connection's line (group commit). Every other
+        call taking its turn closes the queue's open group, so no save overtakes it."""
+        ...
+
+    async def close(self) -> None:
+        """Close once every call made before this one is done (queued saves included)."""
+        ...
+
+    async def set_read_only_for_tests(self, read_only: bool) -> None:
+        """Make every later write fail inside the engine (or work again); tests only."""
+        ...
