@@ -29,7 +29,6 @@ time limit, not dropped.
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import time
 from collections import OrderedDict, deque
@@ -40,17 +39,20 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import speaking
-from cogs.uno.art import TableView, table_image
-from cogs.uno.show.lobby import lobby_embed, lobby_view
-from cogs.uno.show.table import TableModel, table_embed, table_layout, table_view
+from cogs.uno._table_post import (
+    MAX_MESSAGE,
+    Compose,
+    PictureMoved,
+    TablePost,
+    TableStyle,
+    lobby_post,
+)
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
 from settings import CHANNEL_WRITES
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE = 1900
 WRITES_PER_WINDOW = 5
 WRITE_WINDOW = 5.0
 """Discord allows five writes per five seconds per channel (posts and edits alike)."""
@@ -65,10 +67,6 @@ MAX_WAITING_CARRIERS = 256
 """Interactions kept for channels that have no game yet (the newest ones)."""
 MIN_POST_GAP = 0.5
 """Seconds gathered before a post, so a move and its consequences go out together."""
-RECENT_LINES = 6
-PICTURE_TRIES = 3
-"""Times a table's picture is drawn again when the game moved meanwhile."""
-"""Announcement lines a table edited in place keeps showing (the newest)."""
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
 UNKNOWN_WEBHOOK = 10015
@@ -78,8 +76,6 @@ THREAD_ARCHIVED = 50083
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
 TableCallback = Callable[[Session], Awaitable[None]]
-Compose = Callable[[], Awaitable[dict[str, Any] | None]]
-"""What to write, composed at the last moment (None: nothing to write)."""
 
 
 @dataclass(frozen=True)
@@ -99,9 +95,9 @@ Route = _Token | None
 @dataclass
 class _Channel:
     guild_id: int
+    post: TablePost
+    """The table's composition: what its next post or edit says."""
     session: Session | None = None
-    model: TableModel | None = None
-    """The table as the newest change left it (None: no game goes on)."""
     lines: list[str] = field(default_factory=list)
     lasting: list[str] = field(default_factory=list)
     """Lines that stay in the channel as their own message (posted before the table)."""
@@ -120,25 +116,10 @@ class _Channel:
     """The newest interaction in this channel: its webhook can post for 15 minutes."""
     via_for: dict[int, _Token] = field(default_factory=dict)
     """Messages posted through an interaction's webhook (id → the interaction)."""
-    shown: list[str] = field(default_factory=list)
-    """The announcement lines the live table shows."""
     denied: bool = False
     """The newest interaction showed the bot lacks a permission to post here."""
     newest_id: int = 0
     """The newest message id seen in the channel (to know when the table scrolled away)."""
-    quiet: dict[int, discord.ui.LayoutView] = field(default_factory=dict)
-    """Components V2 tables (id → the same table without its buttons): a table that is
-    closed keeps its text and picture (a V2 message without components would be empty)."""
-    attach: bool = True
-    """The bot may attach files here (the table's picture). False when the newest
-    interaction says Attach Files is missing, or Discord refused an upload: the table goes
-    without its picture (its text says everything)."""
-    picture: tuple[int, TableView, str] | None = None
-    """The live table's picture: its message id, what it shows, its file name."""
-    pictures: int = 0
-    """Pictures attached so far (each new one gets a new file name)."""
-    composed: tuple[TableView, str | None, discord.ui.LayoutView] | None = None
-    """The V2 table being written: its picture's view and file name, its quiet form."""
     carried: asyncio.Event | None = None
     """Set when an interaction comes while a post waits for the channel route's turn."""
 
@@ -205,26 +186,22 @@ def _settle_carrier(box: _Channel) -> None:
         box.carrier = _token(carrier)
 
 
-def _take_lines(box: _Channel, taken: list[str], new: bool) -> tuple[list[str], str | None]:
-    """Take the channel's waiting lines into ``taken``; the lines the table will show (all
-    of them on a new table, the last few with those it showed on an edit) and their text."""
-    lines, box.lines = box.lines, []
-    taken.extend(lines)
-    box.table = False
-    shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
-    return shown, "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+def _taker(box: _Channel, taken: list[str]) -> Callable[[], list[str]]:
+    """What takes the channel's waiting lines into ``taken`` (the lines its table brings)."""
+    def take() -> list[str]:
+        lines, box.lines = box.lines, []
+        taken.extend(lines)
+        box.table = False
+        return taken
+    return take
 
 
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
                  global_writes: float = CHANNEL_WRITES, v2: bool = True) -> None:
         self.client = client
-        self.v2 = v2
-        """The table as one Components V2 message with its picture (else an embed)."""
-        self.picture_edits = True
-        """Edits may bring a table's new picture; False once Discord refused one (an open
-        bug refuses an edit that brings a media gallery's file, discord-api-docs issue
-        7529): a table whose picture changed is then posted anew."""
+        self.style = TableStyle(v2=v2)
+        """How every table is written: V2 or embed, whether edits bring a new picture."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
         self.on_table: TableCallback | None = None
@@ -240,6 +217,16 @@ class Outbox:
         self._rerouted = _Budget(global_writes)
         """Posts that left the channel route's queue for a click's webhook."""
 
+    @property
+    def v2(self) -> bool:
+        """The table is one Components V2 message with its picture (else an embed)."""
+        return self.style.v2
+
+    @property
+    def picture_edits(self) -> bool:
+        """Edits may bring a table's new picture (False once Discord refused one)."""
+        return self.style.picture_edits
+
     # ------------------------------------------------------------------ what to post
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
                  mention: str | None = None, fresh: bool = False,
@@ -249,9 +236,7 @@ class Outbox:
         channel (a round's result), posted as their own message, not edited away later."""
         box = self._box(session.channel_id, session.guild_id)
         box.session = session
-        # What the table shows is taken now, once, from the change just saved: composing
-        # it later reads nothing of the session (no lock, no second look-up).
-        box.model = TableModel.of(session) if table else None
+        box.post.change(session, table)
         if lasting:
             box.lasting.extend(box.lines)
             box.lasting.extend(line[:MAX_MESSAGE] for line in lines if line)
@@ -266,8 +251,7 @@ class Outbox:
             # The game is over or gone: its last table loses its buttons.
             stale = session.table_message_id
             session.table_message_id = None
-            box.edits[stale] = self._closed(box, stale, session)
-            box.shown = []
+            box.edits[stale] = box.post.ended(stale, session)
         self._kick(session.channel_id, box)
 
     def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None:
@@ -280,8 +264,7 @@ class Outbox:
         if session.lobby_message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[session.lobby_message_id] = _built(lambda: _in_language(session, lambda: {
-            "embed": lobby_embed(session), "view": lobby_view(session)}))
+        box.edits[session.lobby_message_id] = lobby_post(session)
         self._kick(session.channel_id, box)
 
     def close_message(self, session: Session, message_id: int | None) -> None:
@@ -289,7 +272,7 @@ class Outbox:
         if message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[message_id] = self._closed(box, message_id, None)
+        box.edits[message_id] = box.post.closed(message_id, None)
         self._kick(session.channel_id, box)
 
     def reopen(self, channel_id: int) -> None:
@@ -309,7 +292,7 @@ class Outbox:
         usable = not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
-            box.attach = bool(perms.attach_files)
+            box.post.attach = bool(perms.attach_files)
             # A webhook could post (and the bot edit its table) without these permissions;
             # the bot respects them: its next table goes by the channel route, meets the 403
             # and the game pauses until it may post again.
@@ -349,10 +332,10 @@ class Outbox:
     def _box(self, channel_id: int, guild_id: int) -> _Channel:
         box = self._channels.get(channel_id)
         if box is None:
-            box = self._channels[channel_id] = _Channel(guild_id)
+            box = self._channels[channel_id] = _Channel(guild_id, TablePost(self.style))
             box.carrier = self._carriers.pop(channel_id, None)
             if box.carrier is not None:
-                box.attach = bool(box.carrier.app_permissions.attach_files)
+                box.post.attach = bool(box.carrier.app_permissions.attach_files)
         return box
 
     def _kick(self, channel_id: int, box: _Channel) -> None:
@@ -490,14 +473,14 @@ class Outbox:
             try:
                 return True, await self._write(box, route, partial(send, body), edit=edit)
             except ChannelLost as lost:
-                if retry or lost.gone or not box.attach or not _uploads(body):
+                if retry or lost.gone or not box.post.attach or not _uploads(body):
                     raise
             # The bot may write here but not attach files: the table goes without its
             # picture (the next interaction in the channel says whether it may again).
             log.warning("Channel %s refused the table's picture (Attach Files is missing): "
                         "its tables go without it",
                         box.session.channel_id if box.session else "?")
-            box.attach = False
+            box.post.attach = False
         raise AssertionError("unreachable")
 
     async def _post(self, box: _Channel, channel: discord.PartialMessageable,
@@ -581,7 +564,7 @@ class Outbox:
     async def _send_table(self, box: _Channel, channel: discord.PartialMessageable,
                           session: Session) -> None:
         """The table, with what happened since the last one: edited in place, or posted
-        anew (and the old one loses its buttons)."""
+        anew (and the old one loses its buttons). What it says comes from ``box.post``."""
         previous = session.table_message_id
         posted_below = previous is not None and box.newest_id > previous
         new = (previous is None or box.fresh or box.mention is not None or posted_below
@@ -591,10 +574,11 @@ class Outbox:
             # one an interaction posts, whose token then edits it outside the global limit.
             await _answered(box.carrier)
             new = _token(box.carrier) is not None
-        if self.v2 and not new and not self.picture_edits:
-            # Discord refused an edit that brought a new picture (see _v2_table): a table
-            # whose picture changed is posted anew
-            new = await self._picture_changed(box, session, previous)
+        live = partial(self._is_live, session)
+        if not new:
+            # Discord refused an edit that brought a new picture: a table whose picture
+            # changed is posted anew
+            new = box.post.goes_anew(previous, live)
         if new:
             # lines that don't fit in the table's message go first, on their own
             chunks = _chunks(box.lines)
@@ -602,6 +586,7 @@ class Outbox:
             for chunk in chunks[:-1]:
                 await self._post(box, channel, _fixed(_plain(chunk)))
         taken: list[str] = []
+        take = _taker(box, taken)
         composed = False
         repost = False
         attached = False
@@ -609,40 +594,14 @@ class Outbox:
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
-            nonlocal composed, repost, attached
-            if self.v2:
-                for attempt in range(PICTURE_TRIES):
-                    # the picture first (it takes a moment), then the lines that came
-                    picture = await self._v2_picture(box, session, new)
-                    if (picture is not None and not new and not picture.same
-                            and not self.picture_edits):
-                        repost = True  # the game moved since: the table goes anew
-                        return None
-                    shown, text = _take_lines(box, taken, new)
-                    if picture is None:
-                        break
-                    body = await self._v2_table(box, session, text, mention, new, picture,
-                                                last=attempt == PICTURE_TRIES - 1)
-                    if body is None:
-                        break
-                    if body:
-                        composed = True
-                        box.shown = shown
-                        attached = "attachments" in body
-                        return body
-                    # the game moved while the picture was drawn: draw it again
-                box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
-                return None
-            shown, text = _take_lines(box, taken, new)
-            table = await self._table(session, text, mention)
-            if table is None:
+            nonlocal composed, attached
+            body = await box.post.compose(session, new, mention, take, live)
+            if body is None:
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
                 return None
             composed = True
-            box.shown = shown
-            content, embed, view, mentions = table
-            return {"content": content, "embed": embed, "view": view,
-                    "allowed_mentions": mentions}
+            attached = "attachments" in body
+            return body
 
         if new:
             box.fresh = False
@@ -650,20 +609,21 @@ class Outbox:
             if message_id is None:
                 return
             session.table_message_id = message_id
-            self._adopt(box, message_id)
+            box.post.adopt(message_id)
             if self.on_table is not None:
                 await self.on_table(session)  # saved before the old one is closed
             if previous is not None:
                 box.edits.pop(previous, None)
-                await self._edit(box, channel, previous, self._closed(box, previous, session))
+                await self._edit(box, channel, previous, box.post.closed(previous, session))
             return
         assert previous is not None
         try:
             done = await self._edit(box, channel, previous, compose,
                                     reroute=previous not in box.via_for)
-        except _Rerouted:
+        except (_Rerouted, PictureMoved):
             # a click came while this edit waited for the channel route's turn: its webhook
-            # posts the table anew now (and edits it from then on)
+            # posts the table anew now (and edits it from then on); or the game moved while
+            # the picture was drawn, and edits may not bring a new one
             done = False
             repost = True
         except discord.HTTPException as exc:
@@ -674,14 +634,14 @@ class Outbox:
             log.warning("Editing table %s with a new picture was refused (%s %s): tables "
                         "whose picture changed are posted anew from now on", previous,
                         exc.code, exc.text)
-            self.picture_edits = False
+            self.style.picture_edits = False
             repost = True
             box.lines = taken + box.lines
         if repost:
             box.fresh = True
             await self._send_table(box, channel, session)
             return
-        self._adopt(box, previous)
+        box.post.adopt(previous)
         if not done and composed:
             # the table message is gone (someone deleted it): post it anew
             if session.table_message_id == previous:
@@ -690,142 +650,8 @@ class Outbox:
             box.table = True
             box.fresh = True
 
-    def _model(self, session: Session) -> TableModel | None:
-        """The live table as the newest change left it, or None when the game is over or
-        gone (its last lines are then said plainly)."""
-        box = self._channels.get(session.channel_id)
-        if box is None or box.model is None or not self._is_live(session):
-            return None
-        return box.model
-
-    async def _table(self, session: Session, text: str | None, mention: str | None
-                     ) -> tuple[str | None, discord.Embed, discord.ui.View,
-                                discord.AllowedMentions] | None:
-        """The live embed table (its model, taken when the change was announced), or None
-        when the game is over or gone."""
-        model = self._model(session)
-        if model is None:
-            return None
-        text, mentions = _turn_line(model, text, mention)
-        return text, table_embed(model), table_view(model), mentions
-
-    async def _picture_changed(self, box: _Channel, session: Session,
-                               message_id: int | None) -> bool:
-        """Whether the live table ``message_id`` shows a picture other than the game's
-        now (or none: it was posted before a restart, or drawing failed)."""
-        if not box.attach:
-            return False  # no picture to change: the table is edited in place
-        model = self._model(session)
-        if model is None:
-            return False
-        view = model.picture
-        return not (box.picture is not None and box.picture[0] == message_id
-                    and box.picture[1] == view)
-
-    async def _v2_picture(self, box: _Channel, session: Session, new: bool
-                          ) -> _Picture | None:
-        """The table's picture as the game is now, drawn off the event loop and outside the
-        session's lock (clicks never wait for it); the live table's own when what it shows
-        has not changed (an edit then keeps its attachment). None: the game is over."""
-        model = self._model(session)
-        if model is None:
-            return None
-        view = model.picture
-        message_id = session.table_message_id
-        if (not new and box.picture is not None and box.picture[0] == message_id
-                and box.picture[1] == view):
-            return _Picture(view, None, box.picture[2], same=True)
-        if not box.attach:
-            # the bot may not attach files here: no picture (an edit drops the one shown)
-            return _Picture(view, None, None, same=box.picture is None)
-        if not new and not self.picture_edits:
-            return _Picture(view, None, None, same=False)  # not drawn: the table goes anew
-        try:
-            png: bytes | None = await asyncio.to_thread(table_image, view)
-        except Exception:
-            log.exception("Drawing the table failed; it goes without its picture")
-            png = None
-        if png is None:
-            return _Picture(view, None, None, same=False)
-        box.pictures += 1
-        return _Picture(view, png, f"table-{box.pictures}.png", same=False)
-
-    async def _v2_table(self, box: _Channel, session: Session, text: str | None,
-                        mention: str | None, new: bool, picture: _Picture, *,
-                        last: bool) -> dict[str, Any] | None:
-        """The live table as one Components V2 message: a post uploads its picture
-        (``table-N.png``); an edit uploads a new one (a new name, replacing the old
-        attachment: the edit's ``attachments`` are the ones to keep or add) only when what
-        it shows changed, else leaves the attachment alone. Without a picture (drawing
-        failed) the table's text still says everything. None: the game is over; {}: the
-        game moved since ``picture`` was drawn (unless ``last``: then it goes as it is)."""
-        model = self._model(session)
-        if model is None:
-            return None
-        if not last and model.picture != picture.view:
-            return {}
-        text, mentions = _turn_line(model, text, mention)
-        layout = table_layout(model, text, picture.name)
-        quiet = table_layout(model, text, picture.name, buttons=False)
-        body: dict[str, Any] = {"view": layout, "allowed_mentions": mentions}
-        if not new:
-            # an old embed table becomes a V2 one: its content and embeds are emptied
-            body.update(content=None, embed=None)
-        if picture.png is not None and picture.name is not None:
-            upload = discord.File(io.BytesIO(picture.png), filename=picture.name)
-            if new:
-                body["file"] = upload
-            else:
-                body["attachments"] = [upload]  # a new name; the old picture goes
-        elif not new and not picture.same:
-            body["attachments"] = []  # drawing failed: the old picture would be wrong
-        box.composed = (picture.view, picture.name, quiet)
-        return body
-
-    def _closed(self, box: _Channel, message_id: int, session: Session | None) -> Compose:
-        """What a table (``session``'s) or a lobby (None) that is closed becomes: without
-        its buttons. A Components V2 table keeps its text and picture; one this process
-        did not write (posted before a restart: that form is kept in memory only) is
-        rebuilt from the game as saved, without the picture: Discord refuses to edit a V2
-        message to no components (400, 50006)."""
-        async def compose() -> dict[str, Any] | None:
-            quiet = box.quiet.pop(message_id, None)
-            if quiet is not None or not self.v2 or session is None:
-                return {"view": quiet}
-            async with session.lock:  # read as saved, like every table
-                model = TableModel.of(session)
-            if model is None:
-                return {"view": None}
-            layout = table_layout(model, None, None, buttons=False)
-            return {"view": layout, "content": None, "embed": None, "attachments": []}
-        return compose
-
-    def _adopt(self, box: _Channel, message_id: int) -> None:
-        """The table just written is ``message_id``: remember its picture and its quiet
-        form (for when it is closed)."""
-        composed, box.composed = box.composed, None
-        if composed is None:
-            return
-        picture_view, name, quiet = composed
-        box.picture = (message_id, picture_view, name) if name is not None else None
-        box.quiet[message_id] = quiet
-        while len(box.quiet) > 4:
-            del box.quiet[next(iter(box.quiet))]
-
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)
-
-
-@dataclass(frozen=True)
-class _Picture:
-    """A table's picture: what it shows, its PNG (None: the live table's own, or none),
-    its file name (None: no picture)."""
-
-    view: TableView
-    png: bytes | None
-    name: str | None
-    same: bool
-    """The live table shows it already (an edit keeps its attachment)."""
 
 
 class _Rerouted(Exception):
@@ -836,39 +662,13 @@ class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
 
 
-def _turn_line(model: TableModel, text: str | None, mention: str | None
-               ) -> tuple[str | None, discord.AllowedMentions]:
-    """``text`` with the line that names whose turn it is, and who it may notify."""
-    ping = None
-    if model.names_turn:
-        # Every table names whose turn it is; the mention notifies once per turn.
-        ping = mention if mention == model.turn and not model.paused else None
-        line = model.turn_line
-        text = f"{text}\n{line}" if text else line
-    mentions = discord.AllowedMentions(
-        users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
-    return text, mentions
-
-
-def _in_language(session: Session, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """What ``build`` renders, in the game's language (its public text)."""
-    with speaking(session.options.language):
-        return build()
-
-
 def _plain(text: str) -> dict[str, Any]:
     return {"content": text, "allowed_mentions": discord.AllowedMentions.none()}
 
 
-def _fixed(body: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any] | None]]:
+def _fixed(body: dict[str, Any]) -> Compose:
     async def compose() -> dict[str, Any] | None:
         return body
-    return compose
-
-
-def _built(build: Callable[[], dict[str, Any]]) -> Compose:
-    async def compose() -> dict[str, Any] | None:
-        return build()
     return compose
 
 
