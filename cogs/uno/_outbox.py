@@ -1,25 +1,20 @@
-"""The outbox: the only code that writes to channels.
+"""The outbox: the only code that writes to channels. It queues, paces and routes the
+writes and maps Discord's errors; what a table says comes from ``_table_post.py``.
 
 Announcements are queued per channel (never awaited by the table service, never under a
 game's lock) and gathered with the live table into one message. The table is **edited in
 place** while nothing was posted below it and no turn needs a notification; a new table is
-posted only when it has scrolled away, a round ended, someone asked for it, or a player must
-be notified (mentioned) because they have not acted for a while. The table is one
-Components V2 message with its picture (``UNO_TABLE_V2=0``: an embed); Discord refuses an
-edit that brings a media gallery's file in some cases (discord-api-docs issue 7529): if
-it refuses the edit of a table's new picture, that table and every later one whose picture
-changed are posted anew.
+posted only when it has scrolled away, a round ended, someone asked for it, a player must be
+notified (mentioned) because they have not acted for a while, or its picture changed and
+Discord refuses edits that bring one (discord-api-docs issue 7529).
 
-Discord's limits decide the route. Channel routes (``/channels/{id}/messages``) share the
-bot's global limit of 50 requests per second with everything else it does, besides five
-writes per five seconds per channel; interaction endpoints (an interaction's followup
-webhook, valid for 15 minutes) are not bound to the global limit and have their own bucket
-per token (five per two seconds). So a table is posted through a recent interaction of its
-channel when there is one (the click that moved the game, usually), edited through the token
-that posted it while that token lives, and otherwise through the channel routes, paced per
-channel and by one budget for the whole process (``global_writes`` per second, below
-Discord's 50 so the bot's other requests fit). Each wait happens before the message is
-composed, so a table that waits shows the latest state: updates coalesce, never queue up.
+Discord's limits decide the route (``_pacing.py``). A table is posted through a recent
+interaction of its channel when there is one (the click that moved the game, usually: its
+webhook is outside the global limit), edited through the token that posted it while that
+token lives, and otherwise through the channel routes, paced per channel and by one budget
+for the whole process (``global_writes`` per second, below Discord's 50 so the bot's other
+requests fit). Each wait happens before the message is composed, so a table that waits shows
+the latest state: updates coalesce, never queue up.
 
 A 403 (the bot may not post) or a 404 (the channel is gone) is reported to the table
 service once, which pauses or ends the game; on shutdown what is queued is flushed within a
@@ -31,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -39,6 +34,7 @@ from typing import Any
 
 import discord
 
+from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
 from cogs.uno._table_post import (
     MAX_MESSAGE,
     Compose,
@@ -53,16 +49,6 @@ from settings import CHANNEL_WRITES
 
 log = logging.getLogger(__name__)
 
-WRITES_PER_WINDOW = 5
-WRITE_WINDOW = 5.0
-"""Discord allows five writes per five seconds per channel (posts and edits alike)."""
-TOKEN_WRITES = 5
-TOKEN_WINDOW = 2.0
-"""An interaction token's webhook bucket: five requests per two seconds."""
-TOKEN_LIFE = 14 * 60.0
-"""An interaction token works for 15 minutes; a minute is kept in hand."""
-ANSWER_WAIT_STEPS = 25
-"""Steps of 20 ms a post waits for its carrying interaction to be answered."""
 MAX_WAITING_CARRIERS = 256
 """Interactions kept for channels that have no game yet (the newest ones)."""
 MIN_POST_GAP = 0.5
@@ -76,19 +62,7 @@ THREAD_ARCHIVED = 50083
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
 TableCallback = Callable[[Session], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class _Token:
-    """An answered interaction's followup webhook, kept without the interaction itself."""
-
-    id: int
-    webhook: discord.Webhook
-    expires: float
-    """Monotonic seconds after which the token is not used any more."""
-
-
-Route = _Token | None
+Route = Token | None
 """How a write reaches Discord: an interaction's followup webhook, or the channel (None)."""
 
 
@@ -109,12 +83,11 @@ class _Channel:
     """Messages to edit (id → what to send), newest wish wins."""
     task: asyncio.Task[None] | None = None
     last_post: float = 0.0
-    writes: deque[float] = field(default_factory=deque)
-    token_writes: dict[int, deque[float]] = field(default_factory=dict)
+    buckets: Buckets = field(default_factory=Buckets)
     lost: bool = False
-    carrier: discord.Interaction[Any] | _Token | None = None
+    carrier: Carrier = None
     """The newest interaction in this channel: its webhook can post for 15 minutes."""
-    via_for: dict[int, _Token] = field(default_factory=dict)
+    via_for: dict[int, Token] = field(default_factory=dict)
     """Messages posted through an interaction's webhook (id → the interaction)."""
     denied: bool = False
     """The newest interaction showed the bot lacks a permission to post here."""
@@ -128,62 +101,6 @@ class ChannelLost(Exception):
     def __init__(self, gone: bool) -> None:
         super().__init__("channel gone" if gone else "missing permissions")
         self.gone = gone
-
-
-class _Budget:
-    """Writes per second for the whole process, handed out first come, first served."""
-
-    def __init__(self, per_second: float) -> None:
-        self.gap = 1.0 / per_second
-        self.next = 0.0
-
-    def reserve(self) -> float:
-        """Take the next write's place: how many seconds until it comes."""
-        now = time.monotonic()
-        slot = max(now, self.next)
-        self.next = slot + self.gap
-        return slot - now
-
-    def free_at(self) -> float:
-        """When the next place would come (monotonic seconds)."""
-        return max(time.monotonic(), self.next)
-
-
-async def _answered(carrier: discord.Interaction[Any] | _Token | None) -> None:
-    """Give an interaction that is being answered a moment to be (the click that moved the
-    game is answered right after the move is saved, while its table is being gathered)."""
-    if not isinstance(carrier, discord.Interaction):
-        return
-    for _ in range(ANSWER_WAIT_STEPS):
-        if carrier.response.is_done():
-            return
-        await asyncio.sleep(0.02)
-
-
-def _token(carrier: discord.Interaction[Any] | _Token | None) -> _Token | None:
-    """The webhook an interaction lets the bot write through now: answered (not with a
-    private "thinking" message, whose first followup would replace it) and not about to
-    expire; None when there is none."""
-    if carrier is None or isinstance(carrier, _Token):
-        return carrier if carrier is not None and carrier.expires > time.monotonic() else None
-    if not carrier.response.is_done():
-        return None
-    if carrier.response.type is discord.InteractionResponseType.deferred_channel_message:
-        return None
-    age = (discord.utils.utcnow() - carrier.created_at).total_seconds()
-    if age >= TOKEN_LIFE:
-        return None
-    return _Token(carrier.id, carrier.followup, time.monotonic() + TOKEN_LIFE - age)
-
-
-def _settle_carrier(box: _Channel) -> None:
-    """Keep an answered interaction as its token (or nothing, if it can carry no post):
-    an interaction with its message, members and response is a reference cycle of some 30
-    objects, and kept as the carrier until the table's next click it outlived the young
-    garbage collections and waited for a full one (or, frozen, was never freed)."""
-    carrier = box.carrier
-    if carrier is not None and not isinstance(carrier, _Token) and carrier.response.is_done():
-        box.carrier = _token(carrier)
 
 
 def _taker(box: _Channel, taken: list[str]) -> Callable[[], list[str]]:
@@ -213,8 +130,8 @@ class Outbox:
         self._carriers: OrderedDict[int, discord.Interaction[Any]] = OrderedDict()
         """Newest interactions of channels without a game yet (a bounded few)."""
         self._closing = False
-        self._budget = _Budget(global_writes)
-        self._rerouted = _Budget(global_writes)
+        self._budget = Budget(global_writes)
+        self._rerouted = Budget(global_writes)
         """Posts that left the channel route's queue for a click's webhook."""
 
     @property
@@ -289,19 +206,19 @@ class Outbox:
         perms = interaction.app_permissions
         needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
                   else REQUIRED_PERMISSIONS)
-        usable = not missing_permissions(perms, needed)
+        may_post = not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
             box.post.attach = bool(perms.attach_files)
             # A webhook could post (and the bot edit its table) without these permissions;
             # the bot respects them: its next table goes by the channel route, meets the 403
             # and the game pauses until it may post again.
-            box.carrier = interaction if usable else None
-            box.denied = not usable
-            if usable and box.carried is not None:
+            box.carrier = interaction if may_post else None
+            box.denied = not may_post
+            if may_post and box.carried is not None:
                 box.carried.set()  # a post waiting for the channel route takes this webhook
             return
-        if not usable:
+        if not may_post:
             self._carriers.pop(channel_id, None)
             return
         self._carriers[channel_id] = interaction
@@ -355,7 +272,7 @@ class Outbox:
                 await asyncio.sleep(max(0.05 * self.scale, wait))
             while box.lines or box.lasting or box.edits or box.table:
                 await self._send(channel_id, box)
-                _settle_carrier(box)
+                box.carrier = settled(box.carrier)  # the interaction itself is let go
                 box.last_post = time.time()
                 if (box.lines or box.lasting or box.edits or box.table) and not self._closing:
                     await asyncio.sleep(MIN_POST_GAP * self.scale)
@@ -384,22 +301,7 @@ class Outbox:
         post that would wait for the budget raises _Rerouted as soon as an interaction in
         the channel brings a webhook (after a restart every table's notice queues for the
         budget, 30 a second: a click in a channel no longer waits for its channel's turn)."""
-        if route is not None:
-            window = TOKEN_WINDOW * self.scale
-            for token_id in [t for t, w in box.token_writes.items()
-                             if not w or w[-1] < time.monotonic() - window]:
-                del box.token_writes[token_id]  # buckets that have emptied
-            writes = box.token_writes.setdefault(route.id, deque())
-            limit = TOKEN_WRITES
-        else:
-            writes, limit, window = box.writes, WRITES_PER_WINDOW, WRITE_WINDOW * self.scale
-        while True:
-            now = time.monotonic()
-            while writes and writes[0] <= now - window:
-                writes.popleft()
-            if len(writes) < limit:
-                break
-            await asyncio.sleep(writes[0] + window - now + 0.01)
+        writes = await box.buckets.room(None if route is None else route.id, self.scale)
         if route is None:
             delay = self._budget.reserve()
             if delay > 0:
@@ -424,13 +326,12 @@ class Outbox:
                 return False
             finally:
                 box.carried = None
-            await _answered(box.carrier)
-            if (not box.denied and _token(box.carrier) is not None
+            await answered(box.carrier)
+            if (not box.denied and usable(box.carrier) is not None
                     and self._rerouted.free_at() < due):
                 await asyncio.sleep(self._rerouted.reserve())
                 return True
         return False
-
 
     async def _write(self, box: _Channel, route: Route, call: Callable[[], Awaitable[Any]],
                      *, edit: bool = False) -> Any:
@@ -460,8 +361,7 @@ class Outbox:
             raise
 
     async def _attempt(self, box: _Channel, route: Route,
-                       compose: Callable[[], Awaitable[dict[str, Any] | None]],
-                       send: Callable[[dict[str, Any]], Awaitable[Any]], *,
+                       compose: Compose, send: Callable[[dict[str, Any]], Awaitable[Any]], *,
                        edit: bool = False, reroute: bool = False) -> tuple[bool, Any]:
         """Wait for room on ``route``, compose (so the newest state goes), write. Returns
         whether there was something to send, and what the write returned."""
@@ -484,13 +384,13 @@ class Outbox:
         raise AssertionError("unreachable")
 
     async def _post(self, box: _Channel, channel: discord.PartialMessageable,
-                    compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
+                    compose: Compose) -> int | None:
         """Post a new message: through the channel's newest interaction when it can, else
         the channel route, unless an interaction comes while that waits for its turn.
         Returns its id (None: there was nothing to post)."""
         while True:
-            await _answered(box.carrier)
-            route = None if box.denied else _token(box.carrier)
+            await answered(box.carrier)
+            route = None if box.denied else usable(box.carrier)
             if route is not None:
                 box.carrier = route  # the interaction itself need not be kept
                 try:
@@ -505,8 +405,7 @@ class Outbox:
                 continue
             return int(message.id) if sent else None
 
-    async def _post_through(self, box: _Channel, route: _Token,
-                            compose: Callable[[], Awaitable[dict[str, Any] | None]]
+    async def _post_through(self, box: _Channel, route: Token, compose: Compose
                             ) -> int | None:
         """Post through an interaction's webhook (raises _TokenGone if it no longer works)."""
         sent, message = await self._attempt(
@@ -519,13 +418,12 @@ class Outbox:
         return int(message.id)
 
     async def _edit(self, box: _Channel, channel: discord.PartialMessageable, message_id: int,
-                    compose: Callable[[], Awaitable[dict[str, Any] | None]], *,
-                    reroute: bool = False) -> bool:
+                    compose: Compose, *, reroute: bool = False) -> bool:
         """Edit a message through the webhook that posted it while that lives, else the
         channel route (``reroute``: raising _Rerouted if an interaction comes while that
         waits for its turn). False when the message is gone (or there was nothing to
         send)."""
-        route = _token(box.via_for.get(message_id))
+        route = usable(box.via_for.get(message_id))
         if route is not None:
             token = route
             try:
@@ -572,8 +470,8 @@ class Outbox:
         if not new and previous not in box.via_for and not box.denied:
             # A table the channel route posted (before a restart, say) is replaced once by
             # one an interaction posts, whose token then edits it outside the global limit.
-            await _answered(box.carrier)
-            new = _token(box.carrier) is not None
+            await answered(box.carrier)
+            new = usable(box.carrier) is not None
         live = partial(self._is_live, session)
         if not new:
             # Discord refused an edit that brought a new picture: a table whose picture

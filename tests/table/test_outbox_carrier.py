@@ -10,7 +10,8 @@ from typing import Any
 
 import discord
 
-from cogs.uno._outbox import _Channel, _settle_carrier, _Token
+from cogs.uno._outbox import _Channel
+from cogs.uno._pacing import Token, settled
 from cogs.uno._table_post import TablePost, TableStyle
 
 
@@ -28,30 +29,30 @@ def channel() -> _Channel:
 def test_an_answered_interaction_becomes_its_token() -> None:
     box = channel()
     box.carrier = interaction(True, discord.InteractionResponseType.channel_message)
-    _settle_carrier(box)
-    assert isinstance(box.carrier, _Token)
+    box.carrier = settled(box.carrier)
+    assert isinstance(box.carrier, Token)
     assert box.carrier.id == 42 and box.carrier.webhook == "webhook"
     token = box.carrier
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is token
 
 
 def test_an_unanswered_interaction_is_kept_until_it_is_answered() -> None:
     box = channel()
     waiting = box.carrier = interaction(False, None)
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is waiting
 
 
 def test_an_interaction_that_can_carry_nothing_is_dropped() -> None:
     box = channel()
     box.carrier = interaction(True, discord.InteractionResponseType.deferred_channel_message)
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is None
     box.carrier = interaction(True, discord.InteractionResponseType.channel_message, age=9999)
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is None
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is None
 
 
@@ -65,8 +66,8 @@ def outbox() -> Any:
     return Outbox(SimpleNamespace(), global_writes=10)  # type: ignore[arg-type]
 
 
-def usable_token() -> _Token:
-    return _Token(42, "webhook", time.monotonic() + 600)  # type: ignore[arg-type]
+def usable_token() -> Token:
+    return Token(42, "webhook", time.monotonic() + 600)  # type: ignore[arg-type]
 
 
 async def click_after(box: _Channel, delay: float, carrier: Any) -> None:

@@ -19,8 +19,6 @@ TOP = ("bot", "settings", "gcwatch")
 MAX_LINES = 600
 BIG = {
     # file: why it may be longer than MAX_LINES (a reason a reader accepts, or a to-do)
-    "cogs/uno/_outbox.py": "the outbox's queue, pacing and routes with the table's "
-                           "composition: split in issue 16, step 2 (what the bot shows)",
     "cogs/uno/_cog.py": "commands, menus and component dispatch: split in issue 16, step 2",
     "data/database.py": "file health, group commit and every query family: to split",
     "loopback/server.py": "the loopback's routes: being split into modules (issue 16, step 3)",
