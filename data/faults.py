@@ -71,14 +71,36 @@ def folder_unwritable(path: str) -> bool:
     )
 
 
+def folder_error(path: str, error: OSError) -> DatabaseOpenError:
+    """The database's folder could not be created."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return DatabaseOpenError(
+        f"Cannot create the folder {folder} for the database {path} ({_reason(error)}); "
+        "create it yourself (writable by the user running the bot), or choose another path."
+    )
+
+
+def _file_unusable_message(path: str, reason: str) -> str:
+    return (
+        f"Cannot open the database file {path} ({reason}); make it readable and writable by "
+        "the user running the bot, or choose another path."
+    )
+
+
+def _file_unusable(path: str) -> bool:
+    """True if ``path`` is a file that exists but may not be both read and written."""
+    return os.path.isfile(path) and not os.access(path, os.R_OK | os.W_OK)
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__
+
+
 def open_error(path: str, error: BaseException) -> DatabaseOpenError:
-    """Turn a low-level error raised while opening into one clear sentence."""
+    """Turn a low-level error raised while opening into one clear sentence (the folder and
+    the migrations have their own: ``folder_error``, ``MigrationError``)."""
     if isinstance(error, OSError):
-        reason = error.strerror or type(error).__name__
-        return DatabaseOpenError(
-            f"Cannot create the folder for the database {path} ({reason}); "
-            "check that the path points into a writable directory or choose another path."
-        )
+        return DatabaseOpenError(_file_unusable_message(path, _reason(error)))
     name = error_name(error)
     if name.startswith(CORRUPT):
         return DatabaseOpenError(corrupt_message(path))
@@ -86,6 +108,9 @@ def open_error(path: str, error: BaseException) -> DatabaseOpenError:
         return DatabaseUnwritableError(unwritable_message(path, error))
     if name.startswith("SQLITE_CANTOPEN") and folder_unwritable(path):
         return DatabaseUnwritableError(unwritable_folder_message(path))
+    if name.startswith("SQLITE_CANTOPEN") and _file_unusable(path):
+        # (a file it may read but not write opens read-only: check_writable says so)
+        return DatabaseOpenError(_file_unusable_message(path, "permission denied"))
     if name.startswith(UNWRITABLE):
         return DatabaseOpenError(
             f"Cannot open the database {path} for writing ({error}); "

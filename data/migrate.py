@@ -26,17 +26,39 @@ class Migration:
 
 
 def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
-    """The migrations in ``directory``, numbered 1, 2, 3, ... without gaps."""
+    """The migrations in ``directory``, numbered 1, 2, 3, ... without gaps.
+
+    They ship with the bot and are read at every open: a folder or file the bot cannot read
+    (or an empty folder) raises ``MigrationError`` naming it, never an error about the
+    database (``Path.glob`` would pass over an unreadable folder as if it were empty, and
+    a new database would then be opened without any table)."""
+    try:
+        paths = sorted(p for p in directory.iterdir() if p.name.endswith(".sql"))
+    except OSError as error:
+        raise MigrationError(
+            f"Cannot read the bot's migrations folder {directory} ({_reason(error)}); "
+            "make it readable by the user running the bot, or reinstall the bot."
+        ) from None
+    if not paths:
+        raise MigrationError(
+            f"The bot's migrations folder {directory} holds no migration files "
+            "(NNNN_description.sql); reinstall the bot."
+        )
     migrations: list[Migration] = []
-    for path in sorted(directory.glob("*.sql")):
+    for path in paths:
         match = _NAME.match(path.name)
         if match is None:
             raise MigrationError(
                 f"Migration file {path.name} is not named NNNN_description.sql; rename it."
             )
-        migrations.append(
-            Migration(int(match.group(1)), path.name, path.read_text(encoding="utf-8"))
-        )
+        try:
+            sql = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise MigrationError(
+                f"Cannot read the bot's migration file {path} ({_reason(error)}); "
+                "make it readable by the user running the bot, or reinstall the bot."
+            ) from None
+        migrations.append(Migration(int(match.group(1)), path.name, sql))
     for expected, migration in enumerate(migrations, start=1):
         if migration.version != expected:
             raise MigrationError(
@@ -44,6 +66,12 @@ def load_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
                 "migrations must be numbered from 0001 without gaps or duplicates."
             )
     return migrations
+
+
+def _reason(error: OSError | UnicodeDecodeError) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return "not UTF-8 text"
+    return error.strerror or type(error).__name__
 
 
 def split_statements(sql: str) -> list[str]:

@@ -98,10 +98,15 @@ class SqliteBackend:
         Raises ``DatabaseOpenError`` (or its subclass ``DatabaseVersionError``) whose message
         is one sentence for the operator; no chained traceback is attached.
         """
+        if path != ":memory:":
+            try:
+                await asyncio.to_thread(_make_parent_dirs, path)
+            except OSError as error:
+                logger.debug("Creating the folder of %s failed", path, exc_info=True)
+                raise faults.folder_error(path, error) from None
         conn: aiosqlite.Connection | None = None
         try:
-            if path != ":memory:":
-                await asyncio.to_thread(_make_parent_dirs, path)
+            # (the migrations are read by ``migrate``: it raises MigrationError, naming them)
             conn = await aiosqlite.connect(path, isolation_level=None)
             conn.row_factory = sqlite3.Row
             await _configure(conn, path)

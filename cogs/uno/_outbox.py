@@ -1,25 +1,20 @@
-"""The outbox: the only code that writes to channels.
+"""The outbox: the only code that writes to channels. It queues, paces and routes the
+writes and maps Discord's errors; what a table says comes from ``_table_post.py``.
 
 Announcements are queued per channel (never awaited by the table service, never under a
 game's lock) and gathered with the live table into one message. The table is **edited in
 place** while nothing was posted below it and no turn needs a notification; a new table is
-posted only when it has scrolled away, a round ended, someone asked for it, or a player must
-be notified (mentioned) because they have not acted for a while. The table is one
-Components V2 message with its picture (``UNO_TABLE_V2=0``: an embed); Discord refuses an
-edit that brings a media gallery's file in some cases (discord-api-docs issue 7529): if
-it refuses the edit of a table's new picture, that table and every later one whose picture
-changed are posted anew.
+posted only when it has scrolled away, a round ended, someone asked for it, a player must be
+notified (mentioned) because they have not acted for a while, or its picture changed and
+Discord refuses edits that bring one (discord-api-docs issue 7529).
 
-Discord's limits decide the route. Channel routes (``/channels/{id}/messages``) share the
-bot's global limit of 50 requests per second with everything else it does, besides five
-writes per five seconds per channel; interaction endpoints (an interaction's followup
-webhook, valid for 15 minutes) are not bound to the global limit and have their own bucket
-per token (five per two seconds). So a table is posted through a recent interaction of its
-channel when there is one (the click that moved the game, usually), edited through the token
-that posted it while that token lives, and otherwise through the channel routes, paced per
-channel and by one budget for the whole process (``global_writes`` per second, below
-Discord's 50 so the bot's other requests fit). Each wait happens before the message is
-composed, so a table that waits shows the latest state: updates coalesce, never queue up.
+Discord's limits decide the route (``_pacing.py``). A table is posted through a recent
+interaction of its channel when there is one (the click that moved the game, usually: its
+webhook is outside the global limit), edited through the token that posted it while that
+token lives, and otherwise through the channel routes, paced per channel and by one budget
+for the whole process (``global_writes`` per second, below Discord's 50 so the bot's other
+requests fit). Each wait happens before the message is composed, so a table that waits shows
+the latest state: updates coalesce, never queue up.
 
 A 403 (the bot may not post) or a 404 (the channel is gone) is reported to the table
 service once, which pauses or ends the game; on shutdown what is queued is flushed within a
@@ -29,10 +24,9 @@ time limit, not dropped.
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -40,35 +34,25 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import speaking
-from cogs.uno.art import TableView, table_image
-from cogs.uno.show.lobby import lobby_embed, lobby_view
-from cogs.uno.show.table import TableModel, table_embed, table_layout, table_view
+from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
+from cogs.uno._table_post import (
+    MAX_MESSAGE,
+    Compose,
+    PictureMoved,
+    TablePost,
+    TableStyle,
+    lobby_post,
+)
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
 from settings import CHANNEL_WRITES
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE = 1900
-WRITES_PER_WINDOW = 5
-WRITE_WINDOW = 5.0
-"""Discord allows five writes per five seconds per channel (posts and edits alike)."""
-TOKEN_WRITES = 5
-TOKEN_WINDOW = 2.0
-"""An interaction token's webhook bucket: five requests per two seconds."""
-TOKEN_LIFE = 14 * 60.0
-"""An interaction token works for 15 minutes; a minute is kept in hand."""
-ANSWER_WAIT_STEPS = 25
-"""Steps of 20 ms a post waits for its carrying interaction to be answered."""
 MAX_WAITING_CARRIERS = 256
 """Interactions kept for channels that have no game yet (the newest ones)."""
 MIN_POST_GAP = 0.5
 """Seconds gathered before a post, so a move and its consequences go out together."""
-RECENT_LINES = 6
-PICTURE_TRIES = 3
-"""Times a table's picture is drawn again when the game moved meanwhile."""
-"""Announcement lines a table edited in place keeps showing (the newest)."""
 UNKNOWN_CHANNEL = 10003
 UNKNOWN_MESSAGE = 10008
 UNKNOWN_WEBHOOK = 10015
@@ -78,30 +62,16 @@ THREAD_ARCHIVED = 50083
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
 TableCallback = Callable[[Session], Awaitable[None]]
-Compose = Callable[[], Awaitable[dict[str, Any] | None]]
-"""What to write, composed at the last moment (None: nothing to write)."""
-
-
-@dataclass(frozen=True)
-class _Token:
-    """An answered interaction's followup webhook, kept without the interaction itself."""
-
-    id: int
-    webhook: discord.Webhook
-    expires: float
-    """Monotonic seconds after which the token is not used any more."""
-
-
-Route = _Token | None
+Route = Token | None
 """How a write reaches Discord: an interaction's followup webhook, or the channel (None)."""
 
 
 @dataclass
 class _Channel:
     guild_id: int
+    post: TablePost
+    """The table's composition: what its next post or edit says."""
     session: Session | None = None
-    model: TableModel | None = None
-    """The table as the newest change left it (None: no game goes on)."""
     lines: list[str] = field(default_factory=list)
     lasting: list[str] = field(default_factory=list)
     """Lines that stay in the channel as their own message (posted before the table)."""
@@ -113,32 +83,16 @@ class _Channel:
     """Messages to edit (id → what to send), newest wish wins."""
     task: asyncio.Task[None] | None = None
     last_post: float = 0.0
-    writes: deque[float] = field(default_factory=deque)
-    token_writes: dict[int, deque[float]] = field(default_factory=dict)
+    buckets: Buckets = field(default_factory=Buckets)
     lost: bool = False
-    carrier: discord.Interaction[Any] | _Token | None = None
+    carrier: Carrier = None
     """The newest interaction in this channel: its webhook can post for 15 minutes."""
-    via_for: dict[int, _Token] = field(default_factory=dict)
+    via_for: dict[int, Token] = field(default_factory=dict)
     """Messages posted through an interaction's webhook (id → the interaction)."""
-    shown: list[str] = field(default_factory=list)
-    """The announcement lines the live table shows."""
     denied: bool = False
     """The newest interaction showed the bot lacks a permission to post here."""
     newest_id: int = 0
     """The newest message id seen in the channel (to know when the table scrolled away)."""
-    quiet: dict[int, discord.ui.LayoutView] = field(default_factory=dict)
-    """Components V2 tables (id → the same table without its buttons): a table that is
-    closed keeps its text and picture (a V2 message without components would be empty)."""
-    attach: bool = True
-    """The bot may attach files here (the table's picture). False when the newest
-    interaction says Attach Files is missing, or Discord refused an upload: the table goes
-    without its picture (its text says everything)."""
-    picture: tuple[int, TableView, str] | None = None
-    """The live table's picture: its message id, what it shows, its file name."""
-    pictures: int = 0
-    """Pictures attached so far (each new one gets a new file name)."""
-    composed: tuple[TableView, str | None, discord.ui.LayoutView] | None = None
-    """The V2 table being written: its picture's view and file name, its quiet form."""
     carried: asyncio.Event | None = None
     """Set when an interaction comes while a post waits for the channel route's turn."""
 
@@ -149,82 +103,22 @@ class ChannelLost(Exception):
         self.gone = gone
 
 
-class _Budget:
-    """Writes per second for the whole process, handed out first come, first served."""
-
-    def __init__(self, per_second: float) -> None:
-        self.gap = 1.0 / per_second
-        self.next = 0.0
-
-    def reserve(self) -> float:
-        """Take the next write's place: how many seconds until it comes."""
-        now = time.monotonic()
-        slot = max(now, self.next)
-        self.next = slot + self.gap
-        return slot - now
-
-    def free_at(self) -> float:
-        """When the next place would come (monotonic seconds)."""
-        return max(time.monotonic(), self.next)
-
-
-async def _answered(carrier: discord.Interaction[Any] | _Token | None) -> None:
-    """Give an interaction that is being answered a moment to be (the click that moved the
-    game is answered right after the move is saved, while its table is being gathered)."""
-    if not isinstance(carrier, discord.Interaction):
-        return
-    for _ in range(ANSWER_WAIT_STEPS):
-        if carrier.response.is_done():
-            return
-        await asyncio.sleep(0.02)
-
-
-def _token(carrier: discord.Interaction[Any] | _Token | None) -> _Token | None:
-    """The webhook an interaction lets the bot write through now: answered (not with a
-    private "thinking" message, whose first followup would replace it) and not about to
-    expire; None when there is none."""
-    if carrier is None or isinstance(carrier, _Token):
-        return carrier if carrier is not None and carrier.expires > time.monotonic() else None
-    if not carrier.response.is_done():
-        return None
-    if carrier.response.type is discord.InteractionResponseType.deferred_channel_message:
-        return None
-    age = (discord.utils.utcnow() - carrier.created_at).total_seconds()
-    if age >= TOKEN_LIFE:
-        return None
-    return _Token(carrier.id, carrier.followup, time.monotonic() + TOKEN_LIFE - age)
-
-
-def _settle_carrier(box: _Channel) -> None:
-    """Keep an answered interaction as its token (or nothing, if it can carry no post):
-    an interaction with its message, members and response is a reference cycle of some 30
-    objects, and kept as the carrier until the table's next click it outlived the young
-    garbage collections and waited for a full one (or, frozen, was never freed)."""
-    carrier = box.carrier
-    if carrier is not None and not isinstance(carrier, _Token) and carrier.response.is_done():
-        box.carrier = _token(carrier)
-
-
-def _take_lines(box: _Channel, taken: list[str], new: bool) -> tuple[list[str], str | None]:
-    """Take the channel's waiting lines into ``taken``; the lines the table will show (all
-    of them on a new table, the last few with those it showed on an edit) and their text."""
-    lines, box.lines = box.lines, []
-    taken.extend(lines)
-    box.table = False
-    shown = list(taken) if new else (box.shown + taken)[-RECENT_LINES:]
-    return shown, "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+def _taker(box: _Channel, taken: list[str]) -> Callable[[], list[str]]:
+    """What takes the channel's waiting lines into ``taken`` (the lines its table brings)."""
+    def take() -> list[str]:
+        lines, box.lines = box.lines, []
+        taken.extend(lines)
+        box.table = False
+        return taken
+    return take
 
 
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
                  global_writes: float = CHANNEL_WRITES, v2: bool = True) -> None:
         self.client = client
-        self.v2 = v2
-        """The table as one Components V2 message with its picture (else an embed)."""
-        self.picture_edits = True
-        """Edits may bring a table's new picture; False once Discord refused one (an open
-        bug refuses an edit that brings a media gallery's file, discord-api-docs issue
-        7529): a table whose picture changed is then posted anew."""
+        self.style = TableStyle(v2=v2)
+        """How every table is written: V2 or embed, whether edits bring a new picture."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
         self.on_table: TableCallback | None = None
@@ -236,9 +130,19 @@ class Outbox:
         self._carriers: OrderedDict[int, discord.Interaction[Any]] = OrderedDict()
         """Newest interactions of channels without a game yet (a bounded few)."""
         self._closing = False
-        self._budget = _Budget(global_writes)
-        self._rerouted = _Budget(global_writes)
+        self._budget = Budget(global_writes)
+        self._rerouted = Budget(global_writes)
         """Posts that left the channel route's queue for a click's webhook."""
+
+    @property
+    def v2(self) -> bool:
+        """The table is one Components V2 message with its picture (else an embed)."""
+        return self.style.v2
+
+    @property
+    def picture_edits(self) -> bool:
+        """Edits may bring a table's new picture (False once Discord refused one)."""
+        return self.style.picture_edits
 
     # ------------------------------------------------------------------ what to post
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
@@ -249,9 +153,7 @@ class Outbox:
         channel (a round's result), posted as their own message, not edited away later."""
         box = self._box(session.channel_id, session.guild_id)
         box.session = session
-        # What the table shows is taken now, once, from the change just saved: composing
-        # it later reads nothing of the session (no lock, no second look-up).
-        box.model = TableModel.of(session) if table else None
+        box.post.change(session, table)
         if lasting:
             box.lasting.extend(box.lines)
             box.lasting.extend(line[:MAX_MESSAGE] for line in lines if line)
@@ -266,8 +168,7 @@ class Outbox:
             # The game is over or gone: its last table loses its buttons.
             stale = session.table_message_id
             session.table_message_id = None
-            box.edits[stale] = self._closed(box, stale, session)
-            box.shown = []
+            box.edits[stale] = box.post.ended(stale, session)
         self._kick(session.channel_id, box)
 
     def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None:
@@ -280,8 +181,7 @@ class Outbox:
         if session.lobby_message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[session.lobby_message_id] = _built(lambda: _in_language(session, lambda: {
-            "embed": lobby_embed(session), "view": lobby_view(session)}))
+        box.edits[session.lobby_message_id] = lobby_post(session)
         self._kick(session.channel_id, box)
 
     def close_message(self, session: Session, message_id: int | None) -> None:
@@ -289,7 +189,7 @@ class Outbox:
         if message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[message_id] = self._closed(box, message_id, None)
+        box.edits[message_id] = box.post.closed(message_id, None)
         self._kick(session.channel_id, box)
 
     def reopen(self, channel_id: int) -> None:
@@ -306,19 +206,19 @@ class Outbox:
         perms = interaction.app_permissions
         needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
                   else REQUIRED_PERMISSIONS)
-        usable = not missing_permissions(perms, needed)
+        may_post = not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
-            box.attach = bool(perms.attach_files)
+            box.post.attach = bool(perms.attach_files)
             # A webhook could post (and the bot edit its table) without these permissions;
             # the bot respects them: its next table goes by the channel route, meets the 403
             # and the game pauses until it may post again.
-            box.carrier = interaction if usable else None
-            box.denied = not usable
-            if usable and box.carried is not None:
+            box.carrier = interaction if may_post else None
+            box.denied = not may_post
+            if may_post and box.carried is not None:
                 box.carried.set()  # a post waiting for the channel route takes this webhook
             return
-        if not usable:
+        if not may_post:
             self._carriers.pop(channel_id, None)
             return
         self._carriers[channel_id] = interaction
@@ -349,10 +249,10 @@ class Outbox:
     def _box(self, channel_id: int, guild_id: int) -> _Channel:
         box = self._channels.get(channel_id)
         if box is None:
-            box = self._channels[channel_id] = _Channel(guild_id)
+            box = self._channels[channel_id] = _Channel(guild_id, TablePost(self.style))
             box.carrier = self._carriers.pop(channel_id, None)
             if box.carrier is not None:
-                box.attach = bool(box.carrier.app_permissions.attach_files)
+                box.post.attach = bool(box.carrier.app_permissions.attach_files)
         return box
 
     def _kick(self, channel_id: int, box: _Channel) -> None:
@@ -372,7 +272,7 @@ class Outbox:
                 await asyncio.sleep(max(0.05 * self.scale, wait))
             while box.lines or box.lasting or box.edits or box.table:
                 await self._send(channel_id, box)
-                _settle_carrier(box)
+                box.carrier = settled(box.carrier)  # the interaction itself is let go
                 box.last_post = time.time()
                 if (box.lines or box.lasting or box.edits or box.table) and not self._closing:
                     await asyncio.sleep(MIN_POST_GAP * self.scale)
@@ -401,22 +301,7 @@ class Outbox:
         post that would wait for the budget raises _Rerouted as soon as an interaction in
         the channel brings a webhook (after a restart every table's notice queues for the
         budget, 30 a second: a click in a channel no longer waits for its channel's turn)."""
-        if route is not None:
-            window = TOKEN_WINDOW * self.scale
-            for token_id in [t for t, w in box.token_writes.items()
-                             if not w or w[-1] < time.monotonic() - window]:
-                del box.token_writes[token_id]  # buckets that have emptied
-            writes = box.token_writes.setdefault(route.id, deque())
-            limit = TOKEN_WRITES
-        else:
-            writes, limit, window = box.writes, WRITES_PER_WINDOW, WRITE_WINDOW * self.scale
-        while True:
-            now = time.monotonic()
-            while writes and writes[0] <= now - window:
-                writes.popleft()
-            if len(writes) < limit:
-                break
-            await asyncio.sleep(writes[0] + window - now + 0.01)
+        writes = await box.buckets.room(None if route is None else route.id, self.scale)
         if route is None:
             delay = self._budget.reserve()
             if delay > 0:
@@ -441,13 +326,12 @@ class Outbox:
                 return False
             finally:
                 box.carried = None
-            await _answered(box.carrier)
-            if (not box.denied and _token(box.carrier) is not None
+            await answered(box.carrier)
+            if (not box.denied and usable(box.carrier) is not None
                     and self._rerouted.free_at() < due):
                 await asyncio.sleep(self._rerouted.reserve())
                 return True
         return False
-
 
     async def _write(self, box: _Channel, route: Route, call: Callable[[], Awaitable[Any]],
                      *, edit: bool = False) -> Any:
@@ -477,8 +361,7 @@ class Outbox:
             raise
 
     async def _attempt(self, box: _Channel, route: Route,
-                       compose: Callable[[], Awaitable[dict[str, Any] | None]],
-                       send: Callable[[dict[str, Any]], Awaitable[Any]], *,
+                       compose: Compose, send: Callable[[dict[str, Any]], Awaitable[Any]], *,
                        edit: bool = False, reroute: bool = False) -> tuple[bool, Any]:
         """Wait for room on ``route``, compose (so the newest state goes), write. Returns
         whether there was something to send, and what the write returned."""
@@ -490,24 +373,24 @@ class Outbox:
             try:
                 return True, await self._write(box, route, partial(send, body), edit=edit)
             except ChannelLost as lost:
-                if retry or lost.gone or not box.attach or not _uploads(body):
+                if retry or lost.gone or not box.post.attach or not _uploads(body):
                     raise
             # The bot may write here but not attach files: the table goes without its
             # picture (the next interaction in the channel says whether it may again).
             log.warning("Channel %s refused the table's picture (Attach Files is missing): "
                         "its tables go without it",
                         box.session.channel_id if box.session else "?")
-            box.attach = False
+            box.post.attach = False
         raise AssertionError("unreachable")
 
     async def _post(self, box: _Channel, channel: discord.PartialMessageable,
-                    compose: Callable[[], Awaitable[dict[str, Any] | None]]) -> int | None:
+                    compose: Compose) -> int | None:
         """Post a new message: through the channel's newest interaction when it can, else
         the channel route, unless an interaction comes while that waits for its turn.
         Returns its id (None: there was nothing to post)."""
         while True:
-            await _answered(box.carrier)
-            route = None if box.denied else _token(box.carrier)
+            await answered(box.carrier)
+            route = None if box.denied else usable(box.carrier)
             if route is not None:
                 box.carrier = route  # the interaction itself need not be kept
                 try:
@@ -522,8 +405,7 @@ class Outbox:
                 continue
             return int(message.id) if sent else None
 
-    async def _post_through(self, box: _Channel, route: _Token,
-                            compose: Callable[[], Awaitable[dict[str, Any] | None]]
+    async def _post_through(self, box: _Channel, route: Token, compose: Compose
                             ) -> int | None:
         """Post through an interaction's webhook (raises _TokenGone if it no longer works)."""
         sent, message = await self._attempt(
@@ -536,13 +418,12 @@ class Outbox:
         return int(message.id)
 
     async def _edit(self, box: _Channel, channel: discord.PartialMessageable, message_id: int,
-                    compose: Callable[[], Awaitable[dict[str, Any] | None]], *,
-                    reroute: bool = False) -> bool:
+                    compose: Compose, *, reroute: bool = False) -> bool:
         """Edit a message through the webhook that posted it while that lives, else the
         channel route (``reroute``: raising _Rerouted if an interaction comes while that
         waits for its turn). False when the message is gone (or there was nothing to
         send)."""
-        route = _token(box.via_for.get(message_id))
+        route = usable(box.via_for.get(message_id))
         if route is not None:
             token = route
             try:
@@ -581,7 +462,7 @@ class Outbox:
     async def _send_table(self, box: _Channel, channel: discord.PartialMessageable,
                           session: Session) -> None:
         """The table, with what happened since the last one: edited in place, or posted
-        anew (and the old one loses its buttons)."""
+        anew (and the old one loses its buttons). What it says comes from ``box.post``."""
         previous = session.table_message_id
         posted_below = previous is not None and box.newest_id > previous
         new = (previous is None or box.fresh or box.mention is not None or posted_below
@@ -589,12 +470,13 @@ class Outbox:
         if not new and previous not in box.via_for and not box.denied:
             # A table the channel route posted (before a restart, say) is replaced once by
             # one an interaction posts, whose token then edits it outside the global limit.
-            await _answered(box.carrier)
-            new = _token(box.carrier) is not None
-        if self.v2 and not new and not self.picture_edits:
-            # Discord refused an edit that brought a new picture (see _v2_table): a table
-            # whose picture changed is posted anew
-            new = await self._picture_changed(box, session, previous)
+            await answered(box.carrier)
+            new = usable(box.carrier) is not None
+        live = partial(self._is_live, session)
+        if not new:
+            # Discord refused an edit that brought a new picture: a table whose picture
+            # changed is posted anew
+            new = box.post.goes_anew(previous, live)
         if new:
             # lines that don't fit in the table's message go first, on their own
             chunks = _chunks(box.lines)
@@ -602,6 +484,7 @@ class Outbox:
             for chunk in chunks[:-1]:
                 await self._post(box, channel, _fixed(_plain(chunk)))
         taken: list[str] = []
+        take = _taker(box, taken)
         composed = False
         repost = False
         attached = False
@@ -609,40 +492,14 @@ class Outbox:
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
-            nonlocal composed, repost, attached
-            if self.v2:
-                for attempt in range(PICTURE_TRIES):
-                    # the picture first (it takes a moment), then the lines that came
-                    picture = await self._v2_picture(box, session, new)
-                    if (picture is not None and not new and not picture.same
-                            and not self.picture_edits):
-                        repost = True  # the game moved since: the table goes anew
-                        return None
-                    shown, text = _take_lines(box, taken, new)
-                    if picture is None:
-                        break
-                    body = await self._v2_table(box, session, text, mention, new, picture,
-                                                last=attempt == PICTURE_TRIES - 1)
-                    if body is None:
-                        break
-                    if body:
-                        composed = True
-                        box.shown = shown
-                        attached = "attachments" in body
-                        return body
-                    # the game moved while the picture was drawn: draw it again
-                box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
-                return None
-            shown, text = _take_lines(box, taken, new)
-            table = await self._table(session, text, mention)
-            if table is None:
+            nonlocal composed, attached
+            body = await box.post.compose(session, new, mention, take, live)
+            if body is None:
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
                 return None
             composed = True
-            box.shown = shown
-            content, embed, view, mentions = table
-            return {"content": content, "embed": embed, "view": view,
-                    "allowed_mentions": mentions}
+            attached = "attachments" in body
+            return body
 
         if new:
             box.fresh = False
@@ -650,20 +507,21 @@ class Outbox:
             if message_id is None:
                 return
             session.table_message_id = message_id
-            self._adopt(box, message_id)
+            box.post.adopt(message_id)
             if self.on_table is not None:
                 await self.on_table(session)  # saved before the old one is closed
             if previous is not None:
                 box.edits.pop(previous, None)
-                await self._edit(box, channel, previous, self._closed(box, previous, session))
+                await self._edit(box, channel, previous, box.post.closed(previous, session))
             return
         assert previous is not None
         try:
             done = await self._edit(box, channel, previous, compose,
                                     reroute=previous not in box.via_for)
-        except _Rerouted:
+        except (_Rerouted, PictureMoved):
             # a click came while this edit waited for the channel route's turn: its webhook
-            # posts the table anew now (and edits it from then on)
+            # posts the table anew now (and edits it from then on); or the game moved while
+            # the picture was drawn, and edits may not bring a new one
             done = False
             repost = True
         except discord.HTTPException as exc:
@@ -674,14 +532,14 @@ class Outbox:
             log.warning("Editing table %s with a new picture was refused (%s %s): tables "
                         "whose picture changed are posted anew from now on", previous,
                         exc.code, exc.text)
-            self.picture_edits = False
+            self.style.picture_edits = False
             repost = True
             box.lines = taken + box.lines
         if repost:
             box.fresh = True
             await self._send_table(box, channel, session)
             return
-        self._adopt(box, previous)
+        box.post.adopt(previous)
         if not done and composed:
             # the table message is gone (someone deleted it): post it anew
             if session.table_message_id == previous:
@@ -690,142 +548,8 @@ class Outbox:
             box.table = True
             box.fresh = True
 
-    def _model(self, session: Session) -> TableModel | None:
-        """The live table as the newest change left it, or None when the game is over or
-        gone (its last lines are then said plainly)."""
-        box = self._channels.get(session.channel_id)
-        if box is None or box.model is None or not self._is_live(session):
-            return None
-        return box.model
-
-    async def _table(self, session: Session, text: str | None, mention: str | None
-                     ) -> tuple[str | None, discord.Embed, discord.ui.View,
-                                discord.AllowedMentions] | None:
-        """The live embed table (its model, taken when the change was announced), or None
-        when the game is over or gone."""
-        model = self._model(session)
-        if model is None:
-            return None
-        text, mentions = _turn_line(model, text, mention)
-        return text, table_embed(model), table_view(model), mentions
-
-    async def _picture_changed(self, box: _Channel, session: Session,
-                               message_id: int | None) -> bool:
-        """Whether the live table ``message_id`` shows a picture other than the game's
-        now (or none: it was posted before a restart, or drawing failed)."""
-        if not box.attach:
-            return False  # no picture to change: the table is edited in place
-        model = self._model(session)
-        if model is None:
-            return False
-        view = model.picture
-        return not (box.picture is not None and box.picture[0] == message_id
-                    and box.picture[1] == view)
-
-    async def _v2_picture(self, box: _Channel, session: Session, new: bool
-                          ) -> _Picture | None:
-        """The table's picture as the game is now, drawn off the event loop and outside the
-        session's lock (clicks never wait for it); the live table's own when what it shows
-        has not changed (an edit then keeps its attachment). None: the game is over."""
-        model = self._model(session)
-        if model is None:
-            return None
-        view = model.picture
-        message_id = session.table_message_id
-        if (not new and box.picture is not None and box.picture[0] == message_id
-                and box.picture[1] == view):
-            return _Picture(view, None, box.picture[2], same=True)
-        if not box.attach:
-            # the bot may not attach files here: no picture (an edit drops the one shown)
-            return _Picture(view, None, None, same=box.picture is None)
-        if not new and not self.picture_edits:
-            return _Picture(view, None, None, same=False)  # not drawn: the table goes anew
-        try:
-            png: bytes | None = await asyncio.to_thread(table_image, view)
-        except Exception:
-            log.exception("Drawing the table failed; it goes without its picture")
-            png = None
-        if png is None:
-            return _Picture(view, None, None, same=False)
-        box.pictures += 1
-        return _Picture(view, png, f"table-{box.pictures}.png", same=False)
-
-    async def _v2_table(self, box: _Channel, session: Session, text: str | None,
-                        mention: str | None, new: bool, picture: _Picture, *,
-                        last: bool) -> dict[str, Any] | None:
-        """The live table as one Components V2 message: a post uploads its picture
-        (``table-N.png``); an edit uploads a new one (a new name, replacing the old
-        attachment: the edit's ``attachments`` are the ones to keep or add) only when what
-        it shows changed, else leaves the attachment alone. Without a picture (drawing
-        failed) the table's text still says everything. None: the game is over; {}: the
-        game moved since ``picture`` was drawn (unless ``last``: then it goes as it is)."""
-        model = self._model(session)
-        if model is None:
-            return None
-        if not last and model.picture != picture.view:
-            return {}
-        text, mentions = _turn_line(model, text, mention)
-        layout = table_layout(model, text, picture.name)
-        quiet = table_layout(model, text, picture.name, buttons=False)
-        body: dict[str, Any] = {"view": layout, "allowed_mentions": mentions}
-        if not new:
-            # an old embed table becomes a V2 one: its content and embeds are emptied
-            body.update(content=None, embed=None)
-        if picture.png is not None and picture.name is not None:
-            upload = discord.File(io.BytesIO(picture.png), filename=picture.name)
-            if new:
-                body["file"] = upload
-            else:
-                body["attachments"] = [upload]  # a new name; the old picture goes
-        elif not new and not picture.same:
-            body["attachments"] = []  # drawing failed: the old picture would be wrong
-        box.composed = (picture.view, picture.name, quiet)
-        return body
-
-    def _closed(self, box: _Channel, message_id: int, session: Session | None) -> Compose:
-        """What a table (``session``'s) or a lobby (None) that is closed becomes: without
-        its buttons. A Components V2 table keeps its text and picture; one this process
-        did not write (posted before a restart: that form is kept in memory only) is
-        rebuilt from the game as saved, without the picture: Discord refuses to edit a V2
-        message to no components (400, 50006)."""
-        async def compose() -> dict[str, Any] | None:
-            quiet = box.quiet.pop(message_id, None)
-            if quiet is not None or not self.v2 or session is None:
-                return {"view": quiet}
-            async with session.lock:  # read as saved, like every table
-                model = TableModel.of(session)
-            if model is None:
-                return {"view": None}
-            layout = table_layout(model, None, None, buttons=False)
-            return {"view": layout, "content": None, "embed": None, "attachments": []}
-        return compose
-
-    def _adopt(self, box: _Channel, message_id: int) -> None:
-        """The table just written is ``message_id``: remember its picture and its quiet
-        form (for when it is closed)."""
-        composed, box.composed = box.composed, None
-        if composed is None:
-            return
-        picture_view, name, quiet = composed
-        box.picture = (message_id, picture_view, name) if name is not None else None
-        box.quiet[message_id] = quiet
-        while len(box.quiet) > 4:
-            del box.quiet[next(iter(box.quiet))]
-
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)
-
-
-@dataclass(frozen=True)
-class _Picture:
-    """A table's picture: what it shows, its PNG (None: the live table's own, or none),
-    its file name (None: no picture)."""
-
-    view: TableView
-    png: bytes | None
-    name: str | None
-    same: bool
-    """The live table shows it already (an edit keeps its attachment)."""
 
 
 class _Rerouted(Exception):
@@ -836,39 +560,13 @@ class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
 
 
-def _turn_line(model: TableModel, text: str | None, mention: str | None
-               ) -> tuple[str | None, discord.AllowedMentions]:
-    """``text`` with the line that names whose turn it is, and who it may notify."""
-    ping = None
-    if model.names_turn:
-        # Every table names whose turn it is; the mention notifies once per turn.
-        ping = mention if mention == model.turn and not model.paused else None
-        line = model.turn_line
-        text = f"{text}\n{line}" if text else line
-    mentions = discord.AllowedMentions(
-        users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
-    return text, mentions
-
-
-def _in_language(session: Session, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """What ``build`` renders, in the game's language (its public text)."""
-    with speaking(session.options.language):
-        return build()
-
-
 def _plain(text: str) -> dict[str, Any]:
     return {"content": text, "allowed_mentions": discord.AllowedMentions.none()}
 
 
-def _fixed(body: dict[str, Any]) -> Callable[[], Awaitable[dict[str, Any] | None]]:
+def _fixed(body: dict[str, Any]) -> Compose:
     async def compose() -> dict[str, Any] | None:
         return body
-    return compose
-
-
-def _built(build: Callable[[], dict[str, Any]]) -> Compose:
-    async def compose() -> dict[str, Any] | None:
-        return build()
     return compose
 
 

@@ -40,12 +40,14 @@ import data.migrate
 from data import (
     Database,
     DatabaseError,
+    DatabaseOpenError,
     DatabaseUnwritableError,
     DatabaseVanishedError,
     DatabaseWriteError,
     GameResult,
     GuildSettings,
     LogEntry,
+    MigrationError,
     PlayerResult,
     SavedGame,
 )
@@ -127,7 +129,12 @@ def _open_in_child_as_nobody(path: str, migrations: Path) -> tuple[str, str]:
 def _open_without_privileges(path: str, migrations: Path) -> tuple[str, str]:
     if os.geteuid() == 0:
         return _open_in_child_as_nobody(path, migrations)
-    kind, _, message = asyncio.run(_try_open(path)).partition("\t")
+    real = data.migrate.load_migrations
+    data.migrate.load_migrations = functools.partial(load_migrations, migrations)
+    try:
+        kind, _, message = asyncio.run(_try_open(path)).partition("\t")
+    finally:
+        data.migrate.load_migrations = real
     return kind, message
 
 
@@ -142,22 +149,36 @@ def shared_dir() -> Iterator[Path]:
         shutil.rmtree(folder)
 
 
+def _copy_migrations(copy: Path) -> Path:
+    """A copy of data/migrations at ``copy`` that ``nobody`` can read."""
+    copy.mkdir()
+    for source in MIGRATIONS_DIR.glob("*.sql"):
+        shutil.copyfile(source, copy / source.name)
+        (copy / source.name).chmod(0o644)
+    copy.chmod(0o755)
+    assert load_migrations(copy) == load_migrations()  # the same migrations
+    return copy
+
+
 @pytest.fixture(scope="module")
 def readable_migrations() -> Iterator[Path]:
     """A copy of data/migrations that ``nobody`` can read, wherever the checkout is."""
     folder = Path(tempfile.mkdtemp(prefix="uno-migrations-", dir="/tmp"))
     try:
-        copy = folder / "migrations"
-        copy.mkdir()
-        for source in MIGRATIONS_DIR.glob("*.sql"):
-            shutil.copyfile(source, copy / source.name)
-            (copy / source.name).chmod(0o644)
-        copy.chmod(0o755)
         folder.chmod(0o755)
-        assert load_migrations(copy) == load_migrations()  # the same migrations
-        yield copy
+        yield _copy_migrations(folder / "migrations")
     finally:
         shutil.rmtree(folder)
+
+
+@pytest.fixture
+def own_migrations(shared_dir: Path) -> Iterator[Path]:
+    """A copy of data/migrations in ``shared_dir`` that a test may spoil (its modes)."""
+    copy = _copy_migrations(shared_dir / "migrations")
+    yield copy
+    copy.chmod(0o755)  # so the folder can be removed, whoever runs the tests
+    for file in copy.iterdir():
+        file.chmod(0o644)
 
 
 def _make_database(path: Path, *, wal: bool) -> None:
@@ -295,6 +316,80 @@ def test_the_child_tests_pass_from_a_checkout_others_cannot_enter(tmp_path: Path
     assert status == 0, output[-4000:]
     assert f"{harness} PASSED" in output, output[-4000:]
     assert f"rootdir: {clone}" in output, output[-4000:]  # the copy ran, not the checkout
+
+
+# --- what failed at open is named: the folder, the file, the migrations ----------------
+# (each failed before: every OSError was "Cannot create the folder for the database", an
+# unreadable file was "cannot open for writing", an unreadable migrations folder read as
+# empty, so a new database opened without a table and an old one was "too new")
+
+
+def test_a_folder_that_cannot_be_created_is_named(
+    shared_dir: Path, readable_migrations: Path
+) -> None:
+    locked = shared_dir / "locked"
+    locked.mkdir(mode=0o555)
+    locked.chmod(0o555)
+    shared_dir.chmod(0o777)
+    kind, message = _open_without_privileges(str(locked / "sub" / "bot.db"), readable_migrations)
+    assert kind == DatabaseOpenError.__name__, message
+    assert f"Cannot create the folder {locked / 'sub'} for the database" in message
+    assert "choose another path" in message
+    _assert_one_line_sentence(message)
+
+
+def test_an_unreadable_database_file_is_named(
+    shared_dir: Path, readable_migrations: Path
+) -> None:
+    path = shared_dir / "bot.db"
+    _make_database(path, wal=True)
+    path.chmod(0o000)
+    shared_dir.chmod(0o777)  # only the file is out of reach
+    kind, message = _open_without_privileges(str(path), readable_migrations)
+    assert kind == DatabaseOpenError.__name__, message
+    assert f"Cannot open the database file {path}" in message
+    assert "readable and writable" in message  # what to do
+    _assert_one_line_sentence(message)
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["existing-database", "new-database"])
+def test_an_unreadable_migration_file_is_named(
+    shared_dir: Path, own_migrations: Path, existing: bool
+) -> None:
+    path = shared_dir / "bot.db"
+    if existing:
+        _make_database(path, wal=True)
+        path.chmod(0o666)
+    else:
+        asyncio.run(_try_open(":memory:"))  # warm the imports the child will need
+    shared_dir.chmod(0o777)
+    spoiled = sorted(own_migrations.iterdir())[1]
+    spoiled.chmod(0o000)
+    kind, message = _open_without_privileges(str(path), own_migrations)
+    assert kind == MigrationError.__name__, message
+    assert f"migration file {spoiled} " in message
+    assert "readable by the user running the bot" in message
+    assert "folder for the database" not in message
+    _assert_one_line_sentence(message)
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["existing-database", "new-database"])
+def test_an_unreadable_migrations_folder_is_named(
+    shared_dir: Path, own_migrations: Path, existing: bool
+) -> None:
+    path = shared_dir / "bot.db"
+    if existing:
+        _make_database(path, wal=True)
+        path.chmod(0o666)
+    else:
+        asyncio.run(_try_open(":memory:"))  # warm the imports the child will need
+    shared_dir.chmod(0o777)
+    own_migrations.chmod(0o311)  # entered, not listed
+    kind, message = _open_without_privileges(str(path), own_migrations)
+    assert kind == MigrationError.__name__, message
+    assert f"migrations folder {own_migrations} " in message
+    assert "readable by the user running the bot" in message
+    _assert_one_line_sentence(message)
 
 
 # --- a vanished database file -----------------------------------------------------------

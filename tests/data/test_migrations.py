@@ -317,3 +317,19 @@ async def test_migration_0002_is_applied_once(
     later = [m.name for m in load_migrations()[1:]]
     assert len(applied) == len(later)  # each once, on the first open only
     assert all(name in message for name, message in zip(later, applied, strict=True))
+
+
+def test_migrations_that_cannot_be_read_are_named(tmp_path: Path) -> None:
+    """The bot's own migrations, read at every open: a file that is not text or a folder
+    without any is named (before: a UnicodeDecodeError escaped; an empty folder was no
+    migrations at all, and a new database opened without a table)."""
+    with pytest.raises(MigrationError) as info:
+        load_migrations(tmp_path)
+    assert f"migrations folder {tmp_path} holds no migration files" in str(info.value)
+    _assert_one_sentence(info.value)
+    bad = tmp_path / "0001_a.sql"
+    bad.write_bytes(b"CREATE TABLE a (x TEXT DEFAULT '\xff');")
+    with pytest.raises(MigrationError) as info:
+        load_migrations(tmp_path)
+    assert f"migration file {bad} (not UTF-8 text)" in str(info.value)
+    _assert_one_sentence(info.value)

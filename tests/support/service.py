@@ -3,7 +3,8 @@ outbox in place of Discord, and the usual players."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,3 +71,18 @@ async def running(db: Database, *sessions: Session, scale: float = 1.0
     await service.restore()
     outbox.announced.clear()
     return service, outbox
+
+
+PATIENCE = 120.0
+"""Seconds a test waits for something that must come (a loaded machine is slow, a wrong one
+never does it): only how long a broken bot takes to fail, never a condition to pass."""
+
+
+async def until(cond: Callable[[], object], what: str, seconds: float = PATIENCE) -> None:
+    """Wait until ``cond()`` holds: for what happens, not for a time that is enough only
+    on an idle machine."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not cond():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)

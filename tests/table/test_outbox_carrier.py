@@ -10,7 +10,9 @@ from typing import Any
 
 import discord
 
-from cogs.uno._outbox import _Channel, _settle_carrier, _Token
+from cogs.uno._outbox import _Channel
+from cogs.uno._pacing import Token, settled
+from cogs.uno._table_post import TablePost, TableStyle
 
 
 def interaction(done: bool, kind: discord.InteractionResponseType | None,
@@ -20,33 +22,37 @@ def interaction(done: bool, kind: discord.InteractionResponseType | None,
     return SimpleNamespace(id=42, response=response, created_at=created, followup="webhook")
 
 
+def channel() -> _Channel:
+    return _Channel(guild_id=1, post=TablePost(TableStyle()))
+
+
 def test_an_answered_interaction_becomes_its_token() -> None:
-    box = _Channel(guild_id=1)
+    box = channel()
     box.carrier = interaction(True, discord.InteractionResponseType.channel_message)
-    _settle_carrier(box)
-    assert isinstance(box.carrier, _Token)
+    box.carrier = settled(box.carrier)
+    assert isinstance(box.carrier, Token)
     assert box.carrier.id == 42 and box.carrier.webhook == "webhook"
     token = box.carrier
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is token
 
 
 def test_an_unanswered_interaction_is_kept_until_it_is_answered() -> None:
-    box = _Channel(guild_id=1)
+    box = channel()
     waiting = box.carrier = interaction(False, None)
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is waiting
 
 
 def test_an_interaction_that_can_carry_nothing_is_dropped() -> None:
-    box = _Channel(guild_id=1)
+    box = channel()
     box.carrier = interaction(True, discord.InteractionResponseType.deferred_channel_message)
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is None
     box.carrier = interaction(True, discord.InteractionResponseType.channel_message, age=9999)
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is None
-    _settle_carrier(box)
+    box.carrier = settled(box.carrier)
     assert box.carrier is None
 
 
@@ -60,8 +66,8 @@ def outbox() -> Any:
     return Outbox(SimpleNamespace(), global_writes=10)  # type: ignore[arg-type]
 
 
-def usable_token() -> _Token:
-    return _Token(42, "webhook", time.monotonic() + 600)  # type: ignore[arg-type]
+def usable_token() -> Token:
+    return Token(42, "webhook", time.monotonic() + 600)  # type: ignore[arg-type]
 
 
 async def click_after(box: _Channel, delay: float, carrier: Any) -> None:
@@ -72,7 +78,7 @@ async def click_after(box: _Channel, delay: float, carrier: Any) -> None:
 
 
 async def test_a_click_with_a_usable_webhook_reroutes_the_waiting_post_at_once() -> None:
-    box, out = _Channel(guild_id=1), outbox()
+    box, out = channel(), outbox()
     started = time.monotonic()
     click = asyncio.create_task(click_after(box, 0.1, usable_token()))
     assert await out._carried_within(box, started + 2.0)
@@ -82,7 +88,7 @@ async def test_a_click_with_a_usable_webhook_reroutes_the_waiting_post_at_once()
 
 
 async def test_a_click_that_cannot_carry_leaves_the_post_waiting_for_its_turn() -> None:
-    box, out = _Channel(guild_id=1), outbox()
+    box, out = channel(), outbox()
     started = time.monotonic()
     click = asyncio.create_task(click_after(box, 0.1, interaction(
         True, discord.InteractionResponseType.deferred_channel_message)))
@@ -92,7 +98,7 @@ async def test_a_click_that_cannot_carry_leaves_the_post_waiting_for_its_turn() 
 
 
 async def test_a_reroute_that_would_come_later_than_the_turn_is_not_taken() -> None:
-    box, out = _Channel(guild_id=1), outbox()
+    box, out = channel(), outbox()
     started = time.monotonic()
     out._rerouted.next = started + 5.0  # many posts took a webhook before this one
     click = asyncio.create_task(click_after(box, 0.1, usable_token()))

@@ -52,6 +52,10 @@ async def test_the_loop_lag_is_measured_and_forgotten() -> None:
     lag.limit = 0.1
     lag.recent()  # starts ticking on this loop
     await asyncio.sleep(0.4)
+    for _ in range(50):  # a machine busy with other work may hold this process back a while
+        if not lag.crowded():
+            break
+        await asyncio.sleep(0.1)
     assert not lag.crowded(), f"an idle loop runs on time ({lag.recent():.3f} s late)"
     asyncio.get_running_loop().call_soon(block_the_loop, 0.3)
     await asyncio.sleep(0.1)

@@ -29,6 +29,7 @@ from support.service import (
     make_service,
     running,
     scenario,
+    until,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "support"
@@ -86,7 +87,8 @@ async def test_a_failed_recording_keeps_the_game(db: Database) -> None:
     await service.close()
 
 
-async def test_a_computer_chain_survives_a_failed_save(db: Database) -> None:
+async def test_a_computer_chain_survives_a_failed_save(
+        db: Database, caplog: pytest.LogCaptureFixture) -> None:
     """One human and three computer players: a failed save of a computer's move is undone
     and tried again, and the chain goes on to the human's turn."""
     session = scenario(3, [ALICE, "cpu1", "cpu2", "cpu3"],
@@ -97,15 +99,12 @@ async def test_a_computer_chain_survives_a_failed_save(db: Database) -> None:
     await db.set_read_only_for_tests(True)
     service, _outbox = make_service(db, scale=0.05)
     await service.restore()
-    await asyncio.sleep(0.3)
+    await until(lambda: "A computer move in channel 3 was not saved" in caplog.text,
+                "a computer move that could not be saved")
     live = service.sessions[3]
     assert live.game is not None and live.game.turn == "cpu1", "no move without a save"
     await db.set_read_only_for_tests(False)
-    for _ in range(100):
-        if live.game.turn == "111":
-            break
-        await asyncio.sleep(0.05)
-    assert live.game.turn == "111"
+    await until(lambda: live.game is not None and live.game.turn == "111", "the human's turn")
     state = saved_state(db, 3)
     assert state is not None and state["game"]["turn"] == "111"
     await service.close()
@@ -244,11 +243,8 @@ async def test_games_saved_by_the_previous_release_are_upgraded(db: Database) ->
     assert game_session.timeouts == {"111": 1}
     assert game_session.log_seq == -1, "an old game has no move log"
     assert "goes on" in outbox.text()
-    for _ in range(100):  # the computer player whose turn it was plays on
-        if game_session.serial > 1:
-            break
-        await asyncio.sleep(0.05)
-    assert game_session.serial > 1
+    # the computer player whose turn it was plays on
+    await until(lambda: game_session.serial > 1, "the computer player's move")
     state = saved_state(db, old["game"]["channel_id"])
     assert state is not None and state["version"] == SESSION_VERSION
     await service.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import discord
 import pytest
@@ -30,10 +30,12 @@ from support.service import (
     ALICE,
     BOB,
     GUILD,
+    PATIENCE,
     RecordingOutbox,
     make_service,
     running,
     scenario,
+    until,
 )
 
 
@@ -120,29 +122,36 @@ async def test_a_hand_read_during_a_save_shows_only_what_was_saved(db: Database)
     await service.close()
 
 
+def _written(content: str | None, kw: dict[str, Any]) -> dict[str, Any]:
+    """What a post or an edit shows: its content, its embed, a Components V2 table's texts."""
+    embed = kw.get("embed")
+    view = kw.get("view")
+    texts = ([item.content for item in view.walk_children()
+              if isinstance(item, discord.ui.TextDisplay)]
+             if isinstance(view, discord.ui.LayoutView) else [])  # a Components V2 table
+    return {"content": content, "embed": embed.to_dict() if embed else None, "texts": texts}
+
+
 class _Channel:
     def __init__(self, posts: list[dict[str, Any]]) -> None:
         self.posts = posts
 
     async def send(self, content: str | None = None, **kw: Any) -> Any:
-        embed = kw.get("embed")
-        view = kw.get("view")
-        texts = ([item.content for item in view.walk_children()
-                  if isinstance(item, discord.ui.TextDisplay)]
-                 if isinstance(view, discord.ui.LayoutView) else [])  # a Components V2 table
-        self.posts.append({"content": content, "embed": embed.to_dict() if embed else None,
-                           "texts": texts})
+        self.posts.append(_written(content, kw))
         return type("Sent", (), {"id": 900 + len(self.posts)})()
 
     def get_partial_message(self, message_id: int) -> Any:
+        posts = self.posts
+
         class _Message:
-            async def edit(self, **kw: Any) -> None:
-                return None
+            async def edit(self, content: str | None = None, **kw: Any) -> Any:
+                posts.append(_written(content, kw))  # an edit shows what it brings too
+                return self
         return _Message()
 
 
 class _Client:
-    """Records what the outbox posts (the outbox's unit test: no Discord here)."""
+    """Records what the outbox posts and edits (the outbox's unit test: no Discord here)."""
 
     def __init__(self) -> None:
         self.posts: list[dict[str, Any]] = []
@@ -151,9 +160,30 @@ class _Client:
         return _Channel(self.posts)
 
 
+class _WatchedLock(asyncio.Lock):
+    """A session's lock that tells when someone waits for it while ``during`` is set."""
+
+    def __init__(self, during: asyncio.Event) -> None:
+        super().__init__()
+        self.during = during
+        self.waited = asyncio.Event()
+
+    async def acquire(self) -> Literal[True]:
+        if self.locked() and self.during.is_set():
+            self.waited.set()
+        return await super().acquire()
+
+
 async def test_the_table_never_shows_a_move_that_was_not_saved(db: Database) -> None:
-    """Alice's move is saved and announced; the table is posted while Bob's move is being
-    saved (and then fails): it shows Alice's card, never Bob's."""
+    """Alice's move is saved and announced; the table is written while Bob's move is being
+    saved (and then fails): it shows Alice's card, never Bob's. The outbox composes the
+    table from the model its announcement carried (taken once, from the change as saved),
+    so it neither waits for the game's lock nor reads the change in progress.
+
+    Each step waits for what it needs, not for a time (drawing the first table's picture
+    took over a second on a loaded machine): the table restored at start-up is posted; the
+    table after Alice's move is written while Bob's save is held; then everything queued is
+    written (the outbox's close flushes it)."""
     await install(db, scenario(42, [ALICE, BOB], hands={"111": "R3 B4", "222": "R5 G6 G7"},
                                discard="R9", draw="Y1 Y2 Y3", turn="111"))
     store = FaultyStore(db)
@@ -162,23 +192,26 @@ async def test_the_table_never_shows_a_move_that_was_not_saved(db: Database) -> 
     service = TableService(store, outbox, Scheduler())  # type: ignore[arg-type]
     outbox.is_live = service.is_live
     await service.restore()
-    await asyncio.sleep(0.3)
+    session = service.sessions[42]
+    lock = session.lock = _WatchedLock(during=store.held)
+    await until(lambda: session.table_message_id is not None, "the restored table")
     client.posts.clear()
     await service.move(42, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
     store.hold_next_save = True
     bob = asyncio.create_task(service.move(42, BOB, lambda s, g, p: Play(p, Card.parse("R5"))))
     await store.held.wait()
-    await asyncio.sleep(0.3)
+    # the table after Alice's move goes out while Bob's change waits for its save
+    await until(lambda: client.posts, "the table after Alice's move")
+    assert not lock.waited.is_set(), "the outbox waited for the game's lock"
     store.release.set()
     with pytest.raises(SaveFailed):
         await bob
-    await asyncio.sleep(0.3)
+    await service.close()
+    await outbox.close(limit=PATIENCE)
     shown = [line for p in client.posts
              for line in "\n".join([(p["embed"] or {}).get("description", ""), *p["texts"]])
              .splitlines() if line.startswith("Top card")]
     assert shown and all("🟥 3" in line for line in shown), shown
-    await service.close()
-    await outbox.close()
 
 
 async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) -> None:

@@ -19,8 +19,6 @@ TOP = ("bot", "settings", "gcwatch")
 MAX_LINES = 600
 BIG = {
     # file: why it may be longer than MAX_LINES (a reason a reader accepts, or a to-do)
-    "cogs/uno/_outbox.py": "the outbox's queue, pacing and routes with the table's "
-                           "composition: split in issue 16, step 2 (what the bot shows)",
     "cogs/uno/art/_compose.py": "the table picture's layout, one drawing routine per part",
 }
 """Files allowed past MAX_LINES, each with its reason. A file that shrinks below the limit
