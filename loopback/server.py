@@ -319,6 +319,7 @@ class LoopbackDiscord:
         ]
         self.refused = [r for r in self.refused if r not in taken]
         return taken
+
     def fail_next(
         self,
         method: str | None,

@@ -1,80 +1,23 @@
-"""The engine's modules import one way (docs/engine-api.md, "Where things live").
-
-Read from the source with ``ast``: every import counts, also one made inside a function or
-under ``if TYPE_CHECKING:``, since a circle through either still ties the modules together.
-"""
+"""The engine's modules import one way (docs/engine-api.md, "Where things live"): the rules
+below ``game.py`` never import it, and no module reaches into another's private names, not
+even as an attribute (``game._end_turn``). No circle and no long file: tests/tools/
+test_house.py, for every package."""
 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ENGINE = Path(__file__).resolve().parents[2] / "engine"
-MAX_LINES = 600
+from support.house import IMPORTS, TREES
 
-
-def _modules() -> dict[str, ast.Module]:
-    return {p.stem: ast.parse(p.read_text(encoding="utf-8"), str(p))
-            for p in sorted(ENGINE.glob("*.py")) if p.stem != "__init__"}
-
-
-def _imports(tree: ast.Module) -> dict[str, set[str]]:
-    """engine module -> the names taken from it (``*`` for ``import engine.x``)."""
-    out: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            parts = node.module.split(".")
-            if parts[0] == "engine" and len(parts) == 2:
-                out.setdefault(parts[1], set()).update(a.name for a in node.names)
-            elif node.module == "engine":
-                for a in node.names:
-                    out.setdefault(a.name, set()).add("*")
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                parts = a.name.split(".")
-                if parts[0] == "engine" and len(parts) == 2:
-                    out.setdefault(parts[1], set()).add("*")
-    return out
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import circle of ``graph``, or None."""
-    state: dict[str, int] = {}
-    path: list[str] = []
-
-    def visit(m: str) -> list[str] | None:
-        state[m] = 1
-        path.append(m)
-        for n in sorted(graph.get(m, ())):
-            if state.get(n) == 1:
-                return [*path[path.index(n):], n]
-            if n not in state:
-                found = visit(n)
-                if found:
-                    return found
-        path.pop()
-        state[m] = 2
-        return None
-
-    for m in sorted(graph):
-        if m not in state:
-            found = visit(m)
-            if found:
-                return found
-    return None
-
-
-def test_no_import_circle_in_engine() -> None:
-    modules = _modules()
-    graph = {m: {n for n in _imports(t) if n in modules} for m, t in modules.items()}
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+ENGINE = {name: tree for name, tree in TREES.items() if name.startswith("engine.")}
+ABOVE_GAME = {"engine.game", "engine.players", "engine.replay", "engine.match",
+              "engine.simulate"}
+"""The façade itself and what is built on it."""
 
 
 def test_rules_below_game_do_not_import_it() -> None:
-    for m, tree in _modules().items():
-        if m in ("game", "players", "replay", "match", "simulate"):
-            continue  # the façade itself and what is built on it
-        assert "game" not in _imports(tree), f"engine/{m}.py imports engine/game.py"
+    wrong = [m for m in ENGINE if m not in ABOVE_GAME and "engine.game" in IMPORTS[m]]
+    assert not wrong, f"import engine/game.py from below it: {wrong}"
 
 
 def _defined(tree: ast.Module) -> set[str]:
@@ -94,22 +37,13 @@ def _defined(tree: ast.Module) -> set[str]:
     return names
 
 
-def test_no_module_uses_another_modules_private_names() -> None:
+def test_no_engine_module_uses_another_modules_private_attributes() -> None:
     found = []
-    for m, tree in _modules().items():
-        for origin, names in _imports(tree).items():
-            found += [f"engine/{m}.py imports {n} from engine/{origin}.py"
-                      for n in names if n.startswith("_") and not n.startswith("__")]
+    for m, tree in ENGINE.items():
         own = _defined(tree)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
                     and not node.attr.startswith("__") and node.attr not in own):
-                found.append(f"engine/{m}.py line {node.lineno} uses .{node.attr}, "
+                found.append(f"{m} line {node.lineno} uses .{node.attr}, "
                              "defined in another module")
     assert not found, "\n".join(found)
-
-
-def test_no_engine_module_is_over_the_limit() -> None:
-    long = {p.name: n for p in ENGINE.glob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert not long, f"over {MAX_LINES} lines: {long}"

@@ -9,13 +9,11 @@ under ``if TYPE_CHECKING:``, since a circle through either still ties the module
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("cogs", "data", "engine", "loopback")
-TOP = ("bot", "settings", "gcwatch")
+from support.house import IMPORTS, ROOT, SOURCES, TREES, cycle, is_face
+
 MAX_LINES = 600
 BIG = {
     # file: why it may be longer than MAX_LINES (a reason a reader accepts, or a to-do)
@@ -25,98 +23,16 @@ BIG = {
 must leave this list (the test says so), so the list only ever shrinks."""
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _sources() -> dict[str, Path]:
-    found = {name: ROOT / f"{name}.py" for name in TOP}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            found[_module_name(path)] = path
-    return found
-
-
-def _imports(tree: ast.Module, here: str, modules: set[str]) -> dict[str, set[str]]:
-    """module -> the names ``here`` takes from it (a name that is itself a module counts as
-    an import of that module, not of the package that holds it)."""
-    out: dict[str, set[str]] = {}
-    package = here if here in _PACKAGES else here.rpartition(".")[0]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                source = ".".join([*base, *([node.module] if node.module else [])])
-            else:
-                source = node.module or ""
-            for a in node.names:
-                sub = f"{source}.{a.name}"
-                if sub in modules:
-                    out.setdefault(sub, set()).add("*")
-                elif source in modules:
-                    out.setdefault(source, set()).add(a.name)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name in modules:
-                    out.setdefault(a.name, set()).add("*")
-    out.pop(here, None)
-    return out
-
-
-_PACKAGES = {_module_name(p.parent) for p in ROOT.glob("*/**/__init__.py")}
-SOURCES = _sources()
-TREES = {name: ast.parse(path.read_text(encoding="utf-8"), str(path))
-         for name, path in SOURCES.items()}
-IMPORTS = {name: _imports(tree, name, set(SOURCES)) for name, tree in TREES.items()}
-
-
-def _is_face(name: str) -> bool:
-    """A package's ``__init__`` that only hands names on: importing a submodule runs it,
-    and its arrows are the package's exports, not a dependency of the importer."""
-    return name in _PACKAGES
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    state: dict[str, int] = {}
-    path: list[str] = []
-
-    def visit(m: str) -> list[str] | None:
-        state[m] = 1
-        path.append(m)
-        for n in sorted(graph.get(m, ())):
-            if state.get(n) == 1:
-                return [*path[path.index(n):], n]
-            if n not in state:
-                found = visit(n)
-                if found:
-                    return found
-        path.pop()
-        state[m] = 2
-        return None
-
-    for m in sorted(graph):
-        if m not in state:
-            found = visit(m)
-            if found:
-                return found
-    return None
-
-
 def test_no_import_circle_anywhere() -> None:
-    graph = {m: {n for n in deps if not _is_face(n)}
-             for m, deps in IMPORTS.items() if not _is_face(m)}
-    cycle = _cycle(graph)
-    assert cycle is None, "import circle: " + " -> ".join(cycle or [])
+    graph = {m: {n for n in deps if not is_face(n)}
+             for m, deps in IMPORTS.items() if not is_face(m)}
+    found = cycle(graph)
+    assert found is None, "import circle: " + " -> ".join(found or [])
 
 
 def test_the_cycle_finder_finds_one() -> None:
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert _cycle({"a": {"b"}, "b": set()}) is None
+    assert cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle({"a": {"b"}, "b": set()}) is None
 
 
 @pytest.mark.parametrize(("low", "high"), [
