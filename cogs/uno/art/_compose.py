@@ -42,7 +42,7 @@ _CLEAR_MASK: Final = [255] * 128 + [0] * 128
 
 
 def png_bytes(img: Image.Image, *, exact: bool = False,
-              palette: Image.Image | None = None) -> bytes:
+              palette: Image.Image | None = None, clear: Image.Image | None = None) -> bytes:
     """``img`` as PNG bytes (no metadata: the same image always gives the same bytes).
 
     By default the image is reduced to 256 colours (fast octree, no dithering): flat card
@@ -54,7 +54,8 @@ def png_bytes(img: Image.Image, *, exact: bool = False,
         # each pixel to the nearest colour of a palette made once: several times faster
         # than finding a palette per image; pixels more than half transparent become the
         # palette's transparent entry
-        clear = img.getchannel("A").point(_CLEAR_MASK)
+        if clear is None:  # (``clear``: that mask, known beforehand)
+            clear = img.getchannel("A").point(_CLEAR_MASK)
         img = img.convert("RGB").quantize(palette=palette, dither=Image.Dither.NONE)
         img.paste(_CLEAR, mask=clear)
         img.info["transparency"] = _CLEAR
@@ -338,8 +339,11 @@ def table_image(view: TableView, *, cache: ArtCache | None = None,
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
     seats with card counts, whose turn it is and the direction of play."""
     art = cache if cache is not None else default_cache()
-    return png_bytes(table_canvas(view, cache=art), exact=exact,
-                     palette=None if exact else _table_palette(view.contrast, art))
+    if exact:
+        return png_bytes(table_canvas(view, cache=art), exact=True)
+    # the transparent pixels are the base's corners: pieces and cards go inside the frame
+    return png_bytes(table_canvas(view, cache=art), palette=_table_palette(view.contrast, art),
+                     clear=_clear(*_base_key(view)))
 
 
 _PALETTE_CARDS: Final = "R5 R5U B+2 B2N G3O GR Y4! YS BG W W+4 WG WV"
@@ -494,6 +498,21 @@ def _base(contrast: bool, height: int, has_towers: bool, seats: int, direction: 
     return chrome.reduce(2)
 
 
+def _base_key(view: TableView) -> tuple[bool, int, bool, int, int, TableWords]:
+    """``_base``'s arguments for ``view``."""
+    height = max(_seats_height(view), _left_height(view)) + 14
+    return (view.contrast, height, view.has_towers, len(view.seats), view.direction,
+            view.words)
+
+
+@lru_cache(maxsize=8)
+def _clear(contrast: bool, height: int, has_towers: bool, seats: int, direction: int,
+           words: TableWords) -> Image.Image:
+    """The pixels of a table picture that are made transparent: its base's corners."""
+    base = _base(contrast, height, has_towers, seats, direction, words)
+    return base.getchannel("A").point(_CLEAR_MASK)
+
+
 _PILE_X: Final = 20 + TOP_W + 24
 
 
@@ -509,9 +528,7 @@ def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Ima
     art = cache if cache is not None else default_cache()
     look = _LOOKS[view.contrast]
     words = view.words
-    height = max(_seats_height(view), _left_height(view)) + 14
-    canvas = _base(view.contrast, height, view.has_towers, len(view.seats), view.direction,
-                   words).copy()
+    canvas = _base(*_base_key(view)).copy()
     if view.title:
         _put(canvas, _text(_fit(view.title, 13, TABLE_W - 40), 13, look.text, look.felt), 20, 24)
     # the top card, the colour in play, the draw pile
