@@ -171,3 +171,4 @@ def test_hand_pictures_take_a_fixed_palette_faithfully() -> None:
         diff = ImageChops.difference(fast.convert("RGB"), exact.convert("RGB")).convert("L")
         worst = ImageChops.multiply(diff, opaque).getextrema()[1]
         assert isinstance(worst, int) and worst < 48, f"a pixel is {worst} off its colour"
+

@@ -139,7 +139,11 @@ def hand_canvas(cards: Iterable[Card], playable: Collection[Card] | None = None,
             pointer = _pointer(contrast)
             canvas.alpha_composite(pointer, (x + (width - pointer.width) // 2,
                                              y + height + frame_m + 3))
-        canvas.alpha_composite(art.card(card, contrast=contrast, width=width), (x, y))
+        face = art.card(card, contrast=contrast, width=width)
+        if card in ok:  # on its frame
+            canvas.alpha_composite(face, (x, y))
+        else:  # on nothing (transparent): the same pixels, one copy
+            canvas.paste(face, (x, y))
     return canvas
 
 
