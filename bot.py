@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 import discord
 import yarl
@@ -127,6 +128,20 @@ def main_playground(args: argparse.Namespace, *, token_set: bool) -> int:
     return 0
 
 
+def loop_factory(config: Config) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop when it is installed and ``config.uvloop`` (UNO_UVLOOP, on by
+    default), else None: asyncio's own."""
+    if not config.uvloop:
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    log.info("Event loop: uvloop %s", uvloop.__version__)
+    new_loop: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return new_loop
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     load_dotenv()
@@ -144,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        asyncio.run(run(config))
+        with asyncio.Runner(loop_factory=loop_factory(config)) as runner:
+            runner.run(run(config))
     except discord.LoginFailure:
         sys.stderr.write(TOKEN_HELP.format(problem="Discord refused the token.") + "\n")
         return 2

@@ -60,6 +60,8 @@ class Config:
     max_lag_ms: int = MAX_LAG_MS
     """New clicks are answered "busy" while the event loop runs this late (UNO_MAX_LAG_MS;
     0: never)."""
+    uvloop: bool = True
+    """Run the event loop on uvloop when it is installed (UNO_UVLOOP=0: asyncio's own)."""
 
     @classmethod
     def from_env(cls) -> Config:
@@ -94,6 +96,7 @@ class Config:
             table_v2=_flag("UNO_TABLE_V2", True),
             max_lag_ms=_whole_number("UNO_MAX_LAG_MS", MAX_LAG_MS),
             channel_writes=writes,
+            uvloop=_flag("UNO_UVLOOP", True),
         )
 
 

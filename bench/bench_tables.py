@@ -274,7 +274,7 @@ class Bench:
             env["UNO_GC_CENSUS"] = args.census
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES",
                     "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE_MS",
-                    "UNO_MAX_LAG_MS"):
+                    "UNO_MAX_LAG_MS", "UNO_UVLOOP"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
@@ -669,6 +669,7 @@ class Bench:
                 shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
                 or "py-spy", "record", "--pid", str(pid), "--duration", str(int(args.seconds)),
                 "--rate", "200", "--format", "raw", "--output", args.profile, "--nonblocking",
+                *(["--gil"] if args.profile_gil else []),
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
         late: list[tuple[float, float]] = []
         ticker = asyncio.create_task(self.loop_lateness(late))
@@ -992,6 +993,10 @@ def main() -> None:
                         help="the bot traces its allocations (slow) and reports the top sites")
     parser.add_argument("--profile", metavar="FILE",
                         help="sample the bot with py-spy while playing (collapsed stacks)")
+    parser.add_argument("--profile-gil", action="store_true",
+                        help="with --profile: only the samples holding the GIL (the bot's "
+                        "Python CPU, threads waiting for the GIL left out; C code that "
+                        "releases it, such as zlib, is not seen)")
     parser.add_argument("--restart-profile", metavar="FILE",
                         help="sample the restarted bot with py-spy for its first 6 s")
     parser.add_argument("--census", metavar="FILE",

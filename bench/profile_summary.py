@@ -4,6 +4,14 @@
 
 Prints the share of samples by top-level area (our engine, data, cogs; discord.py; aiohttp;
 asyncio; sqlite; GC) and the functions with the most "self" and "inclusive" samples.
+
+    python bench/profile_summary.py FILE --activities [--cpu-ms-per-move X]
+
+groups the samples by what the bot was doing instead (pictures by what called them, the
+rest by the innermost frame that names an activity) and, given the bench's "bot CPU
+ms/move", shares it out in ms per move. Take the profile with ``--profile-gil`` (samples
+holding the GIL: threads waiting for it are not counted; C code that releases it, such as
+zlib in a PNG, is not seen).
 """
 
 from __future__ import annotations
@@ -19,6 +27,59 @@ AREAS = (
 )
 
 
+IDLE = ("EpollSelector.select", "_worker (concurrent/futures/thread.py:81)",
+        "Condition.wait", "SimpleQueue.get", "queue.py")
+ACTIVITIES = (  # by the innermost frame that matches, in this order
+    ("JSON", ("json/", "orjson")),
+    ("SQLite (the aiosqlite thread, data/)", ("aiosqlite", "sqlite3", "(data/")),
+    ("GC (gcwatch's callback)", ("GcWatch",)),
+    ("engine", ("(engine/",)),
+    ("building tables, menus, views (our layout/render/menus/components, discord.ui, embeds)",
+     ("_layout.py", "_render.py", "_menus.py", "discord/ui/", "discord/embeds.py",
+      "discord/components.py", "_components.py")),
+    ("HTTP requests (discord.py, aiohttp client)",
+     ("discord/http.py", "discord/webhook/", "aiohttp/", "yarl", "multidict",
+      "discord/interactions.py", "discord/file.py")),
+    ("gateway and state (discord.py)", ("discord/",)),
+    ("our cogs (the rest)", ("(cogs/", "(bot.py", "gcwatch")),
+    ("asyncio loop, threads", ("asyncio/", "selectors", "threading", "concurrent/", "uvloop")),
+)
+
+
+def activity(stack: str) -> str:
+    if "GcWatch._dump" in stack:
+        return "GC figures for the bench (UNO_GC_STATS only)"
+    if "table_image" in stack:
+        return "table picture: palette and PNG" if "png_bytes" in stack else \
+            "table picture: drawing"
+    if "hand_image" in stack:
+        return "hand picture: palette and PNG" if "png_bytes" in stack else \
+            "hand picture: drawing"
+    for frame in reversed(stack.split(";")):
+        for name, needles in ACTIVITIES:
+            if any(n in frame for n in needles):
+                return name
+    return "other"
+
+
+def activities(path: str, cpu_ms_per_move: float | None) -> None:
+    counts: Counter[str] = Counter()
+    with open(path) as fh:
+        for line in fh:
+            stack, _, count = line.rstrip().rpartition(" ")
+            if not count.isdigit():
+                continue
+            if any(x in stack.rpartition(";")[2] for x in IDLE):
+                continue  # waiting, not working
+            counts[activity(stack)] += int(count)
+    busy = sum(counts.values())
+    print(f"{busy} busy samples")
+    for name, n in counts.most_common():
+        per_move = (f"  {n / busy * cpu_ms_per_move:6.2f} ms/move"
+                    if cpu_ms_per_move is not None else "")
+        print(f"  {n / busy:6.1%}{per_move}  {name}")
+
+
 def area(frame: str) -> str | None:
     for needle, name in AREAS:
         if needle in frame:
@@ -30,7 +91,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("file")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--activities", action="store_true",
+                        help="group the samples by what the bot was doing")
+    parser.add_argument("--cpu-ms-per-move", type=float,
+                        help="with --activities: the bench's bot CPU ms/move, shared out")
     args = parser.parse_args()
+    if args.activities:
+        activities(args.file, args.cpu_ms_per_move)
+        return
     own: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
     areas: Counter[str] = Counter()

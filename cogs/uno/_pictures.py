@@ -17,6 +17,7 @@ import hashlib
 import io
 import logging
 import time
+from collections import OrderedDict
 
 import discord
 
@@ -38,6 +39,13 @@ LOOK_TTL = 60.0
 MAX_LOOKS = 10_000
 HAND_CARD_WIDTH = 80
 """Pixels per card in the hand picture (2 ms for seven cards, 13 KB; 120 px: 3.7 ms, 20 KB)."""
+HAND_CACHE_BYTES = 16 * 1024 * 1024
+"""PNG bytes of hand pictures kept (about 1,200 hands of seven cards): a hand looked at
+again with the same cards playable (a waiting player's peek, then their turn's My hand on
+the same top card; a menu's pages) is not drawn again."""
+
+HandKey = tuple[tuple[str, ...], frozenset[str], bool]
+"""A hand picture's cards in order, the playable ones, and the look (high contrast)."""
 
 
 def picture_name(cards: list[Card]) -> str:
@@ -55,6 +63,11 @@ class HandPictures:
         """Hand pictures being drawn and attached (bounded: past it, text only)."""
         self._looks: dict[int, tuple[bool, float]] = {}
         """Each person's look (high contrast?) and when it was read."""
+        self._drawn: OrderedDict[HandKey, bytes] = OrderedDict()
+        """Hand pictures drawn, least recently used first (at most HAND_CACHE_BYTES)."""
+        self.drawn_bytes = 0
+        self.hits = 0
+        self.draws = 0
 
     def follow(self, reply: Reply, cards: list[Card], playable: set[Card], user: str) -> None:
         """Draw ``cards`` for ``user`` and add the picture to the menu ``reply`` just sent
@@ -103,12 +116,32 @@ class HandPictures:
         if not cards or not self.enabled:
             return None
         contrast = await self.high_contrast(int(user))
+        key: HandKey = (tuple(card.code for card in cards),
+                        frozenset(card.code for card in cards if card in playable), contrast)
+        image = self._drawn.get(key)
+        if image is not None:
+            self._drawn.move_to_end(key)
+            self.hits += 1
+            return image
         try:
-            return await asyncio.to_thread(hand_image, cards, playable, width=HAND_CARD_WIDTH,
-                                           contrast=contrast)
+            image = await asyncio.to_thread(hand_image, cards, playable,
+                                            width=HAND_CARD_WIDTH, contrast=contrast)
         except Exception:
             log.exception("Drawing a hand failed; the menu goes without its picture")
             return None
+        self.draws += 1
+        self._keep(key, image)
+        return image
+
+    def _keep(self, key: HandKey, image: bytes) -> None:
+        old = self._drawn.pop(key, None)
+        if old is not None:
+            self.drawn_bytes -= len(old)
+        self._drawn[key] = image
+        self.drawn_bytes += len(image)
+        while self.drawn_bytes > HAND_CACHE_BYTES and len(self._drawn) > 1:
+            _key, dropped = self._drawn.popitem(last=False)
+            self.drawn_bytes -= len(dropped)
 
     async def high_contrast(self, user: int) -> bool:
         """The person's look, read from the database at most once a minute (another process

@@ -291,8 +291,8 @@ def test_table_pieces_land_where_they_belong() -> None:
     row_top = _compose._ROWS_TOP + 2 * (_compose.ROW_H + 6)
     assert row_top <= box[1] and box[3] <= row_top + _compose.ROW_H
     assert box[0] >= _compose.SEATS_X
-    for cached in (_compose._text, _compose._base, _compose._chip, _compose._row_back,
-                   _compose._count_card, _compose._badge, _compose._tag):
+    for cached in (_compose._MASKS, _compose._fit, _compose._base, _compose._chip,
+                   _compose._row_back, _compose._count_card, _compose._badge, _compose._tag):
         cached.cache_clear()
     assert table_canvas(view, cache=ArtCache()).tobytes() == before.tobytes()
 

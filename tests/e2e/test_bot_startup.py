@@ -131,6 +131,41 @@ def test_the_lag_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPa
         Config.from_env()
 
 
+def test_uvloop_runs_the_loop_when_installed_unless_turned_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """UNO_UVLOOP (on by default): uvloop's event loop when the package is there (a
+    stand-in module here), asyncio's own when it is not or the setting is 0."""
+    import types
+
+    import bot
+    from settings import Config
+
+    monkeypatch.setenv("DISCORD_TOKEN", fake_token())
+    monkeypatch.delenv("UNO_UVLOOP", raising=False)
+    config = Config.from_env()
+    assert config.uvloop
+    made: list[asyncio.AbstractEventLoop] = []
+
+    def new_event_loop() -> asyncio.AbstractEventLoop:
+        made.append(asyncio.new_event_loop())
+        return made[-1]
+
+    stand_in = types.ModuleType("uvloop")
+    stand_in.new_event_loop = new_event_loop  # type: ignore[attr-defined]
+    stand_in.__version__ = "0"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "uvloop", stand_in)
+    factory = bot.loop_factory(config)
+    assert factory is not None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        assert runner.run(asyncio.sleep(0, "ran")) == "ran"
+    assert len(made) == 1
+    monkeypatch.setenv("UNO_UVLOOP", "0")
+    assert bot.loop_factory(Config.from_env()) is None
+    monkeypatch.delenv("UNO_UVLOOP")
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # not installed: import fails
+    assert bot.loop_factory(Config.from_env()) is None
+
+
 @pytest.mark.asyncio
 async def test_corrupt_database_exits_1_with_one_sentence(tmp_path: Path) -> None:
     db = tmp_path / "broken.db"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,8 +30,9 @@ HAND_GAP: Final = 14
 HAND_PAD: Final = 12
 HAND_RAISE: Final = 18
 """How far a playable card is raised (pixels)."""
-PNG_LEVEL: Final = 3
-"""zlib level for the PNGs sent: a little larger than the default, much faster."""
+PNG_LEVEL: Final = 1
+"""zlib level for the PNGs sent: level 1 makes a table's PNG about a fifth faster than
+level 3 (2.1 → 1.7 ms) and as small (22–23 KB); the default (6) is much slower."""
 
 
 _CLEAR: Final = 255
@@ -39,7 +42,7 @@ _CLEAR_MASK: Final = [255] * 128 + [0] * 128
 
 
 def png_bytes(img: Image.Image, *, exact: bool = False,
-              palette: Image.Image | None = None) -> bytes:
+              palette: Image.Image | None = None, clear: Image.Image | None = None) -> bytes:
     """``img`` as PNG bytes (no metadata: the same image always gives the same bytes).
 
     By default the image is reduced to 256 colours (fast octree, no dithering): flat card
@@ -51,7 +54,8 @@ def png_bytes(img: Image.Image, *, exact: bool = False,
         # each pixel to the nearest colour of a palette made once: several times faster
         # than finding a palette per image; pixels more than half transparent become the
         # palette's transparent entry
-        clear = img.getchannel("A").point(_CLEAR_MASK)
+        if clear is None:  # (``clear``: that mask, known beforehand)
+            clear = img.getchannel("A").point(_CLEAR_MASK)
         img = img.convert("RGB").quantize(palette=palette, dither=Image.Dither.NONE)
         img.paste(_CLEAR, mask=clear)
         img.info["transparency"] = _CLEAR
@@ -96,8 +100,21 @@ def hand_image(cards: Iterable[Card], playable: Collection[Card] | None = None, 
     """A hand as one PNG, in the order given, ``per_row`` cards a row.
 
     With ``playable`` given, each playable card is raised, framed and has an arrow under it
-    (marked by position and shape, not by colour); the others stay down.
+    (marked by position and shape, not by colour); the others stay down. The picture's
+    pixels take a palette made once per look (as the table's: finding a palette per
+    picture was three quarters of a hand's CPU); ``exact`` keeps every RGBA pixel.
     """
+    art = cache if cache is not None else default_cache()
+    canvas = hand_canvas(cards, playable, contrast=contrast, cache=art, width=width,
+                         per_row=per_row)
+    return png_bytes(canvas, exact=exact,
+                     palette=None if exact else _hand_palette(contrast, art))
+
+
+def hand_canvas(cards: Iterable[Card], playable: Collection[Card] | None = None, *,
+                contrast: bool = False, cache: ArtCache | None = None,
+                width: int = _draw.CARD_W, per_row: int = HAND_PER_ROW) -> Image.Image:
+    """The hand as ``hand_image`` draws it, an RGBA image before its PNG."""
     art = cache if cache is not None else default_cache()
     hand = list(cards)
     per_row = max(1, per_row)
@@ -122,8 +139,38 @@ def hand_image(cards: Iterable[Card], playable: Collection[Card] | None = None, 
             pointer = _pointer(contrast)
             canvas.alpha_composite(pointer, (x + (width - pointer.width) // 2,
                                              y + height + frame_m + 3))
-        canvas.alpha_composite(art.card(card, contrast=contrast, width=width), (x, y))
-    return png_bytes(canvas, exact=exact)
+        face = art.card(card, contrast=contrast, width=width)
+        if card in ok:  # on its frame
+            canvas.alpha_composite(face, (x, y))
+        else:  # on nothing (transparent): the same pixels, one copy
+            canvas.paste(face, (x, y))
+    return canvas
+
+
+_HAND_PALETTES: dict[bool, Image.Image] = {}
+
+
+def _hand_palette(contrast: bool, art: ArtCache) -> Image.Image:
+    """The colours of hand pictures in one look, made once (from ``art``'s cards): every
+    colour and kind of card, raised and framed with its arrow, and down."""
+    palette = _HAND_PALETTES.get(contrast)
+    if palette is None:
+        cards = [Card.parse(code) for code in _PALETTE_CARDS.split()]
+        sample = hand_canvas(cards, cards[::2], contrast=contrast, cache=art,
+                             per_row=len(cards))
+        palette = _HAND_PALETTES[contrast] = _palette_of(sample.convert("RGB"))
+    return palette
+
+
+def _palette_of(ref: Image.Image) -> Image.Image:
+    """``ref``'s colours reduced to 255, and a 256th never matched (transparent pixels)."""
+    colours = ref.quantize(_CLEAR, method=Image.Quantize.FASTOCTREE,
+                           dither=Image.Dither.NONE).getpalette() or []
+    colours = colours[:3 * _CLEAR]
+    colours += colours[:3] * (_CLEAR - len(colours) // 3) + [255, 0, 255]
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(colours)
+    return palette
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -250,6 +297,7 @@ _LOOKS: Final = {
     False: _Look(felt=(26, 86, 62), row=(18, 64, 46), text=(250, 250, 247), dim=(196, 222, 208)),
     True: _Look(felt=(0, 0, 0), row=(40, 40, 40), text=(255, 255, 255), dim=(255, 255, 255)),
 }
+@lru_cache(maxsize=4096)
 def _fit(s: str, height: float, max_w: float) -> str:
     """``s`` in the font's characters, shortened with an ellipsis to fit ``max_w`` units
     when written ``height`` units tall."""
@@ -271,7 +319,7 @@ def _seat_name(view: TableView, i: int) -> str:
 
 
 def _left_text(pen: Pen, x: float, cy: float, s: str, height: float,
-               fill: tuple[int, int, int]) -> float:
+               fill: tuple[int, int, int] | int) -> float:
     """Text starting at ``x``, centred on ``cy``; returns where it ends (units)."""
     f = _draw.font(round(pen.px(height) * 1.36))
     _x0, y0, _x1, y1 = f.getbbox("H0")
@@ -295,8 +343,11 @@ def table_image(view: TableView, *, cache: ArtCache | None = None,
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
     seats with card counts, whose turn it is and the direction of play."""
     art = cache if cache is not None else default_cache()
-    return png_bytes(table_canvas(view, cache=art), exact=exact,
-                     palette=None if exact else _table_palette(view.contrast, art))
+    if exact:
+        return png_bytes(table_canvas(view, cache=art), exact=True)
+    # the transparent pixels are the base's corners: pieces and cards go inside the frame
+    return png_bytes(table_canvas(view, cache=art), palette=_table_palette(view.contrast, art),
+                     clear=_clear(*_base_key(view)))
 
 
 _PALETTE_CARDS: Final = "R5 R5U B+2 B2N G3O GR Y4! YS BG W W+4 WG WV"
@@ -329,13 +380,7 @@ def _make_palette(contrast: bool, art: ArtCache) -> Image.Image:
     ref.alpha_composite(sample)
     for i, card in enumerate(cards):
         ref.alpha_composite(card, (sample.width + i * TOP_W, 0))
-    colours = ref.convert("RGB").quantize(_CLEAR, method=Image.Quantize.FASTOCTREE,
-                                          dither=Image.Dither.NONE).getpalette() or []
-    colours = colours[:3 * _CLEAR]
-    colours += colours[:3] * (_CLEAR - len(colours) // 3) + [255, 0, 255]
-    palette = Image.new("P", (1, 1))
-    palette.putpalette(colours)
-    return palette
+    return _palette_of(ref.convert("RGB"))
 
 
 # A table is its base (the frame, the fixed labels, the direction: cached per shape of
@@ -356,20 +401,82 @@ def _piece(width: float, height: float, bg: RGB, draw: Callable[[Pen], object]
     return img.reduce(2)
 
 
-@lru_cache(maxsize=512)
-def _text(s: str, height: float, fg: RGB, bg: RGB) -> tuple[Image.Image, float]:
-    """``s`` written ``height`` units tall on ``bg`` (with a pixel of margin on the left),
-    and its length in units."""
+class _Masks:
+    """A thread-safe LRU of text masks bounded by the pixels it holds (one byte each).
+
+    Table pictures run in threads, and their texts (seat names, counts, tower labels) are
+    as many as the tables' players: 1,000 tables hold some 8,000 of them, which a cache
+    bounded by a count of coloured pieces (512) could not keep (every picture then drew
+    its names again: 6 ms of a V2 table's move at 300 tables). A mask serves every colour.
+    """
+
+    def __init__(self, max_pixels: int) -> None:
+        self.max_pixels = max_pixels
+        self.pixels = 0
+        self.hits = 0
+        self.misses = 0
+        self._items: OrderedDict[tuple[str, float], tuple[Image.Image, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, s: str, height: float) -> tuple[Image.Image, float]:
+        key = (s, height)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+                return found
+            self.misses += 1
+        made = _draw_mask(s, height)
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = made
+                self.pixels += made[0].width * made[0].height
+                while self.pixels > self.max_pixels and len(self._items) > 1:
+                    _k, (old, _l) = self._items.popitem(last=False)
+                    self.pixels -= old.width * old.height
+        return made
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.pixels = 0
+
+
+TEXT_MASK_PIXELS: Final = 16 * 1024 * 1024
+"""Pixels (bytes) of text masks kept: a seat name is about 1.6 KB, so some 10,000 names."""
+_MASKS: Final = _Masks(TEXT_MASK_PIXELS)
+
+
+def _draw_mask(s: str, height: float) -> tuple[Image.Image, float]:
+    """``s``'s coverage ``height`` units tall (drawn at twice the size, scaled down; a
+    pixel of margin on the left), and its length in units."""
     length = _draw.font(round(2 * height * 1.36)).getlength(s) / 2
     h = round(2 * height)
-    return _piece(length + 3, h, bg, lambda pen: _left_text(pen, 1, h / 2, s, height, fg)
-                  ), length
+    img = Image.new("L", (math.ceil(length + 3) * 2, h * 2), 0)
+    _left_text(Pen(img, 2), 1, h / 2, s, height, 255)
+    return img.reduce(2), length
 
 
-def _put(canvas: Image.Image, text: tuple[Image.Image, float], x: float, cy: float) -> float:
-    """Paste a ``_text`` piece starting at ``x``, centred on ``cy``; where it ends."""
-    img, length = text
-    canvas.paste(img, (round(x) - 1, round(cy) - img.height // 2))
+def _text(s: str, height: float, fg: RGB, bg: RGB) -> tuple[Image.Image, float, RGB, RGB]:
+    """``s`` written ``height`` units tall in ``fg`` on ``bg`` (its mask from the cache),
+    and its length in units."""
+    mask, length = _MASKS.get(s, height)
+    return mask, length, fg, bg
+
+
+def _put(canvas: Image.Image, text: tuple[Image.Image, float, RGB, RGB], x: float,
+         cy: float) -> float:
+    """Paste a ``_text`` piece starting at ``x``, centred on ``cy`` (its box in ``bg``,
+    its letters in ``fg``); where it ends."""
+    mask, length, fg, bg = text
+    x0, y0 = round(x) - 1, round(cy) - mask.height // 2
+    box = (x0, y0, x0 + mask.width, y0 + mask.height)
+    canvas.paste((*bg, 255), box)
+    canvas.paste((*fg, 255), box, mask)
     return x + length
 
 
@@ -395,6 +502,21 @@ def _base(contrast: bool, height: int, has_towers: bool, seats: int, direction: 
     return chrome.reduce(2)
 
 
+def _base_key(view: TableView) -> tuple[bool, int, bool, int, int, TableWords]:
+    """``_base``'s arguments for ``view``."""
+    height = max(_seats_height(view), _left_height(view)) + 14
+    return (view.contrast, height, view.has_towers, len(view.seats), view.direction,
+            view.words)
+
+
+@lru_cache(maxsize=8)
+def _clear(contrast: bool, height: int, has_towers: bool, seats: int, direction: int,
+           words: TableWords) -> Image.Image:
+    """The pixels of a table picture that are made transparent: its base's corners."""
+    base = _base(contrast, height, has_towers, seats, direction, words)
+    return base.getchannel("A").point(_CLEAR_MASK)
+
+
 _PILE_X: Final = 20 + TOP_W + 24
 
 
@@ -410,9 +532,7 @@ def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Ima
     art = cache if cache is not None else default_cache()
     look = _LOOKS[view.contrast]
     words = view.words
-    height = max(_seats_height(view), _left_height(view)) + 14
-    canvas = _base(view.contrast, height, view.has_towers, len(view.seats), view.direction,
-                   words).copy()
+    canvas = _base(*_base_key(view)).copy()
     if view.title:
         _put(canvas, _text(_fit(view.title, 13, TABLE_W - 40), 13, look.text, look.felt), 20, 24)
     # the top card, the colour in play, the draw pile
