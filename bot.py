@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import logging
 import os
 import signal
@@ -137,7 +138,7 @@ def loop_factory(config: Config) -> Callable[[], asyncio.AbstractEventLoop] | No
         import uvloop
     except ImportError:
         return None
-    log.info("Event loop: uvloop %s", uvloop.__version__)
+    log.info("Event loop: uvloop %s", importlib.metadata.version("uvloop"))
     new_loop: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
     return new_loop
 
