@@ -281,7 +281,7 @@ class Bench:
             env["PYTHONTRACEMALLOC"] = "1"
         started = time.monotonic()
         cwd = args.bot_dir or ROOT
-        self.bot = await server.start_bot([sys.executable, "bot.py"], env=env, cwd=cwd,
+        self.bot = await server.start_bot([args.bot_python, "bot.py"], env=env, cwd=cwd,
                                           ready_timeout=120.0)
         self.note(f"bot ready in {time.monotonic() - started:.1f} s")
         assert self.bot.pid is not None
@@ -986,6 +986,9 @@ def main() -> None:
                         "every N built (0: none is sent until all are built)")
     parser.add_argument("--validate", action="store_true")
     parser.add_argument("--no-rate-limits", dest="rate_limits", action="store_false")
+    parser.add_argument("--bot-python", default=sys.executable,
+                        help="the Python that runs the bot (e.g. a virtualenv with an earlier "
+                        "checkout's requirements, for --bot-dir); default: this one")
     parser.add_argument("--bot-dir", help="run the bot from another checkout (an earlier "
                         "commit, to compare in the same run): git worktree add DIR COMMIT")
     parser.add_argument("--json", action="store_true")
