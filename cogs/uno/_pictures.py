@@ -1,7 +1,8 @@
 """Hand pictures: drawn after the answer, in the person's look, added to their menu.
 
-The hand menu answers with its text at once; the picture is drawn in a thread and put on
-the menu by an edit (best effort: the text lists the same cards). The edit carries the
+A hand drawn already (looked at again, unchanged) goes with the answer itself (``ready``).
+Otherwise the hand menu answers with its text at once; the picture is drawn in a thread and
+put on the menu by an edit (best effort: the text lists the same cards). The edit carries the
 picture alone (never text), and only while the menu still shows what it was drawn for: an
 answer to a click on the menu (a move, a page) that edited it meanwhile drops the picture,
 and one that comes while the picture is being added waits for it (``Reply.shown``). At most
@@ -46,6 +47,11 @@ the same top card; a menu's pages) is not drawn again."""
 
 HandKey = tuple[tuple[str, ...], frozenset[str], bool]
 """A hand picture's cards in order, the playable ones, and the look (high contrast)."""
+
+
+def _key(cards: list[Card], playable: set[Card], contrast: bool) -> HandKey:
+    return (tuple(card.code for card in cards),
+            frozenset(card.code for card in cards if card in playable), contrast)
 
 
 def picture_name(cards: list[Card]) -> str:
@@ -108,6 +114,19 @@ class HandPictures:
                 log.info("Adding the hand picture to %s failed: %s", reply.interaction.id,
                          exc)
 
+    def ready(self, cards: list[Card], playable: set[Card], user: str) -> bytes | None:
+        """The hand's picture if it is drawn already (the same hand looked at again, in the
+        person's look as last read): it goes with the answer itself, with no edit after."""
+        if not cards or not self.enabled:
+            return None
+        known = self._looks.get(int(user))
+        if known is None or time.monotonic() - known[1] >= LOOK_TTL:
+            return None
+        image = self._drawn.get(_key(cards, playable, known[0]))
+        if image is not None:
+            self.hits += 1
+        return image
+
     async def picture(self, cards: list[Card], playable: set[Card], user: str
                       ) -> bytes | None:
         """The hand as a picture (drawn off the event loop; cards come from a cache), in
@@ -116,8 +135,7 @@ class HandPictures:
         if not cards or not self.enabled:
             return None
         contrast = await self.high_contrast(int(user))
-        key: HandKey = (tuple(card.code for card in cards),
-                        frozenset(card.code for card in cards if card in playable), contrast)
+        key = _key(cards, playable, contrast)
         image = self._drawn.get(key)
         if image is not None:
             self._drawn.move_to_end(key)

@@ -16,7 +16,7 @@ from typing import Any
 import discord
 
 from cogs.i18n import _
-from cogs.uno._pictures import HandPictures
+from cogs.uno._pictures import HandPictures, picture_name
 from cogs.uno._reply import Reply
 from cogs.uno.show.hand import (
     Menu,
@@ -131,6 +131,10 @@ class Plays:
         async with self._as_saved(session) as game:
             menu = self._hand(session, game, actor, page=page)
             cards, playable = shown_cards(game, actor.id)
+        image = self.pictures.ready(cards, playable, actor.id)
+        if image is not None:  # drawn already: it goes with the answer, no edit after it
+            await reply.menu(menu, image=image, image_name=picture_name(cards))
+            return
         await reply.menu(menu)
         # The picture follows the answer: drawing it never delays the acknowledgement.
         self.pictures.follow(reply, cards, playable, actor.id)

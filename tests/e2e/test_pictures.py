@@ -90,8 +90,14 @@ async def test_my_hand_shows_the_hand_as_a_picture_privately(
     assert all(a["filename"].startswith("table-") for m in loopback.channel.messages
                for a in m.attachments), "no public message carries a hand's picture"
 
+    # The same hand looked at again: its picture, drawn already, comes with the answer
+    # itself (one write, no edit after it).
+    again = (await alice.click("My hand", message=table)).message
+    assert again is not None and not again.history, "no edit after the answer"
+    assert [a["filename"] for a in again.attachments] == [picture_name(
+        [Card.parse(c) for c in state["game"]["hands"][str(alice.id)]])]
     # A person's own look: high contrast, for them only, remembered.
-    normal = await pictured((await alice.click("My hand", message=table)).message)
+    normal = await pictured(again)
     r = await alice.slash("uno appearance", high_contrast=True)
     assert r.ephemeral and "high contrast" in r.text
     bold = await pictured((await alice.click("My hand", message=table)).message)
@@ -171,11 +177,17 @@ async def test_a_move_made_at_once_never_shows_the_old_hands_picture(loopback: L
             if "Keep it" in menu.button_labels():
                 await member.click("Keep it", message=menu)
     assert moves >= 10
-    # The menus nobody moved from still get their picture (waited for: on a loaded
-    # machine a picture takes a while); then any other picture on its way has arrived.
-    idle = [m for m in menus if not m.history or len(m.history) == 1]
+    # Menus nobody moves from get their picture (waited for: on a loaded machine a picture
+    # takes a while; one drawn already comes with the answer); then any other picture on
+    # its way has arrived.
+    idle = []
+    for member in (alice, bob):
+        r = await member.click("My hand", message=newest_table(loopback))
+        assert r.message is not None
+        idle.append(r.message)
+    menus += idle
     for _ in range(200):
-        if any(m.attachments for m in idle):
+        if all(m.attachments for m in idle):
             break
         await asyncio.sleep(0.05)
     await asyncio.sleep(1.0)
@@ -183,4 +195,4 @@ async def test_a_move_made_at_once_never_shows_the_old_hands_picture(loopback: L
                 for i, version in enumerate([*menu.history, menu.payload()])
                 if (problem := picture_matches_text(version)) is not None]
     assert not problems, "\n".join(problems)
-    assert any(m.attachments for m in idle), idle
+    assert all(m.attachments for m in idle), idle
