@@ -12,8 +12,8 @@ PY="${PYTHON:-.venv/bin/python}"
 [ -x "$PY" ] || PY=python3
 ERRORS=(EngineError ParseError SettingsError GameOverError NotAPlayerError NotYourTurnError
         IllegalMoveError CardNotInHandError NoMatchError ChoiceError UnoCallError)
-# The bot's refusals carry their msgid, translated when answered (cogs/uno/_contracts.py);
-# tests/test_refusals.py checks every class raised with one is listed here.
+# The bot's refusals carry their msgid, translated when answered (cogs/uno/table/contracts.py);
+# tests/table/test_refusals.py checks every class raised with one is listed here.
 REFUSALS=(Refusal SaveFailed)
 
 extract() {
