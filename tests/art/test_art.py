@@ -32,8 +32,8 @@ from cogs.uno.art import (
     table_image,
     tower_height,
 )
-from cogs.uno.art._compose import HAND_GAP
 from cogs.uno.art._draw import printable
+from cogs.uno.art._hand import HAND_GAP
 from engine import Game
 from engine.cards import Card, Color, Kind, Tower
 from engine.editions import EDITIONS

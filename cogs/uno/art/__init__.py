@@ -22,18 +22,10 @@ from engine.cards import Card, Tower
 from engine.editions import EDITIONS
 
 from ._cache import ART_VERSION, ArtCache
-from ._compose import (
-    SeatView,
-    TableView,
-    TableWords,
-    configure,
-    default_cache,
-    hand_image,
-    png_bytes,
-    table_canvas,
-    table_image,
-)
+from ._compose import SeatView, TableView, TableWords, table_canvas, table_image
 from ._draw import CARD_W, COLOR_SHAPE, TOWER_COLOR, TOWER_W, card_height, tower_height
+from ._hand import hand_image
+from ._png import configure, default_cache, png_bytes
 
 __all__ = [
     "ART_VERSION",

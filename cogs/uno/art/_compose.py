@@ -1,4 +1,4 @@
-"""A hand and a table as one PNG each, composed from cached cards and towers.
+"""The table as one PNG, composed from cached cards and towers (the hand: ``_hand``).
 
 ``TableView`` is what the public table shows and nothing more: it has no field that can
 hold a hand's cards (only the top card, and counts).
@@ -6,11 +6,10 @@ hold a hand's cards (only the top card, and counts).
 
 from __future__ import annotations
 
-import io
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -22,156 +21,8 @@ from engine.editions import EDITIONS
 
 from . import _draw
 from ._cache import ArtCache
-from ._draw import RGB, SS, Palette, Pen, palette
-
-HAND_PER_ROW: Final = 10
-"""Cards per row of a hand image; more wrap onto further rows."""
-HAND_GAP: Final = 14
-HAND_PAD: Final = 12
-HAND_RAISE: Final = 18
-"""How far a playable card is raised (pixels)."""
-PNG_LEVEL: Final = 1
-"""zlib level for the PNGs sent: level 1 makes a table's PNG about a fifth faster than
-level 3 (2.1 → 1.7 ms) and as small (22–23 KB); the default (6) is much slower."""
-
-
-_CLEAR: Final = 255
-"""The palette entry of transparent pixels (with a ``palette``)."""
-_CLEAR_MASK: Final = [255] * 128 + [0] * 128
-"""Alpha to a mask of the pixels made transparent."""
-
-
-def png_bytes(img: Image.Image, *, exact: bool = False,
-              palette: Image.Image | None = None, clear: Image.Image | None = None) -> bytes:
-    """``img`` as PNG bytes (no metadata: the same image always gives the same bytes).
-
-    By default the image is reduced to 256 colours (fast octree, no dithering): flat card
-    art loses nothing visible, and the PNG is about 4 times smaller and twice as fast to
-    make. ``exact`` keeps every RGBA pixel. With ``palette`` (a "P" image of 256
-    colours whose last entry is never matched), the image takes those colours.
-    """
-    if palette is not None and not exact:
-        # each pixel to the nearest colour of a palette made once: several times faster
-        # than finding a palette per image; pixels more than half transparent become the
-        # palette's transparent entry
-        if clear is None:  # (``clear``: that mask, known beforehand)
-            clear = img.getchannel("A").point(_CLEAR_MASK)
-        img = img.convert("RGB").quantize(palette=palette, dither=Image.Dither.NONE)
-        img.paste(_CLEAR, mask=clear)
-        img.info["transparency"] = _CLEAR
-    elif not exact:
-        img = img.quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", compress_level=PNG_LEVEL)
-    return buf.getvalue()
-
-
-# -- the hand ----------------------------------------------------------------------------------
-
-@lru_cache(maxsize=8)
-def _frame(width: int, contrast: bool) -> Image.Image:
-    """The frame behind a playable card: a white band with a dark outline around it."""
-    pal = palette(contrast)
-    height = _draw.card_height(width)
-    m = 5
-    img = Image.new("RGBA", ((width + 2 * m) * SS, (height + 2 * m) * SS), (0, 0, 0, 0))
-    pen = Pen(img, SS)
-    pen.rrect(0.5, 0.5, width + 2 * m - 0.5, height + 2 * m - 0.5, width * 0.1 + m,
-              pal.paper, pal.ink, 1.5 if not contrast else 2.5)
-    return img.resize((width + 2 * m, height + 2 * m), Image.Resampling.LANCZOS)
-
-
-@lru_cache(maxsize=8)
-def _pointer(contrast: bool) -> Image.Image:
-    """The arrow under a playable card (pointing up at it)."""
-    pal = palette(contrast)
-    w, h = 28, 14
-    img = Image.new("RGBA", (w * SS, h * SS), (0, 0, 0, 0))
-    pen = Pen(img, SS)
-    pen.poly([(w / 2, 1), (w - 1.5, h - 1), (1.5, h - 1)], pal.paper, pal.ink,
-             1.5 if not contrast else 2.5)
-    return img.resize((w, h), Image.Resampling.LANCZOS)
-
-
-def hand_image(cards: Iterable[Card], playable: Collection[Card] | None = None, *,
-               contrast: bool = False, cache: ArtCache | None = None,
-               width: int = _draw.CARD_W, per_row: int = HAND_PER_ROW,
-               exact: bool = False) -> bytes:
-    """A hand as one PNG, in the order given, ``per_row`` cards a row.
-
-    With ``playable`` given, each playable card is raised, framed and has an arrow under it
-    (marked by position and shape, not by colour); the others stay down. The picture's
-    pixels take a palette made once per look (as the table's: finding a palette per
-    picture was three quarters of a hand's CPU); ``exact`` keeps every RGBA pixel.
-    """
-    art = cache if cache is not None else default_cache()
-    canvas = hand_canvas(cards, playable, contrast=contrast, cache=art, width=width,
-                         per_row=per_row)
-    return png_bytes(canvas, exact=exact,
-                     palette=None if exact else _hand_palette(contrast, art))
-
-
-def hand_canvas(cards: Iterable[Card], playable: Collection[Card] | None = None, *,
-                contrast: bool = False, cache: ArtCache | None = None,
-                width: int = _draw.CARD_W, per_row: int = HAND_PER_ROW) -> Image.Image:
-    """The hand as ``hand_image`` draws it, an RGBA image before its PNG."""
-    art = cache if cache is not None else default_cache()
-    hand = list(cards)
-    per_row = max(1, per_row)
-    height = _draw.card_height(width)
-    marks = playable is not None
-    ok = set(playable) if playable is not None else set()
-    frame_m = 5
-    top_room = HAND_RAISE + frame_m if marks else 0
-    row_h = height + top_room + (16 if marks else 0)
-    rows = max(1, -(-len(hand) // per_row))
-    cols = max(1, min(per_row, len(hand)))
-    canvas = Image.new("RGBA", (2 * HAND_PAD + cols * width + (cols - 1) * HAND_GAP,
-                                2 * HAND_PAD + rows * row_h + (rows - 1) * HAND_GAP),
-                       (0, 0, 0, 0))
-    for i, card in enumerate(hand):
-        r, c = divmod(i, per_row)
-        x = HAND_PAD + c * (width + HAND_GAP)
-        y = HAND_PAD + r * (row_h + HAND_GAP) + top_room
-        if card in ok:
-            y -= HAND_RAISE
-            canvas.alpha_composite(_frame(width, contrast), (x - frame_m, y - frame_m))
-            pointer = _pointer(contrast)
-            canvas.alpha_composite(pointer, (x + (width - pointer.width) // 2,
-                                             y + height + frame_m + 3))
-        face = art.card(card, contrast=contrast, width=width)
-        if card in ok:  # on its frame
-            canvas.alpha_composite(face, (x, y))
-        else:  # on nothing (transparent): the same pixels, one copy
-            canvas.paste(face, (x, y))
-    return canvas
-
-
-_HAND_PALETTES: dict[bool, Image.Image] = {}
-
-
-def _hand_palette(contrast: bool, art: ArtCache) -> Image.Image:
-    """The colours of hand pictures in one look, made once (from ``art``'s cards): every
-    colour and kind of card, raised and framed with its arrow, and down."""
-    palette = _HAND_PALETTES.get(contrast)
-    if palette is None:
-        cards = [Card.parse(code) for code in _PALETTE_CARDS.split()]
-        sample = hand_canvas(cards, cards[::2], contrast=contrast, cache=art,
-                             per_row=len(cards))
-        palette = _HAND_PALETTES[contrast] = _palette_of(sample.convert("RGB"))
-    return palette
-
-
-def _palette_of(ref: Image.Image) -> Image.Image:
-    """``ref``'s colours reduced to 255, and a 256th never matched (transparent pixels)."""
-    colours = ref.quantize(_CLEAR, method=Image.Quantize.FASTOCTREE,
-                           dither=Image.Dither.NONE).getpalette() or []
-    colours = colours[:3 * _CLEAR]
-    colours += colours[:3] * (_CLEAR - len(colours) // 3) + [255, 0, 255]
-    palette = Image.new("P", (1, 1))
-    palette.putpalette(colours)
-    return palette
-
+from ._draw import RGB, Palette, Pen, palette
+from ._png import CLEAR_MASK, PALETTE_CARDS, default_cache, palette_of, png_bytes
 
 # -- the table ---------------------------------------------------------------------------------
 
@@ -350,8 +201,6 @@ def table_image(view: TableView, *, cache: ArtCache | None = None,
                      clear=_clear(*_base_key(view)))
 
 
-_PALETTE_CARDS: Final = "R5 R5U B+2 B2N G3O GR Y4! YS BG W W+4 WG WV"
-"""Cards whose colours (with the table's) make the table pictures' palette."""
 
 
 _PALETTES: dict[bool, Image.Image] = {}
@@ -375,12 +224,12 @@ def _make_palette(contrast: bool, art: ArtCache) -> Image.Image:
         towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 2), (Tower.BANG, 1)),
         draw_count=50, title="UNO", contrast=contrast), cache=art)
     cards = [art.card(Card.parse(code), contrast=contrast, width=TOP_W)
-             for code in _PALETTE_CARDS.split()]
+             for code in PALETTE_CARDS.split()]
     ref = Image.new("RGBA", (sample.width + len(cards) * TOP_W, sample.height), (*felt, 255))
     ref.alpha_composite(sample)
     for i, card in enumerate(cards):
         ref.alpha_composite(card, (sample.width + i * TOP_W, 0))
-    return _palette_of(ref.convert("RGB"))
+    return palette_of(ref.convert("RGB"))
 
 
 # A table is its base (the frame, the fixed labels, the direction: cached per shape of
@@ -514,7 +363,7 @@ def _clear(contrast: bool, height: int, has_towers: bool, seats: int, direction:
            words: TableWords) -> Image.Image:
     """The pixels of a table picture that are made transparent: its base's corners."""
     base = _base(contrast, height, has_towers, seats, direction, words)
-    return base.getchannel("A").point(_CLEAR_MASK)
+    return base.getchannel("A").point(CLEAR_MASK)
 
 
 _PILE_X: Final = 20 + TOP_W + 24
@@ -714,22 +563,3 @@ def _seat_row(canvas: Image.Image, seat: SeatView, i: int, y: int, view: TableVi
 
 
 # -- the shared cache --------------------------------------------------------------------------
-
-_DEFAULT: list[ArtCache] = []
-
-
-def default_cache() -> ArtCache:
-    """The process's cache (memory only until ``configure`` gives it a directory)."""
-    if not _DEFAULT:
-        _DEFAULT.append(ArtCache())
-    return _DEFAULT[0]
-
-
-def configure(cache_dir: str | None = None, *, max_items: int | None = None) -> ArtCache:
-    """Replace the process's cache (for example with one that also keeps PNGs on disk)."""
-    kwargs: dict[str, Any] = {}
-    if max_items is not None:
-        kwargs["max_items"] = max_items
-    cache = ArtCache(cache_dir, **kwargs)
-    _DEFAULT[:] = [cache]
-    return cache
