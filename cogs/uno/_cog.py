@@ -22,7 +22,7 @@ from cogs.i18n import Locale, _, server_language
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
-from cogs.uno._plays import Plays, actor_of, catch_target
+from cogs.uno._plays import Plays, actor_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno.art import configure as configure_art
 from cogs.uno.show.hand import match_cards, option_label
@@ -149,10 +149,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @staticmethod
     def actor(interaction: discord.Interaction[Any]) -> Actor:
         return actor_of(interaction)
-
-    @staticmethod
-    def catch_target(session: Session, game: Game, pid: str) -> Move:
-        return catch_target(session, game, pid)
 
     async def lobby_click(self, reply: Reply, interaction: discord.Interaction[Any],
                           action: str, gid: str) -> None:

@@ -47,6 +47,7 @@ from engine import (
     Accept,
     CallUno,
     Card,
+    Catch,
     Challenge,
     ChooseColor,
     Color,
@@ -96,7 +97,6 @@ class Clicks(Protocol):
     plays: GameClicks
 
     def actor(self, interaction: discord.Interaction[Any]) -> Actor: ...
-    def catch_target(self, session: Session, game: Game, pid: str) -> Move: ...
     async def lobby_click(self, reply: Reply, interaction: discord.Interaction[Any],
                           action: str, gid: str) -> None: ...
 
@@ -136,6 +136,14 @@ def towers_value(values: list[str]) -> tuple[Tower, ...]:
     if len(set(towers)) != len(towers):
         raise StaleComponent("".join(values))
     return tuple(towers)
+
+
+def catch_target(session: Session, game: Game, pid: str) -> Move:
+    """Catch whoever may be caught now (the table's Catch button names nobody)."""
+    target = game.catchable
+    if target is None or target == pid:
+        raise Refusal("Nobody can be caught right now.")
+    return Catch(pid, target)
 
 
 def card_code(code: str) -> Card:
@@ -258,7 +266,7 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
         actions: dict[str, Make] = {
             "draw": lambda s, g, p: Draw(p),
             "uno": lambda s, g, p: CallUno(p),
-            "catch": cog.catch_target,
+            "catch": catch_target,
             "accept": lambda s, g, p: Accept(p),
             "challenge": lambda s, g, p: Challenge(p),
         }

@@ -83,14 +83,6 @@ def parse_card(code: str) -> Card:
                       "as R7, B+2 or W+4.", code=shown) from None
 
 
-def catch_target(session: Session, game: Game, pid: str) -> Move:
-    """Catch whoever may be caught now (the table's Catch button names nobody)."""
-    target = game.catchable
-    if target is None or target == pid:
-        raise Refusal("Nobody can be caught right now.")
-    return Catch(pid, target)
-
-
 class Asked(Refusal):
     """A card that still needs a choice: answered with the question, nothing changed."""
 
