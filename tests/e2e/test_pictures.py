@@ -169,6 +169,8 @@ async def test_a_move_made_at_once_never_shows_the_old_hands_picture(loopback: L
             assert r.message is not None and r.ephemeral
             menu = r.message
             menus.append(menu)
+            if "Red" in menu.button_labels():  # a wild opened the round: its colour first
+                await member.click("Red", message=menu)
             if "Draw" not in menu.button_labels():
                 continue  # not their turn
             drew = await member.click("Draw", message=menu)  # at once
