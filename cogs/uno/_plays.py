@@ -149,10 +149,9 @@ class Plays:
         except Asked as asked:
             await reply.menu(asked.menu)
             return
-        assert moved.shown is not None
         # Text only: a picture with every move costs more than it gives (bench/README.md,
         # "Hand pictures"); My hand shows one.
-        await reply.menu(moved.shown)
+        await reply.menu(moved.shown or (_("Done.", actor.locale), None))
 
     def _after_move(self, moved: Moved, actor: Actor) -> Menu:
         # The game as it is now (a later hand of a match may have replaced the move's game).

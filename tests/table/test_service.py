@@ -64,6 +64,25 @@ async def test_a_move_that_cannot_be_saved_is_undone_and_refused(db: Database) -
     await service.close()
 
 
+async def test_a_saved_move_is_announced_even_if_its_answer_fails(db: Database) -> None:
+    """The mover's answer is read under the move's lock after its save; if reading it
+    fails (a bug), the move stays saved and is still announced, so the game goes on."""
+    service, outbox = await running(db, scenario(
+        11, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6 G7"}, discard="R9",
+        draw="Y1 Y2", turn="111"))
+
+    def broken(moved: object) -> object:
+        raise RuntimeError("a bug in the answer")
+
+    moved = await service.move(11, ALICE, lambda s, g, p: Play(p, Card.parse("R3")),
+                               then=broken)
+    assert moved.shown is None
+    state = saved_state(db, 11)
+    assert state is not None and state["game"]["hands"]["111"] == ["B4"], "saved"
+    assert any("Alice plays" in line for line in outbox.text().splitlines()), outbox.text()
+    assert service.sessions[11].deadline is not None, "Bob's turn timer is armed"
+
+
 async def test_a_failed_recording_keeps_the_game(db: Database) -> None:
     service, outbox = await running(db, scenario(
         2, [ALICE, BOB], hands={"111": "R3", "222": "G5 G6 G7"}, discard="R9", draw="Y1 Y2",

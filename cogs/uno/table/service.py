@@ -93,7 +93,12 @@ class TableService(Tables):
             await change.save()
             moved = Moved(session, game, pid, move, events)
             if then is not None:
-                moved.shown = then(moved)
+                try:
+                    moved.shown = then(moved)
+                except Exception:
+                    # the move is saved (and is announced): only its answer is lost
+                    log.exception("The answer to a move in channel %s failed",
+                                  session.channel_id)
         return moved
 
     def take_unseen(self, session: Session, player: str) -> list[str]:

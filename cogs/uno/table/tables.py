@@ -180,10 +180,13 @@ class Tables:
         released, a change that was saved or discarded is announced (``after``), unless
         ``announce`` is off (a lobby shows itself)."""
         change = Change(self, session, mover, announce=announce)
-        async with self.changing(session):
-            yield change
-        if change.announce and (change.saved or change.discarded):
-            self.after(session, change.lines, mover=change.mover)
+        try:
+            async with self.changing(session):
+                yield change
+        finally:
+            # (also when the body failed after its save: what was saved is announced)
+            if change.announce and (change.saved or change.discarded):
+                self.after(session, change.lines, mover=change.mover)
 
     @contextlib.asynccontextmanager
     async def changing(self, session: Session) -> AsyncIterator[None]:
