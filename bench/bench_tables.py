@@ -322,28 +322,40 @@ class Bench:
             self.note(f"census ({when}) asked of the bot")
 
     # ------------------------------------------------------------------ play
+    async def turn_to_play(self, table: Table) -> tuple[Message, Member] | None:
+        """The table's newest message and the person whose turn it shows, once per change
+        of it; None (counted) when there is none: the game ended (a new one opens), no
+        table is shown, nothing changed since the last move, or no turn is shown."""
+        msg = table.table_message()
+        if msg is None:
+            if table.channel.messages and "won the game" in table.channel.messages[-1].text():
+                self.stats.counts["games finished"] += 1
+                await self.open_table(table)
+            else:
+                self.stats.counts["no table shown"] += 1
+                last = [m for m in table.channel.messages if not m.deleted][-2:]
+                self.stats.failures.append(f"no table shown: {last!r}"[:300])
+            return None
+        if msg.change_seq == table.moved_on:
+            self.stats.counts["waited for the table"] += 1
+            return None
+        table.moved_on = msg.change_seq
+        person = table.whose_turn(msg)
+        if person is None:
+            self.stats.counts["no turn shown"] += 1
+            return None
+        return msg, person
+
     async def take_move(self, table: Table) -> None:
         """The person whose turn the table shows opens My hand and plays one move."""
         table.busy = True
         table.turned_away = False
         seen = table.moved_on
         try:
-            msg = table.table_message()
-            if msg is None:
-                if table.channel.messages and "won the game" in table.channel.messages[-1].text():
-                    self.stats.counts["games finished"] += 1
-                    await self.open_table(table)
-                else:
-                    self.stats.counts["no table shown"] += 1
+            found = await self.turn_to_play(table)
+            if found is None:
                 return
-            if msg.change_seq == table.moved_on:
-                self.stats.counts["waited for the table"] += 1
-                return
-            table.moved_on = msg.change_seq
-            person = table.whose_turn(msg)
-            if person is None:
-                self.stats.counts["no turn shown"] += 1
-                return
+            msg, person = found
             r = await self.act(person.click("My hand", message=msg), "My hand", table=table)
             if r is None or r.message is None:
                 return
@@ -415,24 +427,10 @@ class Bench:
         table.turned_away = False
         seen = table.moved_on
         try:
-            msg = table.table_message()
-            if msg is None:
-                if table.channel.messages and "won the game" in table.channel.messages[-1].text():
-                    self.stats.counts["games finished"] += 1
-                    await self.open_table(table)
-                else:
-                    self.stats.counts["no table shown"] += 1
-                    last = [m for m in table.channel.messages if not m.deleted][-2:]
-                    self.stats.failures.append(f"no table shown: {last!r}"[:300])
+            found = await self.turn_to_play(table)
+            if found is None:
                 return
-            if msg.change_seq == table.moved_on:
-                self.stats.counts["waited for the table"] += 1
-                return
-            table.moved_on = msg.change_seq
-            person = table.whose_turn(msg)
-            if person is None:
-                self.stats.counts["no turn shown"] += 1
-                return
+            msg, person = found
             rng = table.rng
             wait = self.args.give_up
             text = msg.text()

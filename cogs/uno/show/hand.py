@@ -42,11 +42,6 @@ PAGE_SIZE = 25
 Menu = tuple[str, discord.ui.View | None]
 
 
-def waiting_for(session: Session, game: Game, locale: Locale = None) -> str:
-    """The one sentence that says whose decision the table waits for."""
-    return pending_text(session, game, locale)
-
-
 def option_label(card: Card, locale: Locale) -> str:
     return f"{card_label(card, locale)} ({card.code})"
 
@@ -92,7 +87,7 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
     elif session.paused:
         lines.append(_("The game is paused: I can't post in this channel.", locale))
     elif game.turn != pid:
-        lines.append(waiting_for(session, game, locale))
+        lines.append(pending_text(session, game, locale))
     elif game.pending is Decision.PLAY:
         options: list[discord.SelectOption] = []
         for c in sorted(game.playable_cards(pid)):
