@@ -11,7 +11,11 @@ LobbyButton            ``uno:l:<action>:<gid>``   join, leave, cpu, nocpu, start
                        the start)
 TableButton            ``uno:t:<action>:<gid>[:<serial>]``   hand, draw, uno, catch,
                        accept, challenge (the serial ties a click to the table it was on)
-PlaySelect             ``uno:p:<gid>:<serial>:<page>``   values ``R7`` or ``R7|u``
+PlaySelect             ``uno:p:<gid>:<serial>:<page>``   values ``R7`` or ``R7|u`` (the
+                       hand menu before the live panel: old menus keep working)
+CardButton             ``uno:pc:<gid>:<serial>:<card>[:u]``   one card of the live panel
+TowerButton            ``uno:tb:<gid>:<serial>:<card>:<u>:<color>:<towers>``   the towers
+                       a card grabs (a pair in one click)
 PageButton             ``uno:pg:<gid>:<serial>:<page>``
 DrawnButton            ``uno:<d|dp|dk|dpu>:<gid>:<serial>``   draw; play/keep the drawn card
 ColorButton            ``uno:c:<gid>:<serial>:<card>:<u>:<color>[:<towers>]``
@@ -41,7 +45,7 @@ import discord
 
 from cogs.i18n import _
 from cogs.uno._reply import Reply, answer
-from cogs.uno.table.contracts import Actor, Refusal, StaleComponent
+from cogs.uno.table.contracts import Actor, Refusal, StaleComponent, stale_text
 from cogs.uno.table.session import Session
 from engine import (
     Accept,
@@ -76,7 +80,10 @@ class GameClicks(Protocol):
     """What a click in a game asks for (``cogs.uno._plays.Plays``)."""
 
     async def show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
-                        gid: str | None = None, page: int = 0) -> None: ...
+                        gid: str | None = None, page: int = 0,
+                        notes: list[str] | None = None) -> None: ...
+    async def refresh(self, reply: Reply, channel_id: int | None, actor: Actor,
+                      note: str) -> None: ...
     async def show_page(self, reply: Reply, channel_id: int | None, actor: Actor, gid: str,
                         serial: int, page: int) -> None: ...
     async def move(self, reply: Reply, actor: Actor, channel_id: int | None, make: Make, *,
@@ -177,8 +184,21 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
                 return
             message = interaction.message
             in_menu = bool(message is not None and message.flags.ephemeral)
-            await answer(interaction, lambda reply: self.act(reply, interaction, cog),
-                         edit=in_menu or self.edits)
+
+            async def work(reply: Reply) -> None:
+                try:
+                    await self.act(reply, interaction, cog)
+                except (Refusal, StaleComponent) as exc:
+                    if not in_menu or reply.attempted:
+                        raise
+                    # a click in a hand panel: the panel itself says why, no new message
+                    locale = interaction.locale
+                    note = (exc.text(locale) if isinstance(exc, Refusal)
+                            else stale_text(locale))
+                    await cog.plays.refresh(reply, interaction.channel_id,
+                                            cog.actor(interaction), note)
+
+            await answer(interaction, work, edit=in_menu or self.edits)
         finally:
             unlink_view(self)
 
@@ -298,6 +318,60 @@ class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})")
         card, uno = card_value(self.values[0])
         await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
                              self.serial, card, uno, None, None)
+
+
+class CardButton(UnoItem, template=rf"uno:pc:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
+    """One card of the live hand panel: a click plays it (``u``: and calls UNO), or asks
+    what it still needs (its colour, its towers) in the same panel."""
+
+    family = "card"
+
+    def __init__(self, gid: str, serial: int, card: str, uno: bool = False, label: str = "",
+                 *, emoji: discord.PartialEmoji | str | None = None,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 disabled: bool = False, row: int | None = None) -> None:
+        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
+        tail = ":u" if uno else ""
+        super().__init__(discord.ui.Button(
+            label=label or None, custom_id=f"uno:pc:{gid}:{serial}:{card}{tail}", style=style,
+            emoji=emoji, row=row, disabled=disabled))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), match["card"], bool(match["uno"]))
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
+                             self.serial, card_code(self.card), self.uno, None, None)
+
+
+class TowerButton(UnoItem, template=rf"uno:tb:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]):{COLOR}"
+                                     rf":{TOWERS}"):
+    """The towers a card grabs, all of them in one click (Grab-2-Towers: one button per
+    pair), the colour already chosen for a wild."""
+
+    family = "tower"
+
+    def __init__(self, gid: str, serial: int, card: str, uno: bool, color: str,
+                 towers: str, label: str = "", *, row: int | None = None) -> None:
+        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
+        self.color, self.towers = color, towers
+        super().__init__(_button(f"uno:tb:{gid}:{serial}:{card}:{int(uno)}:{color}:{towers}",
+                                 label, discord.ButtonStyle.primary, None, row, False))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), match["card"], match["uno"] == "1",
+                   match["color"], match["towers"])
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
+                             self.serial, card_code(self.card), self.uno,
+                             color_of(self.color), towers_value(list(self.towers)))
 
 
 class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):
