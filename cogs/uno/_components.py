@@ -593,8 +593,8 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 
 
 FAMILIES: tuple[type[UnoItem], ...] = (
-    LobbyButton, TableButton, PlaySelect, PageButton, DrawnButton, ColorButton, TowerSelect,
-    KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
+    LobbyButton, TableButton, PlaySelect, CardButton, PageButton, DrawnButton, ColorButton,
+    TowerSelect, TowerButton, KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
 
 
 V = TypeVar("V", discord.ui.View, discord.ui.LayoutView)

@@ -21,7 +21,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, db_of
+from support.e2e import FAST_ENV, card_buttons, db_of, grab, play_card
 from support.games import install, saved_state, scenario_session
 from support.tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
 
@@ -93,19 +93,19 @@ async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
     assert r.ephemeral and r.message is not None
     assert "**Your hand** (3 cards): 🟥 3 `R3`, 🟦 4 `B4`, 🟩 5 `G5`" in r.text
     assert not bob.can_see("`B4`")
-    assert options(r.message) == ["R3"]
-    assert r.message.selects()[0]["options"][0]["label"] == "🟥 3 (R3)"
+    assert card_buttons(r.message) == ["R3"]
+    assert card_buttons(r.message, enabled=False) == ["R3", "B4", "G5"]
     mark = ch.mark()
-    await alice.select("🟥 3 (R3)", message=r.message)
+    await play_card(alice, "R3", message=r.message)
     s = state(ch)
     assert s["discard"][-1] == "R3" and hand(s, alice) == ["B4", "G5"]
     assert s["turn"] == pid(bob)
     msg = await said(ch, "alice plays 🟥 3.", mark)
     assert f"<@{bob.id}>, it's your turn." in msg.text()
     assert "**bob's turn.**" in msg.text() and msg.buttons()
-    # the private menu now shows the hand as it is after the play (no play select: not
-    # alice's turn any more)
-    assert r.message.selects() == [] and "**Your hand** (2 cards)" in r.message.text()
+    # the panel now shows the hand as it is after the play (no card to play: not alice's
+    # turn any more)
+    assert card_buttons(r.message) == [] and "**Your hand** (2 cards)" in r.message.text()
 
 
 @scenario
