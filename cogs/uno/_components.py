@@ -20,7 +20,9 @@ PageButton             ``uno:pg:<gid>:<serial>:<page>``
 DrawnButton            ``uno:<d|dp|dk|dpu>:<gid>:<serial>``   draw; play/keep the drawn card
 ColorButton            ``uno:c:<gid>:<serial>:<card>:<u>:<color>[:<towers>]``
 TowerSelect            ``uno:tw:<gid>:<serial>:<card>:<u>:<color>``   values ``U`` ``N``...
-KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u``
+KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u`` (a hand of
+                       more than eight different cards)
+KeepButton             ``uno:kb:<gid>:<serial>:<card>[:u]``   instant UNO: the card to keep
 OpeningColorButton     ``uno:oc:<gid>:<serial>:<color>``
 LapButton              ``uno:lap:<gid>:<serial>:<keep|pass>[:<color>]``   Victory Lap: keep
                        or pass the hand in front of you (a colour if none was named yet)
@@ -506,6 +508,34 @@ class KeepSelect(UnoItem, template=rf"uno:k:{GID}:{SERIAL}"):
                              serial=self.serial)
 
 
+class KeepButton(UnoItem, template=rf"uno:kb:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
+    """Instant UNO: the one card to keep (``u``: and call UNO), in one click."""
+
+    family = "keepcard"
+
+    def __init__(self, gid: str, serial: int, card: str, uno: bool = False, label: str = "",
+                 *, emoji: discord.PartialEmoji | str | None = None,
+                 row: int | None = None) -> None:
+        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
+        tail = ":u" if uno else ""
+        style = discord.ButtonStyle.success if uno else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(
+            label=label[:80] or None, custom_id=f"uno:kb:{gid}:{serial}:{card}{tail}",
+            style=style, emoji=emoji, row=row))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
+        return cls(match["gid"], int(match["serial"]), match["card"], bool(match["uno"]))
+
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
+                  cog: Clicks) -> None:
+        card, uno = card_code(self.card), self.uno
+        await cog.plays.move(reply, cog.actor(interaction), interaction.channel_id,
+                             lambda s, g, p: Keep(p, card, uno), gid=self.gid,
+                             serial=self.serial)
+
+
 class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
     family = "opening"
 
@@ -594,7 +624,8 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 
 FAMILIES: tuple[type[UnoItem], ...] = (
     LobbyButton, TableButton, PlaySelect, CardButton, PageButton, DrawnButton, ColorButton,
-    TowerSelect, TowerButton, KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
+    TowerSelect, TowerButton, KeepSelect, KeepButton, OpeningColorButton, LapButton,
+    RetiredComponent)
 
 
 V = TypeVar("V", discord.ui.View, discord.ui.LayoutView)

@@ -17,6 +17,7 @@ from cogs.uno._components import (
     CardButton,
     ColorButton,
     DrawnButton,
+    KeepButton,
     KeepSelect,
     LapButton,
     OpeningColorButton,
@@ -204,6 +205,18 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
         lines.append(_("Instant UNO! Choose the one card to keep; the rest go to the "
                        "discard pile.", locale))
         distinct = sorted(dict.fromkeys(hand))
+        if len(distinct) <= CARD_ROWS * 2:
+            # one click: each card to keep, alone or with the UNO call, two cards a row
+            for i, c in enumerate(distinct):
+                label = card_label(c, locale)
+                items += [
+                    KeepButton(gid, serial, c.code, False, _("Keep {card}", locale, card=label),
+                               emoji=card_emoji(c), row=i // 2),
+                    KeepButton(gid, serial, c.code, True,
+                               _("Keep {card} and call UNO!", locale, card=label),
+                               emoji=card_emoji(c), row=i // 2),
+                ]
+            distinct = []
         keep: list[discord.SelectOption] = []
         for c in distinct:
             keep.append(discord.SelectOption(label=option_label(c, locale), value=c.code,
@@ -211,7 +224,9 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
             keep.append(discord.SelectOption(
                 label=_("{card} and call UNO!", locale, card=option_label(c, locale)),
                 value=f"{c.code}|u", emoji=card_emoji(c)))
-        items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE], _("Card to keep…", locale)))
+        if keep:
+            items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE],
+                                    _("Card to keep…", locale)))
     if (len(hand) == 1 and not game.has_called(pid) and not game.is_over
             and not any(isinstance(i, TableButton) and i.action == "uno" for i in items)):
         items.append(uno_button(session.game_id, session.serial, locale, row=CONTROL_ROW))
