@@ -47,7 +47,7 @@ import discord
 
 from cogs.i18n import _
 from cogs.uno._reply import Reply, answer
-from cogs.uno.table.contracts import Actor, Refusal, StaleComponent, stale_text
+from cogs.uno.table.contracts import Actor, Refusal, Stale, StaleComponent
 from cogs.uno.table.session import Session
 from engine import (
     Accept,
@@ -195,8 +195,9 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
                         raise
                     # a click in a hand panel: the panel itself says why, no new message
                     locale = interaction.locale
-                    note = (exc.text(locale) if isinstance(exc, Refusal)
-                            else stale_text(locale))
+                    note = (_("That button was out of date: here is your hand as it is now.",
+                              locale) if isinstance(exc, StaleComponent | Stale)
+                            else exc.text(locale))
                     await cog.plays.refresh(reply, interaction.channel_id,
                                             cog.actor(interaction), note)
 
