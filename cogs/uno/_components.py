@@ -13,22 +13,19 @@ TableButton            ``uno:t:<action>:<gid>[:<serial>]``   hand, draw, uno, ca
                        accept, challenge (the serial ties a click to the table it was on)
 PlaySelect             ``uno:p:<gid>:<serial>:<page>``   values ``R7`` or ``R7|u`` (the
                        hand menu before the live panel: old menus keep working)
-CardButton             ``uno:pc:<gid>:<serial>:<card>[:u]``   one card of the live panel
-TowerButton            ``uno:tb:<gid>:<serial>:<card>:<u>:<color>:<towers>``   the towers
-                       a card grabs (a pair in one click)
 PageButton             ``uno:pg:<gid>:<serial>:<page>``
 DrawnButton            ``uno:<d|dp|dk|dpu>:<gid>:<serial>``   draw; play/keep the drawn card
 ColorButton            ``uno:c:<gid>:<serial>:<card>:<u>:<color>[:<towers>]``
 TowerSelect            ``uno:tw:<gid>:<serial>:<card>:<u>:<color>``   values ``U`` ``N``...
 KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u`` (a hand of
                        more than eight different cards)
-KeepButton             ``uno:kb:<gid>:<serial>:<card>[:u]``   instant UNO: the card to keep
 OpeningColorButton     ``uno:oc:<gid>:<serial>:<color>``
 LapButton              ``uno:lap:<gid>:<serial>:<keep|pass>[:<color>]``   Victory Lap: keep
                        or pass the hand in front of you (a colour if none was named yet)
 =====================  ==========================================================
 
-(The leaderboard's and the rules' pages live with their cogs.) ``serial`` counts the game's
+(The leaderboard's and the rules' pages live with their cogs; the hand panel's cards,
+towers and kept card in ``_panel_items``.) ``serial`` counts the game's
 turn moves: a menu from before the last move is stale. Anything that does not match a
 template, or a select value that is not what the menu offered, is refused politely.
 
@@ -230,7 +227,7 @@ def _families() -> list[type[UnoItem]]:
     return out
 
 
-def _button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None,
+def button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None,
             row: int | None, disabled: bool) -> discord.ui.Button[Any]:
     return discord.ui.Button(label=label or None, custom_id=custom_id, style=style,
                              emoji=emoji, row=row, disabled=disabled)
@@ -246,7 +243,7 @@ class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|sta
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  emoji: str | None = None, row: int | None = None) -> None:
         self.action, self.gid = action, gid
-        super().__init__(_button(f"uno:l:{action}:{gid}", label, style, emoji, row, False))
+        super().__init__(button(f"uno:l:{action}:{gid}", label, style, emoji, row, False))
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
@@ -267,7 +264,7 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
                  emoji: str | None = None, row: int | None = None) -> None:
         self.action, self.gid, self.serial = action, gid, serial
         tail = "" if serial is None else f":{serial}"
-        super().__init__(_button(f"uno:t:{action}:{gid}{tail}", label, style, emoji, row,
+        super().__init__(button(f"uno:t:{action}:{gid}{tail}", label, style, emoji, row,
                                  False))
 
     @classmethod
@@ -323,60 +320,6 @@ class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})")
                              self.serial, card, uno, None, None)
 
 
-class CardButton(UnoItem, template=rf"uno:pc:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
-    """One card of the live hand panel: a click plays it (``u``: and calls UNO), or asks
-    what it still needs (its colour, its towers) in the same panel."""
-
-    family = "card"
-
-    def __init__(self, gid: str, serial: int, card: str, uno: bool = False, label: str = "",
-                 *, emoji: discord.PartialEmoji | str | None = None,
-                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-                 disabled: bool = False, row: int | None = None) -> None:
-        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
-        tail = ":u" if uno else ""
-        super().__init__(discord.ui.Button(
-            label=label or None, custom_id=f"uno:pc:{gid}:{serial}:{card}{tail}", style=style,
-            emoji=emoji, row=row, disabled=disabled))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
-        return cls(match["gid"], int(match["serial"]), match["card"], bool(match["uno"]))
-
-    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
-        await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
-                             self.serial, card_code(self.card), self.uno, None, None)
-
-
-class TowerButton(UnoItem, template=rf"uno:tb:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]):{COLOR}"
-                                     rf":{TOWERS}"):
-    """The towers a card grabs, all of them in one click (Grab-2-Towers: one button per
-    pair), the colour already chosen for a wild."""
-
-    family = "tower"
-
-    def __init__(self, gid: str, serial: int, card: str, uno: bool, color: str,
-                 towers: str, label: str = "", *, row: int | None = None) -> None:
-        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
-        self.color, self.towers = color, towers
-        super().__init__(_button(f"uno:tb:{gid}:{serial}:{card}:{int(uno)}:{color}:{towers}",
-                                 label, discord.ButtonStyle.primary, None, row, False))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
-        return cls(match["gid"], int(match["serial"]), match["card"], match["uno"] == "1",
-                   match["color"], match["towers"])
-
-    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
-        await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
-                             self.serial, card_code(self.card), self.uno,
-                             color_of(self.color), towers_value(list(self.towers)))
-
-
 class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):
     family = "page"
     edits = True
@@ -384,7 +327,7 @@ class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"
     def __init__(self, gid: str, serial: int, page: int, label: str = "", *,
                  row: int | None = None) -> None:
         self.gid, self.serial, self.page = gid, serial, page
-        super().__init__(_button(f"uno:pg:{gid}:{serial}:{page}", label,
+        super().__init__(button(f"uno:pg:{gid}:{serial}:{page}", label,
                                  discord.ButtonStyle.secondary, None, row, False))
 
     @classmethod
@@ -408,7 +351,7 @@ class DrawnButton(UnoItem, template=rf"uno:(?P<action>d|dp|dk|dpu):{GID}:{SERIAL
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  row: int | None = None) -> None:
         self.action, self.gid, self.serial = action, gid, serial
-        super().__init__(_button(f"uno:{action}:{gid}:{serial}", label, style, None, row,
+        super().__init__(button(f"uno:{action}:{gid}:{serial}", label, style, None, row,
                                  False))
 
     @classmethod
@@ -441,7 +384,7 @@ class ColorButton(UnoItem, template=rf"uno:c:{GID}:{SERIAL}:{CARD}:(?P<uno>[01])
         self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
         self.color, self.towers = color, towers
         tail = f":{towers}" if towers else ""
-        super().__init__(_button(f"uno:c:{gid}:{serial}:{card}:{int(uno)}:{color}{tail}",
+        super().__init__(button(f"uno:c:{gid}:{serial}:{card}:{int(uno)}:{color}{tail}",
                                  label, discord.ButtonStyle.secondary, emoji, None, False))
 
     @classmethod
@@ -509,41 +452,13 @@ class KeepSelect(UnoItem, template=rf"uno:k:{GID}:{SERIAL}"):
                              serial=self.serial)
 
 
-class KeepButton(UnoItem, template=rf"uno:kb:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
-    """Instant UNO: the one card to keep (``u``: and call UNO), in one click."""
-
-    family = "keepcard"
-
-    def __init__(self, gid: str, serial: int, card: str, uno: bool = False, label: str = "",
-                 *, emoji: discord.PartialEmoji | str | None = None,
-                 row: int | None = None) -> None:
-        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
-        tail = ":u" if uno else ""
-        style = discord.ButtonStyle.success if uno else discord.ButtonStyle.secondary
-        super().__init__(discord.ui.Button(
-            label=label[:80] or None, custom_id=f"uno:kb:{gid}:{serial}:{card}{tail}",
-            style=style, emoji=emoji, row=row))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
-        return cls(match["gid"], int(match["serial"]), match["card"], bool(match["uno"]))
-
-    async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
-        card, uno = card_code(self.card), self.uno
-        await cog.plays.move(reply, cog.actor(interaction), interaction.channel_id,
-                             lambda s, g, p: Keep(p, card, uno), gid=self.gid,
-                             serial=self.serial)
-
-
 class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
     family = "opening"
 
     def __init__(self, gid: str, serial: int, color: str, label: str = "",
                  emoji: str | None = None) -> None:
         self.gid, self.serial, self.color = gid, serial, color
-        super().__init__(_button(f"uno:oc:{gid}:{serial}:{color}", label,
+        super().__init__(button(f"uno:oc:{gid}:{serial}:{color}", label,
                                  discord.ButtonStyle.secondary, emoji, None, False))
 
     @classmethod
@@ -573,7 +488,7 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
                  emoji: str | None = None, row: int | None = None) -> None:
         self.gid, self.serial, self.action, self.color = gid, serial, action, color
         tail = f":{color}" if color else ""
-        super().__init__(_button(f"uno:lap:{gid}:{serial}:{action}{tail}", label, style,
+        super().__init__(button(f"uno:lap:{gid}:{serial}:{action}{tail}", label, style,
                                  emoji, row, False))
 
     @classmethod
@@ -614,7 +529,7 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 
     def __init__(self, rest: str) -> None:
         self.rest = rest
-        super().__init__(_button(f"uno:{rest}", "", discord.ButtonStyle.secondary, None, None,
+        super().__init__(button(f"uno:{rest}", "", discord.ButtonStyle.secondary, None, None,
                                  True))
 
     @classmethod
@@ -624,9 +539,9 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 
 
 FAMILIES: tuple[type[UnoItem], ...] = (
-    LobbyButton, TableButton, PlaySelect, CardButton, PageButton, DrawnButton, ColorButton,
-    TowerSelect, TowerButton, KeepSelect, KeepButton, OpeningColorButton, LapButton,
-    RetiredComponent)
+    LobbyButton, TableButton, PlaySelect, PageButton, DrawnButton, ColorButton, TowerSelect,
+    KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
+"""The families of this module (``_panel_items.PANEL_FAMILIES`` has the hand panel's)."""
 
 
 V = TypeVar("V", discord.ui.View, discord.ui.LayoutView)

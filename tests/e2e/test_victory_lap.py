@@ -28,7 +28,7 @@ from loopback.server import LoopbackDiscord
 from loopback.users import Member
 from support.data import opened
 from support.driver import shown_codes, stray_card_labels
-from support.e2e import FAST_ENV
+from support.e2e import FAST_ENV, play_card
 from support.games import cards, install, saved_state, scenario_session
 from support.tables import (
     abc,
@@ -77,7 +77,7 @@ async def play_wv(member: Member, colour: str = "Red") -> Message:
     """Play the Victory Lap from My hand and pick its colour: the lap menu that follows."""
     r = await member.click("My hand")
     assert r.message is not None
-    await member.select("WV", message=r.message)
+    await play_card(member, "WV", message=r.message)
     assert "pick the colour" in r.message.text(), r.message.text()
     r2 = await member.click(colour, message=r.message)
     assert r2.response_type == 7, r2.text

@@ -14,19 +14,17 @@ import discord
 
 from cogs.i18n import Locale, _
 from cogs.uno._components import (
-    CardButton,
     ColorButton,
     DrawnButton,
-    KeepButton,
     KeepSelect,
     LapButton,
     OpeningColorButton,
     PageButton,
     TableButton,
-    TowerButton,
     view_of,
 )
 from cogs.uno._emojis import card_emoji
+from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
 from cogs.uno.show.table import uno_button
 from cogs.uno.show.words import (
     COLOR_EMOJI,
