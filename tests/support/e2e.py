@@ -105,3 +105,13 @@ async def grab(member: Member, towers: str, *, message: Message | None = None
     """Click the button that grabs ``towers`` (``"N"``, or a pair such as ``"UO"``)."""
     return await member.click(custom_id=_button_id(member, "tb", towers, message),
                               message=message)
+
+
+async def panel_shows(ch: Channel, panel: Message, text: str, timeout: float = 5.0) -> None:  # noqa: ASYNC109
+    """Wait until the bot has edited ``panel`` (a hand panel in ``ch``) to show ``text``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while text not in panel.text():
+        remaining = deadline - loop.time()
+        assert remaining > 0, f"the panel never showed {text!r}: {panel.text()!r}"
+        await ch.server.wait_change(min(remaining, 0.5))
