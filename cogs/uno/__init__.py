@@ -8,6 +8,7 @@ from cogs.uno._cog import UnoCog
 from cogs.uno._components import FAMILIES, RetiredComponent
 from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
 from cogs.uno._movelog import LogCog
+from cogs.uno._panel_items import PANEL_FAMILIES
 from cogs.uno._reply import in_flight, limit_lag
 from cogs.uno._rules import RulesCog, RulesPage
 from cogs.uno._settings import SettingsCog
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 async def setup(bot: UnoBot) -> None:
     limit_lag(bot.config.max_lag_ms / 1000)
     bot.in_flight = in_flight
-    families = (*FAMILIES, RulesPage, LeaderboardPage)
+    families = (*FAMILIES, *PANEL_FAMILIES, RulesPage, LeaderboardPage)
     RetiredComponent.leave_to(families)  # one family, not two, runs for each click
     bot.add_dynamic_items(*families)
     uno = UnoCog(bot)

@@ -79,6 +79,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                     cpu_delay=bot.config.cpu_delay)
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.plays = Plays(self.service, self.pictures)
+        self.service.followers.append(self.plays.panels.changed)
         self.outbox.on_lost = self.service.channel_lost
         self.outbox.on_table = self.service.table_posted
         if bot.config.art_cache:
@@ -129,6 +130,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @tasks.loop(seconds=60)
     async def sweeper(self) -> None:
         try:
+            self.plays.panels.sweep(self.service.sessions)
             await self.service.sweep_idle()
         except Exception:
             log.exception("The idle sweep failed")

@@ -11,18 +11,21 @@ LobbyButton            ``uno:l:<action>:<gid>``   join, leave, cpu, nocpu, start
                        the start)
 TableButton            ``uno:t:<action>:<gid>[:<serial>]``   hand, draw, uno, catch,
                        accept, challenge (the serial ties a click to the table it was on)
-PlaySelect             ``uno:p:<gid>:<serial>:<page>``   values ``R7`` or ``R7|u``
+PlaySelect             ``uno:p:<gid>:<serial>:<page>``   values ``R7`` or ``R7|u`` (the
+                       hand menu before the live panel: old menus keep working)
 PageButton             ``uno:pg:<gid>:<serial>:<page>``
 DrawnButton            ``uno:<d|dp|dk|dpu>:<gid>:<serial>``   draw; play/keep the drawn card
 ColorButton            ``uno:c:<gid>:<serial>:<card>:<u>:<color>[:<towers>]``
 TowerSelect            ``uno:tw:<gid>:<serial>:<card>:<u>:<color>``   values ``U`` ``N``...
-KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u``
+KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u`` (a hand of
+                       more than eight different cards)
 OpeningColorButton     ``uno:oc:<gid>:<serial>:<color>``
 LapButton              ``uno:lap:<gid>:<serial>:<keep|pass>[:<color>]``   Victory Lap: keep
                        or pass the hand in front of you (a colour if none was named yet)
 =====================  ==========================================================
 
-(The leaderboard's and the rules' pages live with their cogs.) ``serial`` counts the game's
+(The leaderboard's and the rules' pages live with their cogs; the hand panel's cards,
+towers and kept card in ``_panel_items``.) ``serial`` counts the game's
 turn moves: a menu from before the last move is stale. Anything that does not match a
 template, or a select value that is not what the menu offered, is refused politely.
 
@@ -41,7 +44,7 @@ import discord
 
 from cogs.i18n import _
 from cogs.uno._reply import Reply, answer
-from cogs.uno.table.contracts import Actor, Refusal, StaleComponent
+from cogs.uno.table.contracts import Actor, Refusal, Stale, StaleComponent
 from cogs.uno.table.session import Session
 from engine import (
     Accept,
@@ -76,7 +79,10 @@ class GameClicks(Protocol):
     """What a click in a game asks for (``cogs.uno._plays.Plays``)."""
 
     async def show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
-                        gid: str | None = None, page: int = 0) -> None: ...
+                        gid: str | None = None, page: int = 0,
+                        notes: list[str] | None = None) -> None: ...
+    async def refresh(self, reply: Reply, channel_id: int | None, actor: Actor,
+                      note: str) -> None: ...
     async def show_page(self, reply: Reply, channel_id: int | None, actor: Actor, gid: str,
                         serial: int, page: int) -> None: ...
     async def move(self, reply: Reply, actor: Actor, channel_id: int | None, make: Make, *,
@@ -177,8 +183,22 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
                 return
             message = interaction.message
             in_menu = bool(message is not None and message.flags.ephemeral)
-            await answer(interaction, lambda reply: self.act(reply, interaction, cog),
-                         edit=in_menu or self.edits)
+
+            async def work(reply: Reply) -> None:
+                try:
+                    await self.act(reply, interaction, cog)
+                except (Refusal, StaleComponent) as exc:
+                    if not in_menu or reply.attempted:
+                        raise
+                    # a click in a hand panel: the panel itself says why, no new message
+                    locale = interaction.locale
+                    note = (_("That button was out of date: here is your hand as it is now.",
+                              locale) if isinstance(exc, StaleComponent | Stale)
+                            else exc.text(locale))
+                    await cog.plays.refresh(reply, interaction.channel_id,
+                                            cog.actor(interaction), note)
+
+            await answer(interaction, work, edit=in_menu or self.edits)
         finally:
             unlink_view(self)
 
@@ -207,7 +227,7 @@ def _families() -> list[type[UnoItem]]:
     return out
 
 
-def _button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None,
+def button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None,
             row: int | None, disabled: bool) -> discord.ui.Button[Any]:
     return discord.ui.Button(label=label or None, custom_id=custom_id, style=style,
                              emoji=emoji, row=row, disabled=disabled)
@@ -223,7 +243,7 @@ class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|sta
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  emoji: str | None = None, row: int | None = None) -> None:
         self.action, self.gid = action, gid
-        super().__init__(_button(f"uno:l:{action}:{gid}", label, style, emoji, row, False))
+        super().__init__(button(f"uno:l:{action}:{gid}", label, style, emoji, row, False))
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
@@ -244,7 +264,7 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
                  emoji: str | None = None, row: int | None = None) -> None:
         self.action, self.gid, self.serial = action, gid, serial
         tail = "" if serial is None else f":{serial}"
-        super().__init__(_button(f"uno:t:{action}:{gid}{tail}", label, style, emoji, row,
+        super().__init__(button(f"uno:t:{action}:{gid}{tail}", label, style, emoji, row,
                                  False))
 
     @classmethod
@@ -307,7 +327,7 @@ class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"
     def __init__(self, gid: str, serial: int, page: int, label: str = "", *,
                  row: int | None = None) -> None:
         self.gid, self.serial, self.page = gid, serial, page
-        super().__init__(_button(f"uno:pg:{gid}:{serial}:{page}", label,
+        super().__init__(button(f"uno:pg:{gid}:{serial}:{page}", label,
                                  discord.ButtonStyle.secondary, None, row, False))
 
     @classmethod
@@ -331,7 +351,7 @@ class DrawnButton(UnoItem, template=rf"uno:(?P<action>d|dp|dk|dpu):{GID}:{SERIAL
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
                  row: int | None = None) -> None:
         self.action, self.gid, self.serial = action, gid, serial
-        super().__init__(_button(f"uno:{action}:{gid}:{serial}", label, style, None, row,
+        super().__init__(button(f"uno:{action}:{gid}:{serial}", label, style, None, row,
                                  False))
 
     @classmethod
@@ -364,7 +384,7 @@ class ColorButton(UnoItem, template=rf"uno:c:{GID}:{SERIAL}:{CARD}:(?P<uno>[01])
         self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
         self.color, self.towers = color, towers
         tail = f":{towers}" if towers else ""
-        super().__init__(_button(f"uno:c:{gid}:{serial}:{card}:{int(uno)}:{color}{tail}",
+        super().__init__(button(f"uno:c:{gid}:{serial}:{card}:{int(uno)}:{color}{tail}",
                                  label, discord.ButtonStyle.secondary, emoji, None, False))
 
     @classmethod
@@ -438,7 +458,7 @@ class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
     def __init__(self, gid: str, serial: int, color: str, label: str = "",
                  emoji: str | None = None) -> None:
         self.gid, self.serial, self.color = gid, serial, color
-        super().__init__(_button(f"uno:oc:{gid}:{serial}:{color}", label,
+        super().__init__(button(f"uno:oc:{gid}:{serial}:{color}", label,
                                  discord.ButtonStyle.secondary, emoji, None, False))
 
     @classmethod
@@ -468,7 +488,7 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
                  emoji: str | None = None, row: int | None = None) -> None:
         self.gid, self.serial, self.action, self.color = gid, serial, action, color
         tail = f":{color}" if color else ""
-        super().__init__(_button(f"uno:lap:{gid}:{serial}:{action}{tail}", label, style,
+        super().__init__(button(f"uno:lap:{gid}:{serial}:{action}{tail}", label, style,
                                  emoji, row, False))
 
     @classmethod
@@ -509,7 +529,7 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 
     def __init__(self, rest: str) -> None:
         self.rest = rest
-        super().__init__(_button(f"uno:{rest}", "", discord.ButtonStyle.secondary, None, None,
+        super().__init__(button(f"uno:{rest}", "", discord.ButtonStyle.secondary, None, None,
                                  True))
 
     @classmethod
@@ -521,6 +541,7 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 FAMILIES: tuple[type[UnoItem], ...] = (
     LobbyButton, TableButton, PlaySelect, PageButton, DrawnButton, ColorButton, TowerSelect,
     KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
+"""The families of this module (``_panel_items.PANEL_FAMILIES`` has the hand panel's)."""
 
 
 V = TypeVar("V", discord.ui.View, discord.ui.LayoutView)

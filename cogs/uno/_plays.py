@@ -10,12 +10,15 @@ the same change, which then changes nothing. The hand menus themselves are built
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import discord
 
-from cogs.i18n import _
+from cogs.i18n import Locale, _
+from cogs.uno._components import TableButton, view_of
+from cogs.uno._panels import Panels
 from cogs.uno._pictures import HandPictures, picture_name
 from cogs.uno._reply import Reply
 from cogs.uno.show.hand import (
@@ -25,6 +28,7 @@ from cogs.uno.show.hand import (
     lap_note,
     match_cards,
     move_notes,
+    panel_key,
     shown_cards,
 )
 from cogs.uno.table.contracts import (
@@ -86,9 +90,20 @@ def parse_card(code: str) -> Card:
 class Asked(Refusal):
     """A card that still needs a choice: answered with the question, nothing changed."""
 
-    def __init__(self, menu: Menu) -> None:
+    def __init__(self, menu: Menu, key: Hashable, number: int) -> None:
         super().__init__("…")
         self.menu = menu
+        self.key, self.number = key, number
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The mover's answer, built under the game's lock: what it shows and, when it is
+    their hand, the panel's key and content number (``Panels``)."""
+
+    menu: Menu
+    key: Hashable | None = None
+    number: int = 0
 
 
 class Plays:
@@ -97,14 +112,47 @@ class Plays:
     def __init__(self, service: TableService, pictures: HandPictures) -> None:
         self.service = service
         self.pictures = pictures
+        self.panels = Panels(self._panel_key, self._panel, scale=service.scale)
+
+    # ------------------------------------------------------------------ live panels
+    @staticmethod
+    def _panel_key(session: Session, pid: str) -> Hashable:
+        game = session.game
+        return None if game is None else panel_key(session, game, pid)
+
+    def _panel(self, session: Session, pid: str, locale: Locale, closing: bool) -> Menu:
+        """``pid``'s panel as the game is now (``closing``: its token ends soon)."""
+        game = session.game
+        if closing:
+            return (_("This panel has stopped following the game: press Reopen to see your "
+                      "hand now and keep it up to date.", locale),
+                    view_of(TableButton("hand", session.game_id, None, _("Reopen", locale),
+                                        style=discord.ButtonStyle.primary)))
+        if game is None or pid not in game.players:
+            return _("The game is over.", locale), None
+        return self._hand_of(session, game, pid, locale)
+
+    def _shown(self, reply: Reply, session: Session, actor: Actor, answer: Answer) -> None:
+        """The answer showed the mover's hand: that message is their live panel."""
+        if answer.key is None:
+            return
+        message_id = reply.shown.message_id if reply.shown is not None else None
+        self.panels.shown(session, actor.id, actor.locale, reply.interaction, message_id,
+                          answer.key, answer.number)
+
+    def _answer(self, session: Session, game: Game, actor: Actor, menu: Menu) -> Answer:
+        """The mover's hand as an answer (under the game's lock)."""
+        key = panel_key(session, game, actor.id)
+        self.panels.expect(session, actor.id, key)
+        return Answer(menu, key, self.panels.stamp())
 
     # ------------------------------------------------------------------ the hand
-    def _hand(self, session: Session, game: Game, actor: Actor, *, page: int = 0,
-              notes: list[str] | None = None) -> Menu:
-        unseen = self.service.take_unseen(session, actor.id)
-        extra = move_notes(session, actor.id, [], actor.locale, unseen) if unseen else []
-        extra = self._lap_notes(session, actor) + extra
-        return hand_menu(session, game, actor.id, actor.locale, page, [*extra, *(notes or [])])
+    def _hand_of(self, session: Session, game: Game, pid: str, locale: Locale, *,
+                 page: int = 0, notes: list[str] | None = None) -> Menu:
+        unseen = self.service.take_unseen(session, pid)
+        extra = move_notes(session, pid, [], locale, unseen) if unseen else []
+        extra = self._lap_notes(session, pid, locale) + extra
+        return hand_menu(session, game, pid, locale, page, [*extra, *(notes or [])])
 
     @contextlib.asynccontextmanager
     async def _as_saved(self, session: Session) -> AsyncIterator[Game]:
@@ -117,17 +165,23 @@ class Plays:
             yield game
 
     async def show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
-                        gid: str | None = None, page: int = 0) -> None:
+                        gid: str | None = None, page: int = 0,
+                        notes: list[str] | None = None) -> None:
+        """The player's hand: their live panel (in the message clicked when the click came
+        from a panel, else in a new message that becomes it)."""
         session, _game = self.service.game(channel_id, actor, gid)
         await self.service.check_pause(channel_id, actor)
         async with self._as_saved(session) as game:
-            menu = self._hand(session, game, actor, page=page)
+            answer = self._answer(session, game, actor, self._hand_of(
+                session, game, actor.id, actor.locale, page=page, notes=notes))
             cards, playable = shown_cards(game, actor.id)
         image = self.pictures.ready(cards, playable, actor.id)
         if image is not None:  # drawn already: it goes with the answer, no edit after it
-            await reply.menu(menu, image=image, image_name=picture_name(cards))
+            await reply.menu(answer.menu, image=image, image_name=picture_name(cards))
+            self._shown(reply, session, actor, answer)
             return
-        await reply.menu(menu)
+        await reply.menu(answer.menu)
+        self._shown(reply, session, actor, answer)
         # The picture follows the answer: drawing it never delays the acknowledgement.
         self.pictures.follow(reply, cards, playable, actor.id)
 
@@ -142,38 +196,64 @@ class Plays:
     async def move(self, reply: Reply, actor: Actor, channel_id: int | None, make: Make, *,
                    gid: str | None = None, serial: int | None = None) -> None:
         """A move through the pipeline, answered with the mover's hand as the move left it
-        (read under the same lock: one lock take for the whole click)."""
+        (read under the same lock: one lock take for the whole click). A click on the
+        public table by a player whose panel is live is acknowledged without a message:
+        the answer goes to their panel."""
         try:
             moved = await self.service.move(channel_id, actor, make, gid=gid, serial=serial,
                                             then=lambda m: self._after_move(m, actor))
         except Asked as asked:
             await reply.menu(asked.menu)
+            self._shown(reply, self.service.session(channel_id), actor,
+                        Answer(asked.menu, asked.key, asked.number))
+            return
+        answer = moved.shown
+        if not isinstance(answer, Answer):
+            await reply.menu((_("Done.", actor.locale), None))
+            return
+        panel = self.panels.live(channel_id, actor.id)
+        if (panel is not None and answer.key is not None and not reply.edit
+                and reply.interaction.type is discord.InteractionType.component
+                and await reply.quiet()):
+            self.panels.push(panel, answer.menu, answer.key, answer.number)
             return
         # Text only: a picture with every move costs more than it gives (bench/README.md,
         # "Hand pictures"); My hand shows one.
-        await reply.menu(moved.shown or (_("Done.", actor.locale), None))
+        await reply.menu(answer.menu)
+        self._shown(reply, moved.session, actor, answer)
 
-    def _after_move(self, moved: Moved, actor: Actor) -> Menu:
+    async def refresh(self, reply: Reply, channel_id: int | None, actor: Actor,
+                      note: str) -> None:
+        """A click in a panel that was refused or out of date: the panel shows the hand as
+        it is now, the reason on top (no new message)."""
+        try:
+            await self.show_hand(reply, channel_id, actor, notes=[note])
+        except Refusal as refusal:
+            await reply.menu((f"{note}\n{refusal.text(actor.locale)}", None))
+
+    def _after_move(self, moved: Moved, actor: Actor) -> Answer:
         # The game as it is now (a later hand of a match may have replaced the move's game).
         session = moved.session
         game = session.game if self.service.is_live(session) and session.game else moved.game
         unseen = self.service.take_unseen(session, actor.id)
         notes = move_notes(session, actor.id, moved.events, actor.locale, unseen)
-        notes = self._lap_notes(session, actor) + notes
+        notes = self._lap_notes(session, actor.id, actor.locale) + notes
         if game.is_over:
-            return "\n".join(notes) or _("The game is over.", actor.locale), None
+            return self._answer(session, game, actor, (
+                "\n".join(notes) or _("The game is over.", actor.locale), None))
         if not notes and isinstance(moved.move, CallUno):
             notes = [_("You called UNO!", actor.locale)]
         if not notes and isinstance(moved.move, Catch):
             notes = [_("Caught!", actor.locale)]
         if actor.id not in game.players:
-            return "\n".join(notes) or _("Done.", actor.locale), None
-        return hand_menu(session, game, actor.id, actor.locale, 0, notes)
+            return Answer(("\n".join(notes) or _("Done.", actor.locale), None))
+        return self._answer(session, game, actor,
+                            hand_menu(session, game, actor.id, actor.locale, 0, notes))
 
-    def _lap_notes(self, session: Session, actor: Actor) -> list[str]:
+    def _lap_notes(self, session: Session, pid: str, locale: Locale) -> list[str]:
         """"Your hand changed": once, for a player whose hand a Victory Lap replaced."""
-        step = self.service.take_lap_change(session, actor.id)
-        return [] if step is None else [lap_note(step, actor.locale)]
+        step = self.service.take_lap_change(session, pid)
+        return [] if step is None else [lap_note(step, locale)]
 
     async def play(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str | None,
                    serial: int | None, card: Card, uno: bool, color: Color | None,
@@ -187,7 +267,7 @@ class Plays:
             except EngineError as exc:
                 raise EngineRefusal(exc) from None
             if step is not None:
-                raise Asked(step)
+                raise Asked(step, panel_key(session, game, pid), self.panels.stamp())
             return Play(pid, card, color, towers or (), uno)
 
         await self.move(reply, actor, channel_id, make, gid=gid, serial=serial)

@@ -151,6 +151,20 @@ def _writes_of(message_id: int) -> _Writes:
     return writes
 
 
+@contextlib.asynccontextmanager
+async def writing(message_id: int | None) -> AsyncIterator[None]:
+    """Hold ``message_id``'s write lock for an edit that is not a Reply's (a hand panel's,
+    through its token): the edit waits for one in flight and counts as a new version of
+    the message (a picture drawn for what it showed before is not added any more)."""
+    if message_id is None:
+        yield
+        return
+    writes = _writes_of(message_id)
+    async with writes.lock:
+        writes.edits += 1
+        yield
+
+
 class Shown:
     """What a Reply wrote: a message, as of one of its writes (its post, or an edit)."""
 
@@ -227,6 +241,21 @@ class Reply:
                     text[:2000], ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
                 return
         await self.send(text, edit=False, public=False)
+
+    async def quiet(self) -> bool:
+        """Acknowledge a click without a message or a change to the message clicked (its
+        answer shows elsewhere: the player's panel). False when that is no longer possible
+        (the click was already acknowledged otherwise): answer as usual then."""
+        if self._deferred is not None or self.attempted or self.expired:
+            return False
+        self._timer.cancel()
+        self.attempted = True
+        try:
+            await self.interaction.response.defer()
+        except discord.HTTPException as exc:
+            self.expired = self.expired or exc.code in EXPIRED
+            log.warning("Acknowledging interaction %s failed: %s", self.interaction.id, exc)
+        return True
 
     async def menu(self, menu: tuple[str, discord.ui.View | None], *,
                    image: bytes | None = None, image_name: str = "hand.png") -> int | None:

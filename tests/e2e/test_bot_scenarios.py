@@ -11,7 +11,7 @@ from cogs.uno.table.session import Session
 from data import Database, SavedGame
 from engine import Tower
 from loopback.fixtures import LoopbackTest
-from support.e2e import FAST_ENV, db_of, saved_game
+from support.e2e import FAST_ENV, db_of, grab, play_card, saved_game
 from support.games import install, saved_state, scenario_session
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -30,13 +30,13 @@ async def test_wild_asks_for_colour_then_plays(loopback: LoopbackTest,
     await loopback.bot.restart()
     await loopback.channel.wait_for(lambda m: "goes on" in m.text(), timeout=10)
     await alice.click("My hand")
-    await alice.select("WG")
+    await play_card(alice, "WG")
     assert "colour" in alice.latest_ephemeral().text()
     await alice.click("Blue")
     assert "tower" in alice.latest_ephemeral().text()
     assert (saved_game(loopback) or {})[
         "game"]["discard"] == ["Y9"], "nothing is played before the choice is complete"
-    await alice.select("Tower N")
+    await grab(alice, "N")
     state = saved_state(db, loopback.channel)
     assert state is not None
     assert state["game"]["color"] == "B"

@@ -1,7 +1,7 @@
 """End to end through the loopback Discord: card faces as application emojis (issue 11).
 
 At start-up the bot uploads one emoji per distinct card of every edition (only the missing
-ones: a restart uploads nothing), and the hand menu's select options and hand text carry
+ones: a restart uploads nothing), and the hand panel's card buttons and hand text carry
 them. With uploads refused the bot starts and plays as before, cards shown as text.
 """
 
@@ -63,9 +63,10 @@ async def play_table(discord_: LoopbackDiscord, bot: BotProcess, ch: Channel,
 
 
 def play_options(menu: Message) -> list[dict[str, Any]]:
-    selects = [s for s in menu.selects() if s.get("placeholder") == "Play a card…"]
-    assert selects, menu.selects()
-    options: list[dict[str, Any]] = selects[0]["options"]
+    """The panel's playable card buttons, each with its card code as ``value``."""
+    options = [{**b, "value": str(b["custom_id"]).split(":")[4]} for b in menu.buttons()
+               if str(b.get("custom_id", "")).startswith("uno:pc:") and not b.get("disabled")]
+    assert options, menu.buttons()
     return options
 
 

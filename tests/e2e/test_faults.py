@@ -24,7 +24,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Identity, Message
 from loopback.users import Member
 from support.driver import turn_of
-from support.e2e import FAST_ENV, db_of
+from support.e2e import FAST_ENV, db_of, play_card
 from support.games import install, saved_state, scenario_session
 
 SCALE = 0.3
@@ -173,7 +173,7 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
 
     channel.set_bot_permissions(send_messages=False)
     await alice.click("My hand")
-    r = await alice.select("R3")
+    r = await play_card(alice, "R3")
     assert r.response_type == 7 and "**Your hand** (2 cards)" in r.text, r.text
     paused = await poll(lambda: (s := saved_state(db, channel)) and s["paused"] and s, 10,
                         "the game pauses after the 403")
@@ -357,7 +357,7 @@ async def test_shutdown_flushes_the_winning_announcement(
     await table_for(channel, alice)
     await alice.click("My hand")
     mark = channel.mark()
-    r = await alice.select("R3")
+    r = await play_card(alice, "R3")
     code = await loopback.bot.stop()
     assert r.response_type == 7, r
     assert code == 0, loopback.bot.log_tail()

@@ -21,7 +21,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, db_of
+from support.e2e import FAST_ENV, card_buttons, db_of, grab, play_card
 from support.games import install, saved_state, scenario_session
 from support.tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
 
@@ -72,9 +72,12 @@ async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess) ->
 
 
 def options(msg: Message) -> list[str]:
-    sels = [s for s in msg.selects() if s.get("type") == 3]
-    assert len(sels) == 1, msg
-    return [o["value"] for o in sels[0]["options"]]
+    """What the hand panel offers to play (``R7|u``: play it and call UNO)."""
+    return card_buttons(msg)
+
+
+def live_buttons(msg: Message) -> list[str]:
+    return [str(b.get("label")) for b in msg.buttons() if not b.get("disabled")]
 
 
 # ------------------------------------------------------------------ number cards
@@ -93,19 +96,19 @@ async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
     assert r.ephemeral and r.message is not None
     assert "**Your hand** (3 cards): 🟥 3 `R3`, 🟦 4 `B4`, 🟩 5 `G5`" in r.text
     assert not bob.can_see("`B4`")
-    assert options(r.message) == ["R3"]
-    assert r.message.selects()[0]["options"][0]["label"] == "🟥 3 (R3)"
+    assert card_buttons(r.message) == ["R3"]
+    assert card_buttons(r.message, enabled=False) == ["R3", "B4", "G5"]
     mark = ch.mark()
-    await alice.select("🟥 3 (R3)", message=r.message)
+    await play_card(alice, "R3", message=r.message)
     s = state(ch)
     assert s["discard"][-1] == "R3" and hand(s, alice) == ["B4", "G5"]
     assert s["turn"] == pid(bob)
     msg = await said(ch, "alice plays 🟥 3.", mark)
     assert f"<@{bob.id}>, it's your turn." in msg.text()
     assert "**bob's turn.**" in msg.text() and msg.buttons()
-    # the private menu now shows the hand as it is after the play (no play select: not
-    # alice's turn any more)
-    assert r.message.selects() == [] and "**Your hand** (2 cards)" in r.message.text()
+    # the panel now shows the hand as it is after the play (no card to play: not alice's
+    # turn any more)
+    assert card_buttons(r.message) == [] and "**Your hand** (2 cards)" in r.message.text()
 
 
 @scenario
@@ -170,18 +173,27 @@ async def test_stale_hand_menu_is_refused(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     old = (await alice.click("My hand")).message
     assert old is not None and options(old) == ["R3", "R4"]
+    # the bot can't edit that panel any more (as when its token ran out): the new panel
+    # the next answer opens can't tell it that it moved, and it keeps its old buttons
+    # (a JSON edit: the hand's picture, added to the panel by a multipart edit, goes in)
+    loopback.discord.fail_next(
+        "PATCH",
+        lambda req: "/webhooks/" in req.path and req.raw.content_type == "application/json",
+        404, code=10015, count=1)
     await alice.slash("uno play", card="R3")
     await bob.slash("uno play", card="R5")
     before = state(ch)
-    assert before["turn"] == pid(alice)
-    r = await alice.select("R4", message=old)
-    refused(r, "This menu is out of date: press My hand for a fresh one.")
-    r = await alice.click("Draw", message=old)
-    refused(r, "This menu is out of date")
-    assert state(ch) == before
-    fresh = (await alice.click("My hand")).message
-    assert fresh is not None
-    await alice.select("R4", message=fresh)
+    assert before["turn"] == pid(alice) and options(old) == ["R3", "R4"]
+    messages = len(alice.ephemerals())
+    # a click on the out-of-date panel: nothing changes, and the panel itself shows the
+    # hand as it is now with the reason on top (no new message)
+    r = await play_card(alice, "R4", message=old)
+    assert r.response_type == 7 and r.message is old
+    assert old.text().startswith("That button was out of date: here is your hand as it is "
+                                 "now.") and "**Your hand** (2 cards)" in old.text()
+    assert state(ch) == before and len(alice.ephemerals()) == messages
+    assert options(old) == ["R4", "R4|u"]
+    await play_card(alice, "R4", message=old)
     assert (state(ch))["discard"][-1] == "R4"
 
 
@@ -247,7 +259,7 @@ async def test_unplayable_drawn_card_ends_the_turn(loopback: LoopbackTest,
     mark = ch.mark()
     r = await alice.slash("uno draw")
     assert r.ephemeral and "You drew 🟦 1 `B1`." in r.text
-    assert r.message is not None and r.message.buttons() == []
+    assert r.message is not None and live_buttons(r.message) == []
     s = state(ch)
     assert hand(s, alice) == ["B4", "G5", "B1"] and s["turn"] == pid(bob)
     msg = await said(ch, "alice draws a card.", mark)
@@ -270,14 +282,16 @@ async def test_grab_two_towers_asks_for_two(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     r = await alice.click("My hand")
     assert r.message is not None
-    await alice.select("RG", message=r.message)
+    await play_card(alice, "RG", message=r.message)
     assert "pick 2 towers to grab" in r.message.text()
-    sel = r.message.selects()[0]
-    assert sel["min_values"] == 2 and sel["max_values"] == 2
-    assert [o["value"] for o in sel["options"]] == ["U", "N", "O", "!"]
+    # both towers in one click: one button a pair, where each tower is now
+    pairs = [str(b["custom_id"]).rsplit(":", 1)[1] for b in r.message.buttons()
+             if str(b.get("custom_id", "")).startswith("uno:tb:")]
+    assert pairs == ["UN", "UO", "U!", "NO", "N!", "O!"]
+    assert "U (from bob) + O (from the tray)" in r.message.button_labels()
     assert (state(ch))["discard"][-1] == "R9"
     mark = ch.mark()
-    await alice.select("Tower U", "Tower O", message=r.message)
+    await grab(alice, "UO", message=r.message)
     s = state(ch)
     assert s["towers"] == {"U": pid(alice), "N": None, "O": pid(alice), "!": None}
     assert s["discard"][-1] == "RG" and s["turn"] == pid(bob)
@@ -379,9 +393,9 @@ def wd4_blocked(ch: Channel) -> Session:
 async def _play_wd4(ch: Channel, alice: Member) -> None:
     r = await alice.click("My hand")
     assert r.message is not None
-    await alice.select("W+4", message=r.message)
+    await play_card(alice, "W+4", message=r.message)
     assert "pick the colour" in r.message.text()
-    assert r.message.button_labels() == ["Red", "Blue", "Green", "Yellow"]
+    assert r.message.button_labels() == ["Red", "Blue", "Green", "Yellow", "Back"]
     await alice.click("Red", message=r.message)
 
 
@@ -485,9 +499,10 @@ async def test_play_and_call_uno_option(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     r = await alice.click("My hand")
     assert r.message is not None
-    assert options(r.message) == ["R3", "R3|u", "R4", "R4|u"]
+    assert options(r.message) == ["R3", "R4", "R3|u", "R4|u"]
+    assert "🟥 3 and call UNO!" in r.message.button_labels()
     mark = ch.mark()
-    await alice.select("🟥 3 (R3) and call UNO!", message=r.message)
+    await play_card(alice, "R3", uno=True, message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)
     s = state(ch)
     assert hand(s, alice) == ["R4"] and pid(alice) in s["called"]
@@ -503,7 +518,7 @@ async def test_forgot_uno_and_caught(loopback: LoopbackTest,
     played = ch.mark()
     r = await alice.slash("uno play", card="R3")
     # the mover is reminded with an UNO! button of their own
-    assert r.message is not None and r.message.button_labels() == ["UNO!"]
+    assert r.message is not None and live_buttons(r.message) == ["UNO!"]
     # a Catch acts on the table its user saw: the one that shows the play
     await said(ch, "alice plays 🟥 3.", played)
     refused(await alice.click("Catch", message=table_message(ch)), "Nobody can be caught")
@@ -555,14 +570,15 @@ async def _instant_keep(ch: Channel, alice: Member) -> InteractionResult:
     r = await alice.click("My hand")
     assert r.message is not None
     mark = ch.mark()
-    await alice.select("R4!", message=r.message)
+    await play_card(alice, "R4!", message=r.message)
     assert "Choose the one card to keep" in r.message.text()
-    assert options(r.message) == ["B3", "B3|u", "G5", "G5|u", "Y6", "Y6|u"]
+    assert [str(b["custom_id"]).split(":", 4)[4] for b in r.message.buttons()] == [
+        "B3", "B3:u", "G5", "G5:u", "Y6", "Y6:u"]
     await said(ch, "grabs the ! tower from the tray.", mark)
     s = state(ch)
     assert s["pending"] == "keep" and all(h == pid(alice) for h in s["towers"].values())
     mark = ch.mark()
-    await alice.select("🟩 5 (G5)", message=r.message)
+    await alice.click("Keep 🟩 5", message=r.message)
     assert "You kept 🟩 5. Don't forget to call UNO!" in r.message.text()
     msg = await said(ch, "instant UNO!** 2 cards go to the discard pile.", mark)
     assert "The towers go back to the tray." in msg.text()
@@ -592,12 +608,12 @@ async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     r = await alice.click("My hand")
     assert r.message is not None
-    await alice.select("R4!", message=r.message)
+    await play_card(alice, "R4!", message=r.message)
     before = state(ch)
     refused(await alice.slash("uno keep", card="G⁵"), "'G⁵' is not a card: pick")
     assert state(ch) == before
     mark = ch.mark()
-    await alice.select("G5|u", message=r.message)
+    await alice.click("Keep 🟩 5 and call UNO!", message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)
     refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
     s = state(ch)
@@ -733,25 +749,27 @@ def paging(ch: Channel) -> Session:
                             discard="G9 R9", draw="Y2 Y3", turn=a, options=OPTS)
 
 
-async def test_hand_with_more_than_25_options_pages(loopback: LoopbackTest,
-                                                    tables: dict[str, Channel]) -> None:
+async def test_hand_with_more_than_20_cards_pages(loopback: LoopbackTest,
+                                                  tables: dict[str, Channel]) -> None:
     ch = tables["paging"]
     alice, _b, _c = abc(ch)
     r = await alice.click("My hand")
     assert r.message is not None and "(31 cards)" in r.text
-    first = options(r.message)
-    assert len(first) == 25
+    first = card_buttons(r.message, enabled=False)
+    assert len(first) == 20  # four rows of five cards, the fifth row for Draw and More
     assert "More cards (2/2)" in r.message.button_labels()
     await alice.click("More cards (2/2)", message=r.message)
-    second = options(r.message)
-    assert sorted(first + second) == sorted(PLAYABLE.split())
+    second = card_buttons(r.message, enabled=False)
+    assert sorted(first + second) == sorted([*PLAYABLE.split(), "B1", "B2", "B3", "B4"])
+    assert sorted(options(r.message) + [c for c in first if c in PLAYABLE.split()]) == \
+        sorted(PLAYABLE.split())
     assert "More cards (1/2)" in r.message.button_labels()
-    card = second[-1]
-    await alice.select(card, message=r.message)
+    card = options(r.message)[-1]
+    await play_card(alice, card, message=r.message)
     if "pick the colour" in r.message.text():
         await alice.click("Green", message=r.message)
     if "to grab" in r.message.text():
-        await alice.select("Tower U", message=r.message)
+        await grab(alice, "U", message=r.message)
     s = state(ch)
     assert s["discard"][-1] == card and card not in hand(s, alice)
 

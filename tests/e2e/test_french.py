@@ -21,7 +21,7 @@ from cogs.i18n import LOCALE_DIR
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV
+from support.e2e import FAST_ENV, card_buttons, play_card
 
 LOBBY_FR = ["Rejoindre", "Quitter", "Ajouter un joueur ordinateur", "Commencer", "Annuler",
             "Retirer un joueur ordinateur"]
@@ -99,13 +99,12 @@ async def answer_what_the_card_needs(alice: Member, played: InteractionResult,
             return
         colours = [b for b in menu.buttons() if b.get("label") in ("Rouge", "Bleu", "Vert",
                                                                    "Jaune")]
-        towers = [s for s in menu.selects() if s.get("placeholder") == "Tours à prendre…"]
+        towers = [str(b["custom_id"]) for b in menu.buttons()
+                  if str(b.get("custom_id", "")).startswith("uno:tb:")]
         if colours:
             played = await alice.click(str(colours[0]["label"]), message=menu)
         elif towers:
-            need = int(towers[0].get("min_values") or 1)
-            values = [str(o["value"]) for o in towers[0]["options"]][:need]
-            played = await alice.select(*values, message=menu)
+            played = await alice.click(custom_id=towers[0], message=menu)
         else:
             return
         results.append(played)
@@ -119,11 +118,9 @@ async def play_a_turn(alice: Member, table: Message) -> list[InteractionResult]:
         results.append(r)
         assert r.ephemeral and r.message is not None
         menu = r.message
-        picks = [s for s in menu.selects() if s.get("type") == 3
-                 and s.get("placeholder") == "Jouer une carte…"]
+        picks = card_buttons(menu)
         if picks:
-            card = picks[0]["options"][0]["value"]
-            played = await alice.select(card, message=menu)
+            played = await play_card(alice, picks[0], message=menu)
             results.append(played)
             await answer_what_the_card_needs(alice, played, results)
             return results

@@ -21,7 +21,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.users import Member
 from support.driver import turn_of
-from support.e2e import FAST_ENV, db_of
+from support.e2e import FAST_ENV, db_of, play_card
 from support.games import install, saved_state
 from support.tables import abc, pair
 
@@ -67,7 +67,7 @@ async def test_kill_mid_turn_closes_the_table_posted_before(
     await ch.wait_for(lambda m: "goes on" in m.text(), timeout=10)
     await table_for(ch, alice)
     await alice.click("My hand")
-    r = await alice.select("R3")
+    r = await play_card(alice, "R3")
     assert r.response_type == 7, r.text
     before = await table_for(ch, bob)
     await one_live_table(ch, before)  # the table before it is closed
@@ -93,7 +93,7 @@ async def test_kill_mid_turn_closes_the_table_posted_before(
     # the game goes on from the new table
     mark = ch.mark()
     await bob.click("My hand")
-    r = await bob.select("R6")
+    r = await play_card(bob, "R6")
     assert r.response_type == 7, r.text
     await table_for(ch, alice, after=mark)
     state = saved_state(db, ch)
@@ -153,7 +153,7 @@ async def test_restart_in_a_channel_without_attach_files(
         assert refused and {r.detail for r in refused} == {"attach_files"}, refused
         mark = ch.mark()
         await player.click("My hand")
-        r = await player.select(card)
+        r = await play_card(player, card)
         assert r.response_type == 7, r.text
         table = await table_for(ch, other, after=mark)
         assert not pictured(table), table.components

@@ -24,7 +24,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, db_of
+from support.e2e import FAST_ENV, card_buttons, db_of, panel_shows, play_card
 from support.games import saved_state, scenario_session
 from support.tables import (
     abc,
@@ -150,29 +150,34 @@ async def test_huge_card_text_gets_a_short_refusal(loopback: LoopbackTest,
     assert loopback.bot.take_tracebacks() == []
 
 
-async def test_forged_tower_value_is_out_of_date(loopback: LoopbackTest,
-                                                 tables: dict[str, Channel]) -> None:
-    """Issue 7 item 10: a tower select answered with values the menu never offered (a forged
-    interaction) is refused as out of date, with no traceback and no change."""
+async def test_out_of_date_tower_question_is_refused(loopback: LoopbackTest,
+                                                    tables: dict[str, Channel]) -> None:
+    """Issue 7 item 10, on the live panel: a tower question answered after the game moved
+    on (here: the player drew instead, from the table, and the panel could not be edited)
+    is refused as out of date in the panel itself, with no traceback and no change; the
+    panel shows the hand as it is now."""
     ch = tables["forged_tower"]
     alice, _bob, _c = abc(ch)
     r = await alice.slash("uno play", card="RG")
     assert r.message is not None and "pick 2 towers to grab" in r.text
-    sel = r.message.selects()[0]
+    question = [str(b["custom_id"]) for b in r.message.buttons()
+                if str(b.get("custom_id", "")).startswith("uno:tb:")]
+    assert question
+    # she draws from the table instead; her panel can't be edited this once (as when its
+    # token ran out), so it still shows the question
+    loopback.discord.fail_next(
+        "PATCH",
+        lambda req: "/webhooks/" in req.path and req.raw.content_type == "application/json",
+        404, code=10015, count=1)
+    drew = await alice.click("Draw", message=table_message(ch))
+    assert drew.response_type == 6, drew  # the answer goes to her panel, not a message
+    assert "pick 2 towers to grab" in r.message.text()
     before = state(ch)
-    for values in (["Z" * 50], ["U", "Z" * 50], ["U", "U"]):
-        forged = await alice._act(
-            3, {"custom_id": sel["custom_id"], "component_type": 3, "values": values},
-            f"alice: forged towers {values[-1][:8]}", source=r.message)
-        assert forged.ephemeral, forged
-        assert "out of date" in forged.text, forged.text
-        assert "Z" * 9 not in forged.text
-        assert loopback.bot.take_tracebacks() == []
-        assert state(ch) == before
-    # the honest menu still works
-    await alice.select("Tower U", "Tower O", message=r.message)
-    s = state(ch)
-    assert s["discard"][-1] == "RG" and s["towers"]["U"] == pid(alice)
+    messages = len(alice.ephemerals())
+    stale = await alice.click(custom_id=question[0], message=r.message)
+    assert stale.response_type == 7 and "out of date" in stale.text, stale.text
+    assert loopback.bot.take_tracebacks() == []
+    assert state(ch) == before and len(alice.ephemerals()) == messages
 
 
 @scenario
@@ -325,7 +330,7 @@ async def test_caught_player_sees_the_penalty_cards_privately(
     ch = tables["forced_catch"]
     alice, bob, _c = abc(ch)
     played = ch.mark()
-    r = await alice.slash("uno play", card="R3")
+    r_alice = r = await alice.slash("uno play", card="R3")
     assert "Done." not in r.text and "**Your hand** (1 card): 🟥 4 `R4`" in r.text, r.text
     await said(ch, "alice plays 🟥 3.", played)
     mark = ch.mark()
@@ -333,9 +338,14 @@ async def test_caught_player_sees_the_penalty_cards_privately(
     assert "Done." not in r.text and "**Your hand** (3 cards)" in r.text, r.text
     await said(ch, "bob caught alice without UNO: alice draws 2.", mark)
     assert hand(state(ch), alice) == ["R4", "Y7", "Y8"]
+    # alice's panel (the answer to her /uno play) follows: it says what she drew
+    assert r_alice.message is not None
+    await panel_shows(ch, r_alice.message,
+                      "Since you last looked you were made to draw 🟨 7 `Y7`, 🟨 8 `Y8`.")
+    assert "**Your hand** (3 cards)" in r_alice.message.text()
+    # told once: a new panel shows the hand without saying it again
     r = await alice.click("My hand", message=table_message(ch))
-    assert "Since you last looked you were made to draw 🟨 7 `Y7`, 🟨 8 `Y8`." in r.text, \
-        r.text
+    assert "Since you last looked" not in r.text and "**Your hand** (3 cards)" in r.text
     assert not bob.can_see("Y7") and not bob.can_see("🟨 7")
     pub = public_text(ch)
     assert "Y7" not in pub and "🟨 8" not in pub
@@ -357,7 +367,7 @@ async def test_wild_grab_with_towers_asks_only_the_colour(loopback: LoopbackTest
     alice, bob, _c = abc(ch)
     r = await alice.slash("uno play", card="WG", towers="N")
     assert r.message is not None and "pick the colour" in r.text, r.text
-    assert r.message.button_labels() == ["Red", "Blue", "Green", "Yellow"]
+    assert r.message.button_labels() == ["Red", "Blue", "Green", "Yellow", "Back"]
     assert r.message.selects() == []
     assert (state(ch))["discard"][-1] == "R9"
     mark = ch.mark()
@@ -519,7 +529,7 @@ async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     r = await alice.slash("uno play", card="R4!")
     assert r.message is not None and "Choose the one card to keep" in r.text
-    await alice.select("G5", message=r.message)
+    await alice.click("Keep 🟩 5", message=r.message)
     s = state(ch)
     assert hand(s, alice) == ["G5"] and s["turn"] == pid(bob)
     r = await bob.slash("uno draw")
@@ -563,12 +573,11 @@ async def _take_turn(m: Member) -> bool | None:
     menu = r.message
     assert menu is not None
     labels = menu.button_labels()
-    sels = [s for s in menu.selects() if s.get("type") == 3]
+    cards = card_buttons(menu)
     result: InteractionResult
-    if sels:
-        values = [str(o["value"]) for o in sels[0]["options"]]
-        calls = [v for v in values if v.endswith("|u")]
-        result = await m.select((calls or values)[0], message=menu)
+    if cards:
+        calls = [v for v in cards if v.endswith("|u")]
+        result = await play_card(m, (calls or cards)[0], message=menu)
     elif "Accept +4" in labels:
         result = await m.click("Accept +4", message=menu)
     elif "Play it and call UNO!" in labels:

@@ -28,7 +28,7 @@ from loopback.server import LoopbackDiscord
 from loopback.users import Member
 from support.data import opened
 from support.driver import shown_codes, stray_card_labels
-from support.e2e import FAST_ENV
+from support.e2e import FAST_ENV, panel_shows, play_card
 from support.games import cards, install, saved_state, scenario_session
 from support.tables import (
     abc,
@@ -77,7 +77,7 @@ async def play_wv(member: Member, colour: str = "Red") -> Message:
     """Play the Victory Lap from My hand and pick its colour: the lap menu that follows."""
     r = await member.click("My hand")
     assert r.message is not None
-    await member.select("WV", message=r.message)
+    await play_card(member, "WV", message=r.message)
     assert "pick the colour" in r.message.text(), r.message.text()
     r2 = await member.click(colour, message=r.message)
     assert r2.response_type == 7, r2.text
@@ -136,14 +136,23 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     r = await bob.click("My hand", message=table_message(ch))
     assert "Your hand is face down while alice chooses" in r.text, r.text
     assert not shown_codes(r.text) and r.message is not None and not r.message.buttons()
+    bob_panel = r.message
     r = await carol.slash("uno hand")
     assert "face down" in r.text and not shown_codes(r.text)
+    carol_panel = r.message
+    assert carol_panel is not None
     refused(await bob.click("Draw", message=table_message(ch)),
             "alice must keep or pass a hand in the Victory Lap first.")
 
-    # a second look at step 1 (it will be out of date after the pass)
-    older = (await alice.click("My hand", message=table_message(ch))).message
-    assert older is not None and older is not menu and older.button_labels() == ["Keep", "Pass"]
+    # a second look at step 1: a new panel, and the first one says it moved (one live
+    # panel a player)
+    older_pass = lap_custom_id(menu, "Pass")
+    second = (await alice.click("My hand", message=table_message(ch))).message
+    assert second is not None and second is not menu
+    assert second.button_labels() == ["Keep", "Pass"]
+    await panel_shows(ch, menu, "Your hand moved to a newer message below.")
+    assert not menu.buttons()
+    menu = second
 
     # Pass: the next hand (bob's) is in front of alice, in the same menu
     mark = ch.mark()
@@ -159,7 +168,8 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     # a stale Pass (the step-1 menu's) is refused; so is someone else's Keep
     before = state(ch)
     assert before["lap"]["step"] == 2
-    refused(await alice.click("Pass", message=older),
+    refused(await alice.click(custom_id=planted(loopback, ch, older_pass),
+                              message=table_message(ch)),
             "This menu is out of date: press My hand for a fresh one.")
     refused(await bob.click(custom_id=planted(loopback, ch, lap_custom_id(menu, "Keep")),
                             message=table_message(ch)),
@@ -179,16 +189,14 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     assert sorted(hand(s, carol)) == ["B4", "R3"]
     await said(ch, "🏁 alice keeps the hand at step 2: every hand moved 2 seats.", mark)
 
-    # each other player: their new hand, with the note once
-    r = await bob.click("My hand", message=table_message(ch))
-    assert r.text.startswith("🏁 Your hand changed in the Victory Lap: every hand moved 2 "
-                             "seats."), r.text
-    assert "**Your hand** (5 cards): 🟦 1 `B1`" in r.text
+    # each other player: their panel follows, showing their new hand with the note once
+    await panel_shows(ch, bob_panel, "**Your hand** (5 cards): 🟦 1 `B1`")
+    assert bob_panel.text().startswith("🏁 Your hand changed in the Victory Lap: every hand "
+                                       "moved 2 seats."), bob_panel.text()
     r = await bob.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text and "**Your hand** (5 cards)" in r.text
-    r = await carol.slash("uno hand")
-    assert "Your hand changed in the Victory Lap" in r.text
-    assert "**Your hand** (2 cards): 🟥 3 `R3`, 🟦 4 `B4`" in r.text
+    await panel_shows(ch, carol_panel, "Your hand changed in the Victory Lap")
+    assert "**Your hand** (2 cards): 🟥 3 `R3`, 🟦 4 `B4`" in carol_panel.text()
     r = await alice.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text, "the card's player chose: no note"
 

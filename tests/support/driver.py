@@ -308,33 +308,34 @@ class Human:
         labels = menu.button_labels()
         selects = {s.get("placeholder"): s for s in menu.selects()}
         rng = self.rng
-        if "Play a card…" in selects:
-            options = [str(o["value"]) for o in selects["Play a card…"]["options"]]
-            calls = [v for v in options if v.endswith("|u")]
+        cards = [b for b in menu.buttons()
+                 if str(b.get("custom_id", "")).startswith("uno:pc:") and not b.get("disabled")]
+        if cards:
+            ids = [str(b["custom_id"]) for b in cards]
+            calls = [i for i in ids if i.endswith(":u")]
             if calls:
                 if rng.random() < self.forget:
                     self.stats.add("forgot uno")
-                    options = [v for v in options if "|" not in v]
+                    ids = [i for i in ids if not i.endswith(":u")]
                 else:
                     self.stats.add("uno with play")
-                    options = calls
+                    ids = calls
             elif rng.random() < 0.04:
                 self.stats.add("draw instead")
                 return await self._do(self.m.click, "Draw", message=menu)
-            plain = [v for v in options if not v.startswith("W")]
-            laps = [v for v in options if v.startswith("WV")]
+            plain = [i for i in ids if not i.split(":")[4].startswith("W")]
+            laps = [i for i in ids if i.split(":")[4].startswith("WV")]
             if laps and rng.random() < 0.5:
                 self.stats.add("victory lap")
-                return await self._do(self.m.select, rng.choice(laps), message=menu)
-            choice = rng.choice(plain or options)
+                return await self._do(self.m.click, custom_id=rng.choice(laps), message=menu)
             self.stats.add("play")
-            return await self._do(self.m.select, choice, message=menu)
-        if "Towers to grab…" in selects:
-            sel = selects["Towers to grab…"]
-            need = int(sel.get("min_values") or 1)
-            values = rng.sample([str(o["value"]) for o in sel["options"]], need)
+            return await self._do(self.m.click, custom_id=rng.choice(plain or ids),
+                                  message=menu)
+        towers = [str(b["custom_id"]) for b in menu.buttons()
+                  if str(b.get("custom_id", "")).startswith("uno:tb:")]
+        if towers:
             self.stats.add("towers")
-            return await self._do(self.m.select, *values, message=menu)
+            return await self._do(self.m.click, custom_id=rng.choice(towers), message=menu)
         if "Card to keep…" in selects:
             options = [str(o["value"]) for o in selects["Card to keep…"]["options"]]
             self.stats.add("keep")

@@ -9,7 +9,7 @@ from typing import Any
 from loopback.bot_process import BotProcess
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
-from loopback.users import InteractionResult
+from loopback.users import InteractionResult, Member
 from support.games import saved_state
 
 FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO", "UNO_CARD_EMOJIS": "0",
@@ -60,3 +60,58 @@ async def lobby_saved(db_path: str, channel: Channel, r: InteractionResult) -> M
 FRESH_DIR = "<a fresh folder>"
 """A ``bot_env`` marker's value for a new empty folder of the module (tests/conftest.py):
 ``pytest.mark.bot_env(UNO_ART_CACHE=FRESH_DIR)``."""
+
+
+# ------------------------------------------------------------------ the live hand panel
+def card_buttons(msg: Message, *, enabled: bool = True) -> list[str]:
+    """The card codes a hand panel offers as buttons (enabled ones: those playable now),
+    in order; a card offered "and call UNO!" is listed as ``R7|u``."""
+    codes = []
+    for b in msg.buttons():
+        parts = str(b.get("custom_id", "")).split(":")
+        if parts[:2] == ["uno", "pc"] and (not enabled or not b.get("disabled")):
+            codes.append(parts[4] + ("|u" if parts[5:] == ["u"] else ""))
+    return codes
+
+
+def _button_id(member: Member, family: str, last: str, message: Message | None,
+               uno: bool = False) -> str:
+    """The custom_id of the ``uno:<family>:…`` button whose card (or towers) is ``last``."""
+    messages = [message] if message is not None else list(reversed(member.sees()))
+    for msg in messages:
+        for b in msg.buttons():
+            cid = str(b.get("custom_id", ""))
+            parts = cid.split(":")
+            if parts[:2] != ["uno", family] or b.get("disabled"):
+                continue
+            if family == "pc" and parts[4] == last and (parts[5:] == ["u"]) == uno:
+                return cid
+            if family == "tb" and parts[-1] == last:
+                return cid
+    raise AssertionError(f"{member.name} sees no {family} button {last!r} (uno={uno})")
+
+
+async def play_card(member: Member, code: str, *, uno: bool = False,
+                    message: Message | None = None, **kwargs: Any) -> InteractionResult:
+    """Click card ``code`` in ``member``'s hand panel (``uno``: its "and call UNO!")."""
+    if code.endswith("|u"):
+        code, uno = code[:-2], True
+    return await member.click(custom_id=_button_id(member, "pc", code, message, uno),
+                              message=message, **kwargs)
+
+
+async def grab(member: Member, towers: str, *, message: Message | None = None
+               ) -> InteractionResult:
+    """Click the button that grabs ``towers`` (``"N"``, or a pair such as ``"UO"``)."""
+    return await member.click(custom_id=_button_id(member, "tb", towers, message),
+                              message=message)
+
+
+async def panel_shows(ch: Channel, panel: Message, text: str, timeout: float = 5.0) -> None:  # noqa: ASYNC109
+    """Wait until the bot has edited ``panel`` (a hand panel in ``ch``) to show ``text``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while text not in panel.text():
+        remaining = deadline - loop.time()
+        assert remaining > 0, f"the panel never showed {text!r}: {panel.text()!r}"
+        await ch.server.wait_change(min(remaining, 0.5))

@@ -22,9 +22,11 @@ from cogs.uno._components import (
     UnoItem,
 )
 from cogs.uno._leaderboard import LeaderboardPage
+from cogs.uno._panel_items import PANEL_FAMILIES, CardButton, KeepButton, TowerButton
 from cogs.uno._rules import RulesPage
 
-REGISTERED: tuple[type[UnoItem], ...] = (*FAMILIES, RulesPage, LeaderboardPage)
+REGISTERED: tuple[type[UnoItem], ...] = (*FAMILIES, *PANEL_FAMILIES, RulesPage,
+                                         LeaderboardPage)
 
 
 def takers(custom_id: str) -> list[type[UnoItem]]:
@@ -37,6 +39,8 @@ def takers(custom_id: str) -> list[type[UnoItem]]:
     PlaySelect("a1b2", 7, 0), PageButton("a1b2", 7, 1), DrawnButton("dpu", "a1b2", 7),
     ColorButton("a1b2", 7, "W+4", True, "R", "UN"), TowerSelect("a1b2", 7, "R+2", False, "-"),
     KeepSelect("a1b2", 7), OpeningColorButton("a1b2", 7, "G"), LapButton("a1b2", 7, "keep", "B"),
+    CardButton("a1b2", 7, "R7"), CardButton("a1b2", 7, "W+4", True),
+    TowerButton("a1b2", 7, "RG", False, "-", "U!"), KeepButton("a1b2", 7, "G5", True),
     RulesPage(2), LeaderboardPage("wins", 3),
 ], ids=lambda item: type(item).__name__)
 def test_a_real_id_runs_its_family_only(item: UnoItem) -> None:
@@ -46,6 +50,7 @@ def test_a_real_id_runs_its_family_only(item: UnoItem) -> None:
 
 @pytest.mark.parametrize("custom_id", [
     "uno:old:family", "uno:t:hand:not-hex", "uno:t:fold:a1b2:3", "uno:p:a1b2:x:0", "uno:",
+    "uno:pc:a1b2:7:R7:x", "uno:tb:a1b2:7:RG:0:-:", "uno:kb:a1b2:7:Z9",
     "uno:lb:best:1", "uno:rules:x",
 ])
 def test_any_other_uno_id_is_answered_as_retired(custom_id: str) -> None:

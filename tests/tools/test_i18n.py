@@ -34,12 +34,11 @@ BUTTON_LABELS = (  # 80
     "Add computer player", "Start", "Cancel", "Remove computer player", "Team {n}",
     "Shuffle teams", "Play it", "Keep it", "Play it and call UNO!", "Keep", "Pass",
     "Keep, {color}", "◀ Previous", "Next ▶", "By points", "By wins",
+    "{card} and call UNO!", "Back", "Reopen", "Keep {card}",
+    "Keep {card} and call UNO!", "{t} (from {name})", "{t} (from the tray)",
 )
-SELECT_OPTIONS = (  # labels and descriptions: 100
-    "{card} and call UNO!", "Tower {t}", "More cards ({p}/{n})", "held by {name}",
-    "in the tray",
-)
-SELECT_PLACEHOLDERS = ("Play a card…", "Card to keep…", "Towers to grab…")  # 150
+SELECT_OPTIONS = ("More cards ({p}/{n})",)  # labels and descriptions: 100
+SELECT_PLACEHOLDERS = ("Card to keep…",)  # 150
 THREAD_NAMES = ("UNO: {name}'s game", "UNO tournament: table {n}")  # 100
 EMBED_TITLES = (  # 256 (field names too)
     "{edition}: new game", "{name}'s UNO figures", "{edition}: round {n}",

@@ -6,6 +6,8 @@ No Discord I/O and no state: the cog sends what these return.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from typing import Any
 
 import discord
@@ -18,12 +20,11 @@ from cogs.uno._components import (
     LapButton,
     OpeningColorButton,
     PageButton,
-    PlaySelect,
     TableButton,
-    TowerSelect,
     view_of,
 )
 from cogs.uno._emojis import card_emoji
+from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
 from cogs.uno.show.table import uno_button
 from cogs.uno.show.words import (
     COLOR_EMOJI,
@@ -32,18 +33,66 @@ from cogs.uno.show.words import (
     card_name,
     color_name,
     hand_text,
-    pending_text,
 )
 from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, Game, Tower
 from engine.events import ChallengeResolved, Drew, Event, InstantUno, LapKept
 
 PAGE_SIZE = 25
+"""Options of one select menu (Discord's limit)."""
+CARD_ROWS = 4
+CARDS_PER_ROW = 5
+CARDS_PER_PAGE = CARD_ROWS * CARDS_PER_ROW
+"""The live panel's card buttons: four rows of five (Discord allows five rows), the fifth
+row for Draw, UNO! and More cards."""
+CONTROL_ROW = CARD_ROWS
 Menu = tuple[str, discord.ui.View | None]
 
 
 def option_label(card: Card, locale: Locale) -> str:
     return f"{card_label(card, locale)} ({card.code})"
+
+
+def card_buttons(items: list[discord.ui.Item[Any]], session: Session, hand: Sequence[Card],
+                 playable: set[Card], locale: Locale, page: int, *, uno: bool
+                 ) -> tuple[int, int]:
+    """The hand as buttons, one per distinct card (a custom_id appears once a message),
+    those playable now enabled; with two cards and UNO not called yet, each playable card
+    also as "and call UNO!" (one click for both). Adds one page of them to ``items``;
+    returns (the page shown, how many pages)."""
+    gid, serial = session.game_id, session.serial
+    counts: dict[Card, int] = {}
+    for c in sorted(hand):
+        counts[c] = counts.get(c, 0) + 1
+    entries: list[tuple[Card, bool]] = [(c, False) for c in counts]
+    if uno:
+        entries += [(c, True) for c in counts if c in playable]
+    pages = max(1, -(-len(entries) // CARDS_PER_PAGE))
+    page = min(max(page, 0), pages - 1)
+    for i, (c, with_uno) in enumerate(entries[page * CARDS_PER_PAGE:
+                                              (page + 1) * CARDS_PER_PAGE]):
+        label = card_label(c, locale)
+        if counts[c] > 1 and not with_uno:
+            label = f"{label} ×{counts[c]}"
+        if with_uno:
+            label = _("{card} and call UNO!", locale, card=label)
+        style = (discord.ButtonStyle.success if with_uno else
+                 discord.ButtonStyle.primary if c in playable else
+                 discord.ButtonStyle.secondary)
+        items.append(CardButton(gid, serial, c.code, with_uno, label[:80], emoji=card_emoji(c),
+                                style=style, disabled=c not in playable,
+                                row=i // CARDS_PER_ROW))
+    return page, pages
+
+
+def page_button(items: list[discord.ui.Item[Any]], session: Session, page: int, pages: int,
+                locale: Locale) -> None:
+    """More cards (the next page of the hand), when the hand has more than one."""
+    if pages > 1:
+        nxt = (page + 1) % pages
+        items.append(PageButton(session.game_id, session.serial, nxt,
+                                _("More cards ({p}/{n})", locale, p=nxt + 1, n=pages),
+                                row=CONTROL_ROW))
 
 
 def shown_cards(game: Game, pid: str) -> tuple[list[Card], set[Card]]:
@@ -59,6 +108,25 @@ def shown_cards(game: Game, pid: str) -> tuple[list[Card], set[Card]]:
     if lap is None and game.turn == pid and game.pending is Decision.PLAY:
         playable = set(game.playable_cards(pid))
     return sorted(game.hand(pid)), playable
+
+
+def panel_key(session: Session, game: Game, pid: str) -> tuple[object, ...]:
+    """What ``pid``'s live hand panel shows that matters to them: their hand and towers,
+    their UNO call, whether it is their turn and, while it is, the decision and what it
+    depends on (the top card, the colour, the card drawn, the buttons' serial), the Victory
+    Lap as they see it, a pause, the end. Equal keys: the panel need not be edited. Another
+    player's turn passing to a third changes nothing here, so a move edits only the panels
+    of the players it concerns."""
+    over = game.is_over
+    mine = not over and game.turn == pid
+    lap = game.lap
+    chooser = lap is not None and str(lap["player"]) == pid
+    return (session.game_id, game.round_number, over, session.paused,
+            tuple(sorted(game.hand(pid))) if pid in game.players else (),
+            tuple(game.towers_of(pid)), game.has_called(pid), mine,
+            (game.pending, game.top, game.color, game.drawn_card, session.serial)
+            if mine else None,
+            None if lap is None else (chooser, lap["step"] if chooser else None))
 
 
 def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int = 0,
@@ -77,9 +145,11 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
     if towers:
         lines.append(_("Your towers: {towers}", locale,
                        towers=" ".join(f"`{t.value}`" for t in towers)))
-    lines.append(_("Top card: {card}{color}", locale, card=card_label(game.top, locale),
-                   color=_(" (colour: {c})", locale, c=color_name(game.color, locale))
-                   if game.top.is_wild else ""))
+    if game.turn == pid and not game.is_over:
+        # (only on their turn: the panel is not edited for every other player's card)
+        lines.append(_("Top card: {card}{color}", locale, card=card_label(game.top, locale),
+                       color=_(" (colour: {c})", locale, c=color_name(game.color, locale))
+                       if game.top.is_wild else ""))
     items: list[discord.ui.Item[Any]] = []
     uno_due = len(hand) == 2 and not game.has_called(pid)
     if game.is_over:
@@ -87,31 +157,19 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
     elif session.paused:
         lines.append(_("The game is paused: I can't post in this channel.", locale))
     elif game.turn != pid:
-        lines.append(pending_text(session, game, locale))
+        lines.append(_("Waiting for your turn: this panel follows the game, and your cards "
+                       "light up when it is your turn.", locale))
+        page, pages = card_buttons(items, session, hand, set(), locale, page, uno=False)
+        page_button(items, session, page, pages, locale)
     elif game.pending is Decision.PLAY:
-        options: list[discord.SelectOption] = []
-        for c in sorted(game.playable_cards(pid)):
-            options.append(discord.SelectOption(label=option_label(c, locale), value=c.code,
-                                                emoji=card_emoji(c)))
-            if len(hand) == 2:
-                options.append(discord.SelectOption(
-                    label=_("{card} and call UNO!", locale, card=option_label(c, locale)),
-                    value=f"{c.code}|u", emoji=card_emoji(c)))
-        pages = max(1, -(-len(options) // PAGE_SIZE))
-        page = min(max(page, 0), pages - 1)
-        chunk = options[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
-        if chunk:
-            lines.append(_("Your turn: pick a card to play, or draw.", locale))
-            items.append(PlaySelect(gid, serial, page, chunk, _("Play a card…", locale)))
-        else:
-            lines.append(_("Your turn: no card matches, so draw one.", locale))
-        items.append(DrawnButton("d", gid, serial, _("Draw", locale), row=1))
-        if pages > 1:
-            items.append(PageButton(gid, serial, (page + 1) % pages,
-                                    _("More cards ({p}/{n})", locale, p=(page + 1) % pages + 1,
-                                      n=pages), row=1))
+        playable = set(game.playable_cards(pid))
+        lines.append(_("Your turn: pick a card to play, or draw.", locale) if playable else
+                     _("Your turn: no card matches, so draw one.", locale))
+        page, pages = card_buttons(items, session, hand, playable, locale, page, uno=uno_due)
+        items.append(DrawnButton("d", gid, serial, _("Draw", locale), row=CONTROL_ROW))
         if uno_due:
-            items.append(uno_button(session.game_id, session.serial, locale, row=1))
+            items.append(uno_button(session.game_id, session.serial, locale, row=CONTROL_ROW))
+        page_button(items, session, page, pages, locale)
     elif game.pending is Decision.DRAWN:
         drawn = game.drawn_card
         assert drawn is not None
@@ -145,6 +203,18 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
         lines.append(_("Instant UNO! Choose the one card to keep; the rest go to the "
                        "discard pile.", locale))
         distinct = sorted(dict.fromkeys(hand))
+        if len(distinct) <= CARD_ROWS * 2:
+            # one click: each card to keep, alone or with the UNO call, two cards a row
+            for i, c in enumerate(distinct):
+                label = card_label(c, locale)
+                items += [
+                    KeepButton(gid, serial, c.code, False, _("Keep {card}", locale, card=label),
+                               emoji=card_emoji(c), row=i // 2),
+                    KeepButton(gid, serial, c.code, True,
+                               _("Keep {card} and call UNO!", locale, card=label),
+                               emoji=card_emoji(c), row=i // 2),
+                ]
+            distinct = []
         keep: list[discord.SelectOption] = []
         for c in distinct:
             keep.append(discord.SelectOption(label=option_label(c, locale), value=c.code,
@@ -152,9 +222,12 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
             keep.append(discord.SelectOption(
                 label=_("{card} and call UNO!", locale, card=option_label(c, locale)),
                 value=f"{c.code}|u", emoji=card_emoji(c)))
-        items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE], _("Card to keep…", locale)))
-    if not items and len(hand) == 1 and not game.has_called(pid) and not game.is_over:
-        items.append(uno_button(session.game_id, session.serial, locale))
+        if keep:
+            items.append(KeepSelect(gid, serial, keep[:PAGE_SIZE],
+                                    _("Card to keep…", locale)))
+    if (len(hand) == 1 and not game.has_called(pid) and not game.is_over
+            and not any(isinstance(i, TableButton) and i.action == "uno" for i in items)):
+        items.append(uno_button(session.game_id, session.serial, locale, row=CONTROL_ROW))
     return "\n".join(lines), (view_of(*items) if items else None)
 
 
@@ -230,21 +303,33 @@ def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
         return (_("{card}: pick the colour.", locale, card=card_label(card, locale)),
                 view_of(*[ColorButton(gid, serial, card.code, uno, c.value, chosen,
                                       color_name(c, locale).title(), COLOR_EMOJI[c])
-                          for c in Color]))
+                          for c in Color], back_button(session, locale)))
     if needs.towers and towers is None:
-        options = [discord.SelectOption(
-            label=_("Tower {t}", locale, t=t.value),
-            description=_("held by {name}", locale, name=session.name(h))
-            if (h := game.towers[t]) else _("in the tray", locale),
-            value=t.value) for t in needs.free]
+        col = color.value if color else "-"
         word = _("one tower", locale) if needs.towers == 1 else \
             _("{n} towers", locale, n=needs.towers)
-        col = color.value if color else "-"
+        buttons: list[discord.ui.Item[Any]] = []
+        for i, pick in enumerate(itertools.combinations(needs.free, needs.towers)):
+            label = " + ".join(tower_label(session, game, t, locale) for t in pick)
+            buttons.append(TowerButton(gid, serial, card.code, uno, col,
+                                       "".join(t.value for t in pick), label[:80],
+                                       row=i // 3))
+        buttons.append(back_button(session, locale))
         return (_("{card}: pick {word} to grab.", locale, card=card_label(card, locale),
-                  word=word),
-                view_of(TowerSelect(gid, serial, card.code, uno, col, options,
-                                    _("Towers to grab…", locale), need=needs.towers)))
+                  word=word), view_of(*buttons))
     return None
+
+
+def tower_label(session: Session, game: Game, tower: Tower, locale: Locale) -> str:
+    """A tower to grab, and where it is now."""
+    holder = game.towers[tower]
+    return (_("{t} (from {name})", locale, t=tower.value, name=session.name(holder))
+            if holder else _("{t} (from the tray)", locale, t=tower.value))
+
+
+def back_button(session: Session, locale: Locale) -> TableButton:
+    """Back to the hand (a question left unanswered changes nothing)."""
+    return TableButton("hand", session.game_id, None, _("Back", locale), row=CONTROL_ROW)
 
 
 def move_notes(session: Session, pid: str, events: list[Event], locale: Locale,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,6 +113,9 @@ class Tables:
         self.cpu_delay = cpu_delay
         self.sessions: dict[int, Session] = {}
         self.closing = False
+        self.followers: list[Callable[[Session], None]] = []
+        """Told of every saved change once it is announced, the session as saved (the
+        players' live hand panels follow the game this way)."""
 
     # ================================================================ lookups and checks
     def session(self, channel_id: int | None) -> Session:
@@ -289,6 +292,11 @@ class Tables:
 
     def after(self, session: Session, lines: Sequence[str], *, mover: str | None) -> None:
         """After a saved change: arm what comes next and announce it."""
+        for follow in self.followers:
+            try:
+                follow(session)
+            except Exception:
+                log.exception("Following a change in channel %s failed", session.channel_id)
         game = session.game
         if game is None or not self.is_live(session):
             self.outbox.announce(session, [*lines, *session.news], table=False)

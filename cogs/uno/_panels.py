@@ -1,0 +1,212 @@
+"""Live hand panels: one private message per player that follows the game.
+
+A player's hand menu (My hand, ``/uno hand``, or the answer to any click in it) is their
+*panel*. Every click in it answers by editing it in place (an interaction response of type
+7, which also gives the panel a fresh 15-minute token), and after every change at the table
+the bot edits the panels whose view changed for their player (``show.hand.panel_key``:
+their hand, their turn starting or ending, a decision that is theirs) through the token of
+the last interaction that showed it (``PATCH /webhooks/{app}/{token}/messages/@original``).
+A panel is never edited for another player's turn passing to a third, so a move edits
+about one or two panels: the next player's (their turn starts) and a player made to draw.
+
+Edits of one panel are sent one at a time, the newest content wins (``stamp``: every
+content is numbered when it is built, from the game as saved, and an older one is never
+written over a newer one, whether the newer came by a click's answer or by an edit), and
+they share the message's write lock with the click answers (``_reply.writing``), so a
+picture drawn for an older content is not added over a newer one.
+
+Interaction tokens last 15 minutes (Discord's rule; the bot's time scale shortens it in
+tests). A panel not clicked for that long can no longer be edited: a minute and a half
+before its token ends it says so, with a Reopen button (a click on it is a new interaction
+and makes the panel live again in place), and the bot stops following it. Panels live in
+memory only: after a restart a click in an old panel makes it live again the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from cogs.i18n import Locale, _
+from cogs.uno._reply import age_of, writing
+from cogs.uno.table.session import Session
+
+log = logging.getLogger(__name__)
+
+TOKEN_LIFE = 15 * 60.0
+"""Seconds an interaction token can edit its message (Discord's rule)."""
+CLOSE_BEFORE = 90.0
+"""Seconds before its token ends that a panel says it stops following the game."""
+
+Menu = tuple[str, discord.ui.View | None]
+Key = Callable[[Session, str], Hashable]
+"""What a player's panel shows that matters to them (equal keys: no edit)."""
+Build = Callable[[Session, str, Locale, bool], Menu]
+"""A player's panel now (``True``: its token ends soon, say so and offer Reopen)."""
+
+
+@dataclass(eq=False, slots=True)
+class Panel:
+    channel_id: int
+    pid: str
+    locale: Locale
+    interaction: discord.Interaction[Any]
+    """The last interaction that showed the panel: its token edits it."""
+    message_id: int | None
+    key: Hashable
+    written: int
+    """The number (``Panels.stamp``) of the newest content shown or being shown."""
+    pending: tuple[int, Menu] | None = None
+    task: asyncio.Task[None] | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Panels:
+    """Every live panel, by channel and player."""
+
+    def __init__(self, key: Key, build: Build, *, scale: float = 1.0) -> None:
+        self.key = key
+        self.build = build
+        self.life = TOKEN_LIFE * scale
+        self.close_before = CLOSE_BEFORE * scale
+        self.by_channel: dict[int, dict[str, Panel]] = {}
+        self._numbers = itertools.count(1)
+        self.edits = 0
+        """Edits sent through tokens (not click answers), for the benchmark and tests."""
+        self.failed = 0
+
+    def stamp(self) -> int:
+        """A number for content built now, from the game as saved (later: newer)."""
+        return next(self._numbers)
+
+    # ------------------------------------------------------------------ what was shown
+    def live(self, channel_id: int | None, pid: str) -> Panel | None:
+        """``pid``'s panel in the channel, if the bot can still edit it."""
+        panel = self.by_channel.get(channel_id or 0, {}).get(pid)
+        if panel is None or age_of(panel.interaction) >= self.life - self.close_before:
+            return None
+        return panel
+
+    def expect(self, session: Session, pid: str, key: Hashable) -> None:
+        """``pid``'s answer, built under the game's lock, will show their view ``key``:
+        the announcement of the same change leaves their panel to it."""
+        panel = self.by_channel.get(session.channel_id, {}).get(pid)
+        if panel is not None:
+            panel.key = key
+
+    def shown(self, session: Session, pid: str, locale: Locale,
+              interaction: discord.Interaction[Any], message_id: int | None, key: Hashable,
+              number: int) -> None:
+        """``pid``'s hand was shown (content number ``number``) by answering
+        ``interaction``: in the message clicked (the panel, now with a fresh token) or in a
+        new message, which becomes the panel (the old one says it moved)."""
+        panels = self.by_channel.setdefault(session.channel_id, {})
+        old = panels.get(pid)
+        clicked = interaction.message
+        in_place = (clicked is not None and old is not None
+                    and (old.message_id is None or clicked.id == old.message_id))
+        if old is not None and in_place:
+            old.interaction, old.locale = interaction, locale
+            if number > old.written:
+                old.written, old.key = number, key
+            elif number < old.written:
+                # a newer content was edited in before this answer went out, and the answer
+                # covered it: show the game as it is now again
+                old.key = None
+                if not session.lock.locked():  # else the change under way will
+                    self.changed(session)
+            return
+        panels[pid] = Panel(session.channel_id, pid, locale, interaction, message_id, key,
+                            number)
+        if old is not None:
+            self._retire(old)
+
+    def push(self, panel: Panel, menu: Menu, key: Hashable, number: int) -> None:
+        """Show ``menu`` (content number ``number``, the player's view ``key``) in
+        ``panel`` (the answer to a click elsewhere, such as the table's Draw)."""
+        if number <= panel.written:
+            return
+        panel.key = key
+        panel.pending = (number, menu)
+        self._kick(panel, keep=True)
+
+    def _retire(self, panel: Panel) -> None:
+        """A panel a newer one replaced: it says so and loses its buttons."""
+        panel.pending = (self.stamp(), (_("Your hand moved to a newer message below.",
+                                          panel.locale), None))
+        self._kick(panel, keep=False)
+
+    # ------------------------------------------------------------------ following the game
+    def changed(self, session: Session) -> None:
+        """After a saved change of ``session`` (the game as saved, no await since): edit
+        the panels whose view changed for their player."""
+        panels = self.by_channel.get(session.channel_id)
+        if not panels:
+            return
+        for pid, panel in list(panels.items()):
+            key = self.key(session, pid)
+            if key == panel.key:
+                continue
+            panel.key = key
+            panel.pending = (self.stamp(), self.build(session, pid, panel.locale, False))
+            self._kick(panel, keep=session.game is not None and not session.game.is_over)
+
+    def sweep(self, sessions: Mapping[int, Session]) -> None:
+        """Panels whose token ends soon say so (with Reopen) and are no longer followed
+        (``sessions``: the games by channel)."""
+        for channel_id, panels in list(self.by_channel.items()):
+            for panel in list(panels.values()):
+                if age_of(panel.interaction) < self.life - self.close_before:
+                    continue
+                del panels[panel.pid]
+                session = sessions.get(channel_id)
+                if session is not None and session.game is not None:
+                    panel.pending = (self.stamp(), self.build(session, panel.pid,
+                                                              panel.locale, True))
+                    self._kick(panel, keep=False)
+            if not panels:
+                del self.by_channel[channel_id]
+
+    def forget(self, channel_id: int) -> None:
+        self.by_channel.pop(channel_id, None)
+
+    # ------------------------------------------------------------------ sending
+    def _kick(self, panel: Panel, *, keep: bool) -> None:
+        if not keep:
+            panels = self.by_channel.get(panel.channel_id)
+            if panels is not None and panels.get(panel.pid) is panel:
+                del panels[panel.pid]
+        if panel.task is None or panel.task.done():
+            panel.task = asyncio.create_task(self._send(panel))
+
+    async def _send(self, panel: Panel) -> None:
+        while panel.pending is not None:
+            number, (text, view) = panel.pending
+            panel.pending = None
+            async with writing(panel.message_id):
+                if number < panel.written:
+                    continue  # a click's answer showed newer content meanwhile
+                panel.written = number
+                started = time.perf_counter()
+                try:
+                    await panel.interaction.edit_original_response(
+                        content=text[:2000], view=view, attachments=[])
+                except discord.HTTPException as exc:
+                    # the token ended, or the player dismissed the message: stop following
+                    self.failed += 1
+                    log.info("A hand panel in channel %s could not be edited (%s); it is "
+                             "no longer followed", panel.channel_id, exc)
+                    panels = self.by_channel.get(panel.channel_id)
+                    if panels is not None and panels.get(panel.pid) is panel:
+                        del panels[panel.pid]
+                    return
+                self.edits += 1
+                log.debug("Panel of %s edited in %.1f ms", panel.pid,
+                          (time.perf_counter() - started) * 1000)

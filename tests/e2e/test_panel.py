@@ -1,0 +1,226 @@
+"""End to end: the live hand panel (issue 17).
+
+Each person opens their hand once and plays a whole game from that one private message:
+the bot edits it when their turn comes, when their hand changes and when a decision is
+theirs. Counted through the loopback Discord: clicks per move by kind of card (a plain card
+1, a wild 2, a tower card at most 3), private messages per player (one panel: the bot never
+adds a message unasked), and the panel edits the bot makes per move (at most about two).
+Interaction tokens are made to last 18 s here (the bot's time scale, and the loopback's
+token life with it), so the panels also reach the end of their tokens mid-game: they say
+so and offer Reopen, which brings them back to life in place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import pytest
+
+from engine import Card, Kind
+from loopback.fixtures import LoopbackTest
+from loopback.models import Channel, Message
+from loopback.users import InteractionResult, Member
+from support.e2e import card_buttons, db_of, play_card
+from support.games import saved_state
+
+SCALE = 0.02
+TOKEN_LIFE = 15 * 60 * SCALE
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(UNO_CPU_DELAY="0.05", UNO_TIME_SCALE=str(SCALE),
+                                  UNO_CARD_EMOJIS="0")]
+
+DECISIONS = ("Draw", "Play it", "Keep it", "Accept +4", "Challenge", "Keep", "Pass", "Red",
+             "Blue", "Green", "Yellow")
+COLOURS = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}
+
+
+def enabled(msg: Message) -> list[dict[str, object]]:
+    return [b for b in msg.buttons() if not b.get("disabled")]
+
+
+def decides(msg: Message) -> bool:
+    """The panel shows a decision for its player (their turn, or an answer they owe)."""
+    return bool(card_buttons(msg)) or any(
+        str(b.get("label")) in DECISIONS or str(b.get("label", "")).startswith("Keep")
+        for b in enabled(msg))
+
+
+def kind_of(code: str) -> str:
+    card = Card.parse(code)
+    if card.kind is Kind.WILD_GRAB:
+        return "wild grab"
+    if card.kind is Kind.GRAB_TWO:
+        return "grab two"
+    if card.is_wild:
+        return "wild"
+    return "plain"
+
+
+@dataclass
+class Counts:
+    clicks: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    reopened: int = 0
+    moves: Counter[str] = field(default_factory=Counter)
+
+
+class PanelPlayer:
+    """A person who plays only from their one panel."""
+
+    def __init__(self, member: Member, rng: random.Random, counts: Counts) -> None:
+        self.m = member
+        self.rng = rng
+        self.counts = counts
+        self.panel: Message | None = None
+
+    async def open(self) -> None:
+        r = await self.m.click("My hand")
+        assert r.ephemeral and r.message is not None, r
+        self.panel = r.message
+
+    async def _click(self, **kwargs: str) -> InteractionResult:
+        assert self.panel is not None
+        r = await self.m.click(message=self.panel, **kwargs)
+        # every answer edits the panel in place (type 7): never a new message
+        assert r.response_type == 7, (r.response_type, r.text)
+        return r
+
+    async def act(self) -> bool:
+        """Play what the panel asks for, counting the clicks; False if it asks nothing."""
+        panel = self.panel
+        assert panel is not None
+        if "stopped following the game" in panel.text():
+            await self._click(label="Reopen")
+            self.counts.reopened += 1
+            return True
+        if not decides(panel):
+            return False
+        cards = card_buttons(panel)
+        if not cards:
+            labels = [str(b.get("label")) for b in enabled(panel)]
+            pick = next(x for x in ("Play it", "Accept +4", "Keep", "Draw") if x in labels) \
+                if any(x in labels for x in ("Play it", "Accept +4", "Keep", "Draw")) \
+                else next(x for x in labels if x.startswith("Keep") or x in COLOURS.values())
+            await self._click(label=pick)
+            self.counts.moves[pick] += 1
+            await self._finish(1, None)
+            return True
+        calls = [c for c in cards if c.endswith("|u")]
+        code = self.rng.choice(calls or cards)
+        await play_card(self.m, code, message=panel)
+        await self._finish(1, code.removesuffix("|u"))
+        return True
+
+    async def _finish(self, clicks: int, code: str | None) -> None:
+        """Answer what the card still asks (colour, towers) in the same panel."""
+        assert self.panel is not None
+        for _ in range(3):
+            labels = [str(b.get("label")) for b in enabled(self.panel)]
+            towers = [str(b["custom_id"]) for b in enabled(self.panel)
+                      if str(b.get("custom_id", "")).startswith("uno:tb:")]
+            if "Red" in labels and "Back" in labels:
+                await self._click(label=self.rng.choice(list(COLOURS.values())))
+            elif towers:
+                await self._click(custom_id=self.rng.choice(towers))
+            else:
+                break
+            clicks += 1
+        if code is not None:
+            self.counts.clicks[kind_of(code)].append(clicks)
+            self.counts.moves[kind_of(code)] += 1
+
+
+async def until(check: object, loopback: LoopbackTest, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():  # type: ignore[operator]
+        remaining = deadline - loop.time()
+        assert remaining > 0, "timed out"
+        await loopback.discord.wait_change(min(remaining, 0.5))
+
+
+def webhook_edits(loopback: LoopbackTest) -> int:
+    return sum(1 for method, path, _body in loopback.discord.requests
+               if method == "PATCH" and path.startswith("/api/v10/webhooks/")
+               and "/messages/@original" in path)
+
+
+async def start_game(loopback: LoopbackTest, names: tuple[str, ...], *, target: int,
+                     cpus: int = 1) -> tuple[Channel, list[Member]]:
+    channel = loopback.channel
+    members = [loopback.member(n) for n in names]
+    await members[0].slash("uno new")
+    await members[0].slash("uno settings", turn_timer=600, target=target)
+    for m in members[1:]:
+        await m.click("Join")
+    for _ in range(cpus):
+        await members[0].click("Add computer player")
+    await members[0].click("Start")
+    await channel.wait_for(lambda m: "My hand" in m.button_labels(), timeout=10)
+    return channel, members
+
+
+async def test_a_whole_game_from_one_panel_each(loopback: LoopbackTest) -> None:
+    loopback.discord.interaction_token_life = TOKEN_LIFE
+    db = db_of(loopback)
+    rng = random.Random(17)
+    counts = Counts()
+    channel, members = await start_game(loopback, ("alice", "bob", "carol"), target=100)
+    players = [PanelPlayer(m, rng, counts) for m in members]
+    before = {m.id: len(m.ephemerals()) for m in members}
+    for p in players:
+        await p.open()
+    edits_before = webhook_edits(loopback)
+    serial_before = (saved_state(db, channel) or {}).get("serial", 0)
+    by_id = {str(p.m.id): p for p in players}
+    won = None
+    for _ in range(2000):
+        won = next((m for m in reversed(channel.messages) if "won the game" in m.text()), None)
+        if won is not None:
+            break
+        state = saved_state(db, channel)
+        turn = state and str(state["game"]["turn"])
+        player = by_id.get(turn or "")
+        acted = False
+        if player is not None:
+            # the panel of whoever must decide shows it by itself (no click to see it)
+            try:
+                await until(lambda p=player: decides(p.panel) or "stopped following"
+                            in p.panel.text(), loopback, timeout=5)
+            except AssertionError:
+                state2 = saved_state(db, channel)
+                if state2 and str(state2["game"]["turn"]) == turn \
+                        and state2.get("serial") == state.get("serial"):
+                    raise AssertionError(f"{player.m.name}'s panel did not show their turn: "
+                                         f"{player.panel!r}") from None
+                continue
+            acted = await player.act()
+        for p in players:  # a panel near the end of its token is reopened when seen
+            if p is not player and "stopped following the game" in p.panel.text():
+                await p.act()
+        if not acted:
+            await loopback.discord.wait_change(0.5)
+    assert won is not None, "the game did not end"
+    state = saved_state(db, channel)
+
+    # clicks per move (issue 17): a plain card 1, a wild 2, a tower card at most 3
+    assert counts.clicks["plain"] and set(counts.clicks["plain"]) == {1}, counts.clicks
+    assert set(counts.clicks["wild"]) <= {2}, counts.clicks
+    assert all(c <= 3 for c in counts.clicks["wild grab"] + counts.clicks["grab two"])
+    assert set(counts.clicks["grab two"]) <= {2}, counts.clicks
+
+    # one private message per player for the whole game: the panel
+    for m in members:
+        assert len(m.ephemerals()) - before[m.id] == 1, (m.name, m.ephemerals())
+
+    # the bot's own edits of panels: at most about two a move
+    moves = len(re.findall(r"plays|draws|keeps|passes", " ".join(
+        v for m in channel.messages for v in [m.text()]))) or 1
+    edits = webhook_edits(loopback) - edits_before
+    print(f"panel edits {edits}, moves announced ~{moves}, reopened {counts.reopened}, "
+          f"serial {serial_before}->{state and state.get('serial')}, moves {counts.moves}")
+    assert edits <= 2.5 * max(1, sum(counts.moves.values())), (edits, counts.moves)
+    loopback.check()
