@@ -18,6 +18,11 @@ global limit is 50 requests per second per bot, interaction endpoints excepted).
 it: discord.py holds a request back while its route's bucket is empty and then lets several
 go at once, so writes paced at 40 a second were still seen to reach 51 in a second under
 load."""
+TABLE_BURY = 8
+"""Messages posted below a game's table (by anyone, the bot's other messages included) after
+which its next update posts it anew at the bottom and closes the old one
+(``UNO_TABLE_BURY``; 0: any message below it). Counted from the gateway's MESSAGE_CREATE
+events, no request: see ``cogs/uno/_outbox.py``, ``Outbox.seen``."""
 MAX_LAG_MS = 100
 """New clicks are answered "busy" while the event loop runs this many milliseconds late on
 average (``UNO_MAX_LAG_MS``; 0: never): see ``cogs/uno/_reply.py``, ``MAX_LAG``."""
@@ -57,6 +62,9 @@ class Config:
     channel_writes: float = CHANNEL_WRITES
     """Channel writes per second for the whole process (UNO_CHANNEL_WRITES): Discord's
     global limit is 50 a second unless it raised the bot's."""
+    table_bury: int = TABLE_BURY
+    """Messages below the table after which its next update posts it anew at the bottom
+    (UNO_TABLE_BURY; 0: any)."""
     max_lag_ms: int = MAX_LAG_MS
     """New clicks are answered "busy" while the event loop runs this late (UNO_MAX_LAG_MS;
     0: never)."""
@@ -95,6 +103,7 @@ class Config:
             art_cache=os.environ.get("UNO_ART_CACHE", "").strip() or None,
             table_v2=_flag("UNO_TABLE_V2", True),
             max_lag_ms=_whole_number("UNO_MAX_LAG_MS", MAX_LAG_MS),
+            table_bury=_whole_number("UNO_TABLE_BURY", TABLE_BURY),
             channel_writes=writes,
             uvloop=_flag("UNO_UVLOOP", True),
         )

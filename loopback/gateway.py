@@ -21,6 +21,10 @@ from .records import Problem
 log = logging.getLogger("loopback")
 
 INTENT_GUILD_MESSAGES = 1 << 9
+INTENT_DIRECT_MESSAGES = 1 << 12
+MESSAGE_EVENTS = frozenset({"MESSAGE_CREATE", "MESSAGE_UPDATE", "MESSAGE_DELETE",
+                            "MESSAGE_DELETE_BULK"})
+"""The events of GUILD_MESSAGES in a guild, of DIRECT_MESSAGES in a DM (gateway.mdx)."""
 
 
 class GatewayServer(Protocol):
@@ -117,8 +121,11 @@ class Gateway:
         session = self.current_session
         if session is None:
             return
-        if name.startswith("MESSAGE_") and not session.intents & INTENT_GUILD_MESSAGES:
-            return
+        if name in MESSAGE_EVENTS:
+            # a guild's message events need GUILD_MESSAGES, a DM's DIRECT_MESSAGES
+            needed = INTENT_GUILD_MESSAGES if "guild_id" in data else INTENT_DIRECT_MESSAGES
+            if not session.intents & needed:
+                return
         session.send_event(name, data)
 
     def dispatch(self, name: str, data: Any) -> None:

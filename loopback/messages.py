@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from .limits import IS_COMPONENTS_V2, check_message_limits, gallery_urls
-from .models import LOADING, Channel, Identity, Message
+from .models import LOADING, Channel, Identity, Message, message_created
 from .rest import Request, RestServer, error_response, json_response, uploaded_files
 
 
@@ -61,6 +61,9 @@ class MessageServer(RestServer, Protocol):
     def gallery_edit_bug(self) -> bool: ...
 
     def next_change(self) -> int: ...
+
+    @property
+    def bot_intents(self) -> int | None: ...
 
     def dispatch_soon(self, name: str, data: Any) -> None: ...
 
@@ -167,25 +170,21 @@ class MessageRoutes:
             msg.flags |= LOADING
         self.server.messages[msg.id] = msg
         channel.all_messages.append(msg)
-        if not msg.ephemeral:
-            event = msg.payload()
-            if channel.guild is not None:
-                event["member"] = channel.guild.bot_member.member_payload(with_user=False)
-            self.server.dispatch_soon("MESSAGE_CREATE", event)
+        guild = channel.guild
+        message_created(self.server, msg, None if guild is None
+                        else guild.bot_member.member_payload(with_user=False))
         return msg
 
     def user_message(self, channel: Channel, user: Identity, text: str) -> Message:
         """A person posts ``text`` in ``channel`` (MESSAGE_CREATE as Discord sends it to a
-        bot with the GUILD_MESSAGES intent; without MESSAGE_CONTENT its content is empty)."""
+        bot with the GUILD_MESSAGES intent that can view the channel; without
+        MESSAGE_CONTENT its content is empty unless it mentions the bot)."""
         msg = Message(server=self.server, channel=channel, author=user.user_payload(),
                       data={"content": text})
         self.server.messages[msg.id] = msg
         channel.all_messages.append(msg)
-        event = msg.payload()
-        event["content"] = ""
-        if channel.guild is not None:
-            event["member"] = user.member_payload(with_user=False)
-        self.server.dispatch_soon("MESSAGE_CREATE", event)
+        message_created(self.server, msg, None if channel.guild is None
+                        else user.member_payload(with_user=False))
         return msg
 
     @staticmethod

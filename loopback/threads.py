@@ -20,7 +20,17 @@ from typing import Any, Protocol
 
 import discord
 
-from .models import Channel, Guild, Hub, Identity, Message, Overwrite, OverwriteTarget, iso_now
+from .models import (
+    Channel,
+    Guild,
+    Hub,
+    Identity,
+    Message,
+    Overwrite,
+    OverwriteTarget,
+    iso_now,
+    message_created,
+)
 
 ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD = 10, 11, 12
 THREAD_TYPES = (ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD)
@@ -316,9 +326,7 @@ def open_thread(
         }
         server.messages[notice.id] = notice
         parent.all_messages.append(notice)
-        event = notice.payload()
-        event["member"] = owner.member_payload(with_user=False)
-        server.dispatch_soon("MESSAGE_CREATE", event)
+        message_created(server, notice, owner.member_payload(with_user=False))
     return thread
 
 

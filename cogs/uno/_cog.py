@@ -73,7 +73,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     def __init__(self, bot: UnoBot) -> None:
         self.bot = bot
         self.outbox = Outbox(bot, time_scale=bot.config.time_scale, v2=bot.config.table_v2,
-                             global_writes=bot.config.channel_writes)
+                             global_writes=bot.config.channel_writes,
+                             bury=bot.config.table_bury)
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay)

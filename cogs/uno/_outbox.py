@@ -3,10 +3,12 @@ writes and maps Discord's errors; what a table says comes from ``_table_post.py`
 
 Announcements are queued per channel (never awaited by the table service, never under a
 game's lock) and gathered with the live table into one message. The table is **edited in
-place** while nothing was posted below it and no turn needs a notification; a new table is
-posted only when it has scrolled away, a round ended, someone asked for it, a player must be
-notified (mentioned) because they have not acted for a while, or its picture changed and
-Discord refuses edits that bring one (discord-api-docs issue 7529).
+place** while chat has not buried it and no turn needs a notification; a new table is
+posted (and the old one closed) only when chat has buried it (more than ``UNO_TABLE_BURY``
+messages below it, counted from the gateway's MESSAGE_CREATE: ``seen``), a round ended,
+someone asked for it, a player must be notified (mentioned) because they have not acted for
+a while, or its picture changed and Discord refuses edits that bring one (discord-api-docs
+issue 7529).
 
 Discord's limits decide the route (``_pacing.py``). A table is posted through a recent
 interaction of its channel when there is one (the click that moved the game, usually: its
@@ -45,7 +47,7 @@ from cogs.uno._table_post import (
 )
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
-from settings import CHANNEL_WRITES
+from settings import CHANNEL_WRITES, TABLE_BURY
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +93,6 @@ class _Channel:
     """Messages posted through an interaction's webhook (id → the interaction)."""
     denied: bool = False
     """The newest interaction showed the bot lacks a permission to post here."""
-    newest_id: int = 0
-    """The newest message id seen in the channel (to know when the table scrolled away)."""
     carried: asyncio.Event | None = None
     """Set when an interaction comes while a post waits for the channel route's turn."""
 
@@ -115,9 +115,10 @@ def _taker(box: _Channel, taken: list[str]) -> Callable[[], list[str]]:
 
 class Outbox:
     def __init__(self, client: discord.Client, *, time_scale: float = 1.0,
-                 global_writes: float = CHANNEL_WRITES, v2: bool = True) -> None:
+                 global_writes: float = CHANNEL_WRITES, v2: bool = True,
+                 bury: int = TABLE_BURY) -> None:
         self.client = client
-        self.style = TableStyle(v2=v2)
+        self.style = TableStyle(v2=v2, bury=bury)
         """How every table is written: V2 or embed, whether edits bring a new picture."""
         self.scale = min(1.0, max(time_scale, 0.05))
         self.on_lost: LostCallback | None = None
@@ -227,10 +228,13 @@ class Outbox:
             self._carriers.popitem(last=False)
 
     def seen(self, channel_id: int, message_id: int) -> None:
-        """A message was posted in a channel (by anyone): a table above it scrolled."""
+        """A message was posted in a channel or thread (by anyone, the bot included: the
+        gateway's MESSAGE_CREATE): one more below its table, if it is newer. Past
+        ``bury`` of them the table's next update posts it anew at the bottom. A count,
+        no request; it starts from zero when the process does."""
         box = self._channels.get(channel_id)
-        if box is not None and message_id > box.newest_id:
-            box.newest_id = message_id
+        if box is not None and box.session is not None:
+            box.post.seen(message_id, box.session.table_message_id)
 
     # ------------------------------------------------------------------ life cycle
     async def close(self, limit: float = 5.0) -> None:
@@ -464,8 +468,7 @@ class Outbox:
         """The table, with what happened since the last one: edited in place, or posted
         anew (and the old one loses its buttons). What it says comes from ``box.post``."""
         previous = session.table_message_id
-        posted_below = previous is not None and box.newest_id > previous
-        new = (previous is None or box.fresh or box.mention is not None or posted_below
+        new = (previous is None or box.fresh or box.mention is not None or box.post.buried
                or box.denied)
         if not new and previous not in box.via_for and not box.denied:
             # A table the channel route posted (before a restart, say) is replaced once by
@@ -507,7 +510,7 @@ class Outbox:
             if message_id is None:
                 return
             session.table_message_id = message_id
-            box.post.adopt(message_id)
+            box.post.adopt(message_id, new=True)
             if self.on_table is not None:
                 await self.on_table(session)  # saved before the old one is closed
             if previous is not None:

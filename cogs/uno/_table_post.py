@@ -27,6 +27,7 @@ from cogs.uno.art import TableView, table_image
 from cogs.uno.show.lobby import lobby_embed, lobby_view
 from cogs.uno.show.table import TableModel, table_embed, table_layout, table_view
 from cogs.uno.table.session import Session
+from settings import TABLE_BURY
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,9 @@ class TableStyle:
     """Edits may bring a table's new picture; False once Discord refused one (an open
     bug refuses an edit that brings a media gallery's file, discord-api-docs issue
     7529): a table whose picture changed is then posted anew."""
+    bury: int = TABLE_BURY
+    """Messages below a table after which chat has buried it: its next update posts it
+    anew at the bottom (``UNO_TABLE_BURY``; 0: any message below it)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,8 @@ class TablePost:
         """Pictures attached so far (each new one gets a new file name)."""
         self.composed: tuple[TableView, str | None, discord.ui.LayoutView] | None = None
         """The V2 table being written: its picture's view and file name, its quiet form."""
+        self.below = 0
+        """Messages posted below the live table since it was posted (:meth:`seen`)."""
 
     # ------------------------------------------------------------------ what changed
     def change(self, session: Session, table: bool) -> None:
@@ -108,6 +114,21 @@ class TablePost:
         """The game is over or gone: what its last table ``message_id`` becomes."""
         self.shown = []
         return self.closed(message_id, session)
+
+    # ------------------------------------------------------------------ where it is
+    def seen(self, message_id: int, table: int | None) -> None:
+        """A message ``message_id`` was posted in the channel: one more below the live
+        table ``table`` if it is newer (ids grow with time; the table's own post is not
+        one). A count only, from the gateway's MESSAGE_CREATE: no request, and no Read
+        Message History needed. It starts from zero when the process does."""
+        if table is not None and message_id > table:
+            self.below += 1
+
+    @property
+    def buried(self) -> bool:
+        """Chat has buried the live table (more than ``bury`` messages below it): its next
+        update posts it anew at the bottom, and the old one is closed."""
+        return self.below > self.style.bury
 
     # ------------------------------------------------------------------ the table
     def goes_anew(self, message_id: int | None, live: Live) -> bool:
@@ -158,9 +179,14 @@ class TablePost:
         return {"content": text, "embed": table_embed(model), "view": table_view(model),
                 "allowed_mentions": mentions}
 
-    def adopt(self, message_id: int) -> None:
-        """The table just written is ``message_id``: remember its picture and its quiet
-        form (for when it is closed)."""
+    def adopt(self, message_id: int, *, new: bool = False) -> None:
+        """The table just written is ``message_id`` (``new``: just posted, at the bottom:
+        nothing is below it yet): remember its picture and its quiet form (for when it is
+        closed)."""
+        if new:
+            # (messages whose MESSAGE_CREATE came while it was being posted are forgotten,
+            # a few at most; so is its own, when it came before the post's answer)
+            self.below = 0
         composed, self.composed = self.composed, None
         if composed is None:
             return

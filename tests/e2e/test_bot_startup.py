@@ -131,6 +131,21 @@ def test_the_lag_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPa
         Config.from_env()
 
 
+def test_the_table_bury_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """UNO_TABLE_BURY: messages below the table after which it is posted anew (8 unless
+    set; a whole number)."""
+    from settings import Config, ConfigError
+
+    monkeypatch.setenv("DISCORD_TOKEN", fake_token())
+    monkeypatch.setenv("UNO_TABLE_BURY", "")
+    assert Config.from_env().table_bury == 8
+    monkeypatch.setenv("UNO_TABLE_BURY", "20")
+    assert Config.from_env().table_bury == 20
+    monkeypatch.setenv("UNO_TABLE_BURY", "-1")
+    with pytest.raises(ConfigError, match="UNO_TABLE_BURY must be a whole number"):
+        Config.from_env()
+
+
 def test_uvloop_runs_the_loop_when_installed_unless_turned_off(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """UNO_UVLOOP (on by default): uvloop's event loop when the package is there (a

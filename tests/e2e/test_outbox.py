@@ -2,8 +2,9 @@
 
 R-BOT-TABLE: the live table is edited in place while nothing was posted below it, through
 the webhook of the interaction that posted it (interaction endpoints are not bound to the
-bot's global rate limit); a message posted below it makes the next table a new message; an
-expired interaction token falls back to the channel route. R-BOT-BUSY: a click that reaches
+bot's global rate limit); chat that buries it makes the next table a new message
+(tests/e2e/test_table_in_view.py); an expired interaction token falls back to the channel
+route. R-BOT-BUSY: a click that reaches
 the bot too late is answered "busy" (or not at all) and changes nothing, and no click is
 answered twice. The loopback enforces Discord's rate limits in this module.
 """
@@ -19,6 +20,7 @@ from loopback.bot_process import BotProcess
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel
 from loopback.server import InteractionState, LoopbackDiscord
+from settings import TABLE_BURY
 from support.e2e import FAST_ENV
 from support.tables import Scenario, abc, hand, open_tables, pair, said, state, table_message
 
@@ -27,8 +29,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"),
 
 
 SCENARIOS: dict[str, Scenario] = {
-    name: pair for name in ("in_place", "scrolled", "expired", "expired_post", "busy",
-                            "too_late")}
+    name: pair for name in ("in_place", "expired", "expired_post", "busy", "too_late")}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -73,28 +74,6 @@ async def test_the_table_is_edited_in_place_through_the_interaction(
     assert sorted(hand(state(ch), alice)) == ["B4", "R5"]
 
 
-async def test_a_message_below_the_table_makes_the_next_table_new(
-        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
-    """R-BOT-TABLE: once someone posts below the table, the next table is a new message at
-    the bottom and the old one loses its buttons."""
-    ch = tables["scrolled"]
-    alice, bob, _c = abc(ch)
-    await alice.slash("uno play", card="R3")
-    before = await said(ch, "alice plays 🟥 3.", ch.mark())
-    bob.say("nice one")
-    await asyncio.sleep(0.3)  # the bot hears of the chat message
-    mark = ch.mark()
-    await bob.slash("uno play", card="R6")
-    after = await said(ch, "bob plays 🟥 6.", mark)
-    assert after.id > before.id, "a new table below the chat"
-    for _ in range(50):
-        if not before.button_labels():
-            break
-        await asyncio.sleep(0.05)
-    assert before.button_labels() == [], "the old table lost its buttons"
-    assert table_message(ch).id == after.id
-
-
 async def test_an_expired_token_falls_back_to_the_channel(
         loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
     """R-BOT-TABLE: when the interaction that posted the table can no longer edit it (its
@@ -126,8 +105,9 @@ async def test_a_new_table_whose_token_fails_goes_by_the_channel(
     server = loopback.discord
     await alice.slash("uno play", card="R3")
     before = await said(ch, "alice plays 🟥 3.", ch.mark())
-    alice.say("your go, bob")
-    await asyncio.sleep(0.3)  # the bot hears of the chat message: the next table is new
+    for i in range(TABLE_BURY + 1):
+        alice.say(f"your go, bob ({i})")
+    await asyncio.sleep(0.3)  # the bot hears of the chat: the table is buried, the next is new
     server.interaction_token_life = 0.0  # every token is refused from now on
     try:
         mark = ch.mark()
