@@ -57,7 +57,7 @@ async def test_a_finished_game_shows_its_result_and_keeps_its_seats(db: Database
 
 
 async def test_play_again_opens_the_same_seats_and_settings_once(db: Database) -> None:
-    service, outbox = await running(db, finishing(2))
+    service, _outbox = await running(db, finishing(2))
     old = service.sessions[2]
     await play_out(service, 2)
     gid = old.game_id
