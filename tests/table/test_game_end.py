@@ -12,8 +12,8 @@ import pytest
 
 from cogs.uno.show.result import ResultModel
 from cogs.uno.table.contracts import Actor, Refusal
-from cogs.uno.table.service import END_QUESTION
-from cogs.uno.table.session import Options
+from cogs.uno.table.service import END_QUESTION, TableService
+from cogs.uno.table.session import Options, Session
 from data import Database
 from engine import Card, Play
 from support.games import saved_state
@@ -23,7 +23,7 @@ OPTS = Options(target=100, turn_timer=300, edition="power-grab", language="fr",
                grab2_points=50, mention_turn=False)
 
 
-def finishing(channel: int):  # type: ignore[no-untyped-def]
+def finishing(channel: int) -> Session:
     """Alice goes out with her last card, and Bob's and the computer's cards take her past
     the target of 100: the game ends with her move."""
     return scenario(channel, [ALICE, "cpu2", BOB],
@@ -31,7 +31,7 @@ def finishing(channel: int):  # type: ignore[no-untyped-def]
                     discard="R9", draw="Y2 Y3 Y4", turn="111", options=OPTS)
 
 
-async def play_out(service, channel: int) -> None:  # type: ignore[no-untyped-def]
+async def play_out(service: TableService, channel: int) -> None:
     await service.move(channel, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
 
 
@@ -67,7 +67,7 @@ async def test_play_again_opens_the_same_seats_and_settings_once(db: Database) -
     assert lobby.game_id != gid, "a new game"
     assert [(s.id, s.cpu) for s in lobby.seats] == [("111", False), ("cpu2", True),
                                                    ("222", False)]
-    assert lobby.seat("222") is not None and lobby.seat("222").name == "Bobby"  # type: ignore[union-attr]
+    assert [s.name for s in lobby.seats] == ["Alice", "cpu2", "Bobby"], "as they are called now"
     assert lobby.host_id == "222", "who pressed hosts"
     assert lobby.options == OPTS, "the same settings, language included"
     state = saved_state(db, 2)
