@@ -16,7 +16,7 @@ from cogs.uno.table.service import END_QUESTION, TableService
 from cogs.uno.table.session import Options, Session
 from data import Database
 from engine import Card, Play
-from support.games import saved_state
+from support.games import rows, saved_state
 from support.service import ALICE, BOB, CAROL, GUILD, running, scenario
 
 OPTS = Options(target=100, turn_timer=300, edition="power-grab", language="fr",
@@ -147,4 +147,23 @@ async def test_end_asks_first_and_only_a_host_confirms_in_time(db: Database) -> 
     await service.end(7, admin)
     assert 7 not in service.sessions and saved_state(db, 7) is None
     assert outbox.results == [], "an ended game has no result"
+    await service.close()
+
+
+async def test_an_offer_that_cannot_be_kept_only_loses_the_button(db: Database) -> None:
+    """The result is recorded first; if keeping the seats for Play again fails then, the
+    result is shown all the same, without the button."""
+    service, outbox = await running(db, finishing(8))
+    session = service.sessions[8]
+
+    async def refused_write(game: object) -> None:
+        raise OSError("disk full")
+
+    service.store.save_rematch = refused_write  # type: ignore[method-assign]
+    await play_out(service, 8)
+    assert outbox.results == [session]
+    model = ResultModel.of(session)
+    assert model is not None and not model.again
+    assert rows(db, "SELECT COUNT(*) FROM game_results WHERE game_id = ?",
+                session.game_id) == [(1,)]
     await service.close()
