@@ -79,9 +79,9 @@ class ResultModel:
             same = prev is not None and (prev.winner, prev.points) == (winner, points)
             place = prev.place if same and prev is not None else i + 1
             rows.append(StandingRow(place, name, points, winner, cpu))
-        lines = tuple(
-            f"{MEDALS.get(r.place, f'{r.place}.')} **{r.name}**{' 🤖' if r.cpu else ''}: "
-            + _("{n} pts", language, n=r.points) for r in rows)
+        lines = tuple(_("{place} **{name}**{cpu}: {n} pts", language,
+                        place=MEDALS.get(r.place, f"{r.place}."), name=r.name,
+                        cpu=" 🤖" if r.cpu else "", n=r.points) for r in rows)
         edition = edition_title(game.edition.name, language)
         summary = (_("{edition} · hands played: {n}", language, edition=edition,
                      n=len(match.results)) if match is not None else
