@@ -9,7 +9,8 @@ It composes the parts of ``data/``, each answering one question:
 - data/batching.py: group commit of saves (the line and the queue of saves).
 - the query families: data/games.py (games in progress, group-committed saves, set-aside
   games), data/log.py (the move log), data/results.py (finished games, the leaderboard),
-  data/settings.py (guild and personal settings). Their SQL is in data/queries.py.
+  data/settings.py (guild and personal settings), data/rematches.py (Play again). Their
+  SQL is in data/queries.py.
 
 Each method here hands the call to its family; the families' docstrings tell the details.
 """
@@ -31,6 +32,7 @@ from data.models import (
     SetAsideGame,
     UserSettings,
 )
+from data.rematches import Rematches
 from data.results import Results
 from data.settings import StoredSettings
 from data.sqlite import SqliteBackend
@@ -51,6 +53,7 @@ class Database:
         self._log = GameLog(backend)
         self._results = Results(backend)
         self._settings = StoredSettings(backend)
+        self._rematches = Rematches(backend)
 
     @classmethod
     async def open(cls, path: str, *, group_commit: bool = True) -> Database:
@@ -152,4 +155,18 @@ class Database:
         return await self._log.latest_game_id(guild_id, channel_id)
 
     async def prune_logs(self, older_than: int) -> int:
+        """Old move logs (the number of rows deleted), and the Play again offers of the
+        same age."""
+        await self._rematches.prune(older_than)
         return await self._log.prune_logs(older_than)
+
+    # --- Play again: a finished game's seats and settings (data/rematches.py) -------------
+
+    async def save_rematch(self, game: SavedGame) -> None:
+        await self._rematches.save_rematch(game)
+
+    async def load_rematch(self, guild_id: int, game_id: str) -> tuple[SavedGame, bool] | None:
+        return await self._rematches.load_rematch(guild_id, game_id)
+
+    async def use_rematch(self, guild_id: int, game_id: str, used: bool = True) -> bool:
+        return await self._rematches.use_rematch(guild_id, game_id, used)

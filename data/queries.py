@@ -215,6 +215,34 @@ WHERE game_id IN (
 )
 """
 
+# --- Play again: a finished game's seats and settings -----------------------------------
+
+# A game recorded again (its recording was undone and redone) offers Play again afresh.
+UPSERT_REMATCH: Final = """
+INSERT INTO rematches (game_id, guild_id, channel_id, state, created_at, used)
+VALUES (?, ?, ?, ?, ?, 0)
+ON CONFLICT (game_id) DO UPDATE SET
+    state = excluded.state,
+    created_at = excluded.created_at,
+    used = 0
+"""
+
+LOAD_REMATCH: Final = """
+SELECT game_id, guild_id, channel_id, state, created_at AS updated_at, used
+FROM rematches
+WHERE guild_id = ? AND game_id = ?
+"""
+
+# Compare and set: only one press takes an unused offer.
+USE_REMATCH: Final = """
+UPDATE rematches SET used = ?
+WHERE guild_id = ? AND game_id = ? AND used = ?
+"""
+
+PRUNE_REMATCHES: Final = """
+DELETE FROM rematches WHERE created_at < ?
+"""
+
 # --- set-aside games --------------------------------------------------------------------
 
 _SET_ASIDE_COLUMNS: Final = "channel_id, guild_id, game_id, state, reason, set_aside_at"

@@ -20,6 +20,7 @@ from discord.ext import commands, tasks
 
 from cogs.i18n import Locale, _, server_language
 from cogs.uno._emojis import CardEmojis
+from cogs.uno._ending import Endings, no_pictures
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
 from cogs.uno._plays import Plays, actor_of
@@ -81,6 +82,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.plays = Plays(self.service, self.pictures)
         self.service.followers.append(self.plays.panels.changed)
+        self.endings = Endings(self.service, v2=self.outbox.v2)
         self.outbox.on_lost = self.service.channel_lost
         self.outbox.on_table = self.service.table_posted
         if bot.config.art_cache:
@@ -193,12 +195,17 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     def _no_pictures(self, interaction: discord.Interaction[Any], language: Locale
                      ) -> str | None:
-        """The sentence that tells the host the table will go without its picture, when the
-        bot lacks Attach Files in the channel (the table is complete without it)."""
-        if not self.outbox.v2 or interaction.app_permissions.attach_files:
-            return None
-        return _("🖼️ The table will have no picture here: I lack the Attach Files "
-                 "permission in this channel (the table's text says everything).", language)
+        return no_pictures(self.outbox.v2, interaction, language)
+
+    async def again_click(self, reply: Reply, interaction: discord.Interaction[Any],
+                          gid: str) -> None:
+        """Play again, on a finished game's result."""
+        await self.endings.again(reply, interaction, gid)
+
+    async def end_click(self, reply: Reply, interaction: discord.Interaction[Any],
+                        confirm: bool, gid: str, until: float) -> None:
+        """Confirm or Cancel on /uno end's question."""
+        await self.endings.answer(reply, interaction, confirm, gid, until)
 
     @staticmethod
     def _with_note(text: str, note: str | None) -> str:
@@ -406,13 +413,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                           description="End the game in this channel (host or Manage Server)")
     @app_commands.guild_only()
     async def end(self, interaction: discord.Interaction[Any]) -> None:
-        async def work(reply: Reply) -> None:
-            actor = actor_of(interaction)
-            language = self.service.session(interaction.channel_id).options.language
-            await self.service.end(interaction.channel_id, actor)
-            await reply.send(_("{name} ended the game. It does not count on the leaderboard.",
-                               language, name=actor.name))
-        await answer(interaction, work, public=True)
+        # a question first: Confirm (within 30 s) ends the game, Cancel ends nothing
+        await answer(interaction, lambda reply: self.endings.ask(reply, interaction),
+                     public=True)
 
     @app_commands.command(name="kick",
                           description="Remove a player from the game (host or Manage Server)")

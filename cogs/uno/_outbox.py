@@ -37,6 +37,7 @@ from typing import Any
 import discord
 
 from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
+from cogs.uno._result_post import result_post
 from cogs.uno._table_post import (
     MAX_MESSAGE,
     Compose,
@@ -77,6 +78,8 @@ class _Channel:
     lines: list[str] = field(default_factory=list)
     lasting: list[str] = field(default_factory=list)
     """Lines that stay in the channel as their own message (posted before the table)."""
+    posts: list[Compose] = field(default_factory=list)
+    """Messages of their own, posted after the lines (a finished game's result)."""
     table: bool = False
     fresh: bool = False
     """Post the table anew (a round ended, someone asked for it) instead of editing it."""
@@ -95,6 +98,10 @@ class _Channel:
     """The newest interaction showed the bot lacks a permission to post here."""
     carried: asyncio.Event | None = None
     """Set when an interaction comes while a post waits for the channel route's turn."""
+
+    def drop(self) -> None:
+        """Forget what waits to be posted (the channel is lost)."""
+        self.lines, self.lasting, self.posts, self.edits, self.table = [], [], [], {}, False
 
 
 class ChannelLost(Exception):
@@ -148,11 +155,14 @@ class Outbox:
     # ------------------------------------------------------------------ what to post
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
                  mention: str | None = None, fresh: bool = False,
-                 lasting: bool = False) -> None:
+                 lasting: bool = False, result: bool = False) -> None:
         """Queue ``lines`` with the table (``table``: the game goes on). ``fresh``: post the
         table anew rather than edit it; ``lasting``: the lines are a record that stays in the
-        channel (a round's result), posted as their own message, not edited away later."""
+        channel (a round's result), posted as their own message, not edited away later;
+        ``result``: the finished game's result follows them (its own message)."""
         box = self._box(session.channel_id, session.guild_id)
+        if result:
+            box.posts += result_post(session, lambda: box.post.attach)
         box.session = session
         box.post.change(session, table)
         if lasting:
@@ -261,9 +271,7 @@ class Outbox:
 
     def _kick(self, channel_id: int, box: _Channel) -> None:
         if box.lost:
-            box.lines.clear()
-            box.lasting.clear()
-            box.edits.clear()
+            box.drop()
             return
         if box.task is None or box.task.done():
             box.task = asyncio.create_task(self._flush(channel_id, box),
@@ -274,18 +282,16 @@ class Outbox:
             if not self._closing:
                 wait = box.last_post + MIN_POST_GAP * self.scale - time.time()
                 await asyncio.sleep(max(0.05 * self.scale, wait))
-            while box.lines or box.lasting or box.edits or box.table:
+            while box.lines or box.lasting or box.posts or box.edits or box.table:
                 await self._send(channel_id, box)
                 box.carrier = settled(box.carrier)  # the interaction itself is let go
                 box.last_post = time.time()
-                if (box.lines or box.lasting or box.edits or box.table) and not self._closing:
+                if (box.lines or box.lasting or box.posts or box.edits or box.table
+                        ) and not self._closing:
                     await asyncio.sleep(MIN_POST_GAP * self.scale)
         except ChannelLost as lost:
             box.lost = True
-            box.lines.clear()
-            box.lasting.clear()
-            box.edits.clear()
-            box.table = False
+            box.drop()
             if self.on_lost is not None:
                 await self.on_lost(channel_id, lost.gone)
         except asyncio.CancelledError:
@@ -460,6 +466,8 @@ class Outbox:
             lines, box.lines = box.lines, []
             for chunk in _chunks(lines):
                 await self._post(box, channel, _fixed(_plain(chunk)))
+            while box.posts:
+                await self._post(box, channel, box.posts.pop(0))
         for message_id, compose in edits.items():
             await self._edit(box, channel, message_id, compose)
 

@@ -26,6 +26,7 @@ from loopback.users import Member
 from support.driver import turn_of
 from support.e2e import FAST_ENV, db_of, play_card
 from support.games import install, saved_state, scenario_session
+from support.tables import end_game as confirmed_end
 
 SCALE = 0.3
 TURN = 10 * SCALE
@@ -107,7 +108,7 @@ class DbLock:
 
 
 async def end_game(member: Member) -> None:
-    r = await member.slash("uno end")
+    r = await confirmed_end(member)
     assert "ended the game" in r.text, r.text
 
 

@@ -23,7 +23,18 @@ from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
 from support.e2e import FAST_ENV, card_buttons, db_of, grab, play_card
 from support.games import install, saved_state, scenario_session
-from support.tables import abc, hand, pid, poll_state, refused, registry, said, state, table_message
+from support.tables import (
+    abc,
+    hand,
+    pid,
+    poll_state,
+    refused,
+    registry,
+    said,
+    state,
+    table_message,
+)
+from support.tables import end_game as confirmed_end
 
 OPTS = Options(turn_timer=600)
 """Long turns: the scenarios wait while earlier tests run."""
@@ -677,7 +688,7 @@ async def test_end_by_host_not_counted(loopback: LoopbackTest,
     before = state(ch)
     refused(await bob.slash("uno end"), "Only the host or a member with Manage Server")
     assert state(ch) == before
-    r = await alice.slash("uno end")
+    r = await confirmed_end(alice)
     assert not r.ephemeral
     assert "Alice ended the game. It does not count on the leaderboard." in r.text
     db = db_of(ch)

@@ -15,6 +15,7 @@ from loopback.users import Member
 from support.driver import Human, PrivacyWatch, Stats, play_until_won, turn_of
 from support.e2e import FAST_ENV, card_buttons, db_of, play_card
 from support.games import install, saved_state, scenario_session
+from support.tables import end_game
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.bot_env(**FAST_ENV)]
@@ -200,6 +201,6 @@ async def test_pace_of_a_busy_game(loopback: LoopbackTest) -> None:
     elapsed = loop.time() - started
     assert elapsed > 5, elapsed
     assert stats.counts["play"] + stats.counts["draw"] >= 4, stats.counts
-    await hana.slash("uno end")
+    await end_game(hana)
     assert channel.max_writes_per_5s <= 5, (
         f"{channel.max_writes_per_5s} writes within 5 s in #{channel.name}")

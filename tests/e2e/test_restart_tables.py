@@ -23,7 +23,7 @@ from loopback.users import Member
 from support.driver import turn_of
 from support.e2e import FAST_ENV, db_of, play_card
 from support.games import install, saved_state
-from support.tables import abc, pair
+from support.tables import abc, end_game, pair
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.bot_env(**FAST_ENV)]
 
@@ -99,7 +99,7 @@ async def test_kill_mid_turn_closes_the_table_posted_before(
     state = saved_state(db, ch)
     assert state is not None and state["game"]["discard"][-2:] == ["R3", "R6"]
     assert errors_since(loopback.bot.log_text(), offset) == []
-    r = await alice.slash("uno end")
+    r = await end_game(alice)
     assert "ended the game" in r.text, r.text
 
 
@@ -128,7 +128,7 @@ async def test_without_attach_files_the_table_goes_without_its_picture(
     r = await alice.click("My hand")
     assert r.ephemeral and "**Your hand**" in r.text, r.text
     assert not loopback.discord.take_refused(), "the bot tried no upload"
-    r = await alice.slash("uno end")
+    r = await end_game(alice)
     assert "ended the game" in r.text, r.text
 
 
@@ -163,5 +163,5 @@ async def test_restart_in_a_channel_without_attach_files(
     assert state is not None and state["paused"] is None
     assert state["game"]["discard"][-2:] == ["R3", "R6"]
     assert errors_since(loopback.bot.log_text(), offset) == []
-    r = await alice.slash("uno end")
+    r = await end_game(alice)
     assert "ended the game" in r.text, r.text

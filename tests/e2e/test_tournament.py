@@ -20,7 +20,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from support.e2e import db_of, saved_game
 from support.games import rows, saved_state
-from support.tables import refused
+from support.tables import end_game, refused
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.bot_env(UNO_CPU_DELAY="0.02", UNO_TIME_SCALE="0.02")]
@@ -141,7 +141,7 @@ async def test_the_host_ends_a_tournament_from_its_channel(loopback: LoopbackTes
     refused(await bob.at(tables[0]).slash("uno end"), "A tournament ends from its channel")
     refused(await bob.at(tables[1]).slash("uno leave"), "Nobody leaves a tournament")
     assert saved_game(loopback) is not None, "refusals change nothing"
-    r = await alice.slash("uno end")
+    r = await end_game(alice)
     assert not r.ephemeral and "ended the game" in r.text
     for thread in tables:
         await thread.wait_for(lambda m: "ended the tournament" in m.text(), timeout=5)

@@ -32,6 +32,7 @@ from support.e2e import FAST_ENV, panel_shows, play_card
 from support.games import cards, install, saved_state, scenario_session
 from support.tables import (
     abc,
+    end_game,
     hand,
     open_tables,
     pid,
@@ -321,7 +322,7 @@ async def test_edition_as_server_default_and_in_the_lobby(loopback: LoopbackTest
     await admin.slash("uno settings", edition="classic")
     edited = await ch.wait_for(lambda m: m.id == lobby.id and "Classic UNO" in m.text())
     assert "Victory Lap" not in edited.text()
-    await admin.slash("uno end")
+    await end_game(admin)
     await admin.slash("uno settings", edition="power-grab", server_default=True)
     r = await admin.slash("uno rules")
     text = r.text

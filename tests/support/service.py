@@ -26,6 +26,8 @@ class RecordingOutbox:
     """Records what the service asks to post; posts nothing."""
 
     announced: list[tuple[int, list[str], bool, str | None]] = field(default_factory=list)
+    results: list[Session] = field(default_factory=list)
+    """Sessions whose result was asked for (a finished game's result message)."""
     notices: list[tuple[int, list[str]]] = field(default_factory=list)
     lobbies: list[int] = field(default_factory=list)
     closed: list[int | None] = field(default_factory=list)
@@ -33,8 +35,10 @@ class RecordingOutbox:
 
     def announce(self, session: Session, lines: Sequence[str], *, table: bool = True,
                  mention: str | None = None, fresh: bool = False,
-                 lasting: bool = False) -> None:
+                 lasting: bool = False, result: bool = False) -> None:
         self.announced.append((session.channel_id, list(lines), table, mention))
+        if result:
+            self.results.append(session)
 
     def notice(self, channel_id: int, guild_id: int, lines: Sequence[str]) -> None:
         self.notices.append((channel_id, list(lines)))

@@ -132,3 +132,12 @@ def refused(r: InteractionResult, sentence: str) -> None:
 
 def table_message(ch: Channel) -> Message:
     return next(m for m in reversed(ch.messages) if "My hand" in m.button_labels())
+
+
+async def end_game(member: Member) -> InteractionResult:
+    """``/uno end``, confirmed: the question is public, with Confirm and Cancel; Confirm
+    edits it into what happened (the result returned)."""
+    r = await member.slash("uno end")
+    assert r.message is not None and not r.ephemeral, r.text
+    assert r.message.button_labels() == ["Confirm", "Cancel"], r.message
+    return await member.click("Confirm", message=r.message)

@@ -8,8 +8,10 @@ import pytest
 
 from cogs.uno._components import (
     FAMILIES,
+    AgainButton,
     ColorButton,
     DrawnButton,
+    EndButton,
     KeepSelect,
     LapButton,
     LobbyButton,
@@ -41,7 +43,8 @@ def takers(custom_id: str) -> list[type[UnoItem]]:
     KeepSelect("a1b2", 7), OpeningColorButton("a1b2", 7, "G"), LapButton("a1b2", 7, "keep", "B"),
     CardButton("a1b2", 7, "R7"), CardButton("a1b2", 7, "W+4", True),
     TowerButton("a1b2", 7, "RG", False, "-", "U!"), KeepButton("a1b2", 7, "G5", True),
-    RulesPage(2), LeaderboardPage("wins", 3),
+    AgainButton("a1b2"), EndButton("yes", "a1b2", 1_790_000_000_123),
+    EndButton("no", "a1b2", 1_790_000_000_123), RulesPage(2), LeaderboardPage("wins", 3),
 ], ids=lambda item: type(item).__name__)
 def test_a_real_id_runs_its_family_only(item: UnoItem) -> None:
     custom_id = item.item.custom_id  # type: ignore[attr-defined]
@@ -51,7 +54,18 @@ def test_a_real_id_runs_its_family_only(item: UnoItem) -> None:
 @pytest.mark.parametrize("custom_id", [
     "uno:old:family", "uno:t:hand:not-hex", "uno:t:fold:a1b2:3", "uno:p:a1b2:x:0", "uno:",
     "uno:pc:a1b2:7:R7:x", "uno:tb:a1b2:7:RG:0:-:", "uno:kb:a1b2:7:Z9",
-    "uno:lb:best:1", "uno:rules:x",
+    "uno:lb:best:1", "uno:rules:x", "uno:again:", "uno:end:maybe:a1b2:1", "uno:end:yes:a1b2:",
 ])
 def test_any_other_uno_id_is_answered_as_retired(custom_id: str) -> None:
     assert takers(custom_id) == [RetiredComponent], custom_id
+
+
+async def test_the_end_question_and_play_again_keep_what_their_ids_say() -> None:
+    """A restart loses nothing: the game and the question's expiry are in the ids."""
+    end = EndButton("yes", "a1b2", 1_790_000_000_123, "Confirm")
+    match = EndButton.__discord_ui_compiled_template__.fullmatch(end.item.custom_id)  # type: ignore[attr-defined]
+    assert match is not None
+    again = await EndButton.from_custom_id(None, end.item, match)  # type: ignore[arg-type]
+    assert (again.action, again.gid, again.until) == ("yes", "a1b2", 1_790_000_000_123)
+    play = AgainButton("a1b2", "Play again")
+    assert play.item.custom_id == "uno:again:a1b2"  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ gives the same pixels and the same PNG bytes.
     card_back()
     hand_image(cards, playable)              # PNG bytes
     table_image(TableView(...))              # PNG bytes
+    standings_image(StandingsView(...))      # PNG bytes: a game's final scores
     configure("/var/cache/uno")              # also keep the drawn PNGs on disk
 
 Images returned by ``card_image``, ``tower_image`` and ``card_back`` are shared by the
@@ -26,6 +27,7 @@ from ._compose import SeatView, TableView, TableWords, table_canvas, table_image
 from ._draw import CARD_W, COLOR_SHAPE, TOWER_COLOR, TOWER_W, card_height, tower_height
 from ._hand import hand_image
 from ._png import configure, default_cache, png_bytes
+from ._standings import StandingRow, StandingsView, StandingsWords, standings_image
 
 __all__ = [
     "ART_VERSION",
@@ -35,6 +37,9 @@ __all__ = [
     "TOWER_W",
     "ArtCache",
     "SeatView",
+    "StandingRow",
+    "StandingsView",
+    "StandingsWords",
     "TableView",
     "TableWords",
     "all_cards",
@@ -45,6 +50,7 @@ __all__ = [
     "default_cache",
     "hand_image",
     "png_bytes",
+    "standings_image",
     "table_canvas",
     "table_image",
     "tower_height",

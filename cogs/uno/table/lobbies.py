@@ -14,6 +14,7 @@ from cogs.i18n import Locale, server_language
 from cogs.uno.show.words import edition_title, event_lines
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.session import (
+    CPU_PREFIX,
     MAX_CPUS_WITH_ONE_HUMAN,
     MAX_PLAYERS_PARTNERS,
     MODES,
@@ -36,10 +37,11 @@ class Lobbies:
         self.tables = tables
 
     async def open(self, channel_id: int, guild_id: int, actor: Actor, *,
-                   parent_id: int | None = None,
-                   choices: dict[str, Any] | None = None) -> Session:
+                   parent_id: int | None = None, choices: dict[str, Any] | None = None,
+                   seats: list[Seat] | None = None) -> Session:
         """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
-        anyone is told it exists."""
+        anyone is told it exists; ``seats``: already taken (Play again), the actor's among
+        them, else the actor's alone."""
         if self.tables.closing:
             raise Refusal("The bot is restarting: try again in a moment.")
         self.tables.need_permissions(actor)
@@ -57,7 +59,10 @@ class Lobbies:
             options = Options.from_dict({**options.to_dict(), **choices})
         session = Session(channel_id=channel_id, guild_id=guild_id, host_id=actor.id,
                           options=options, parent_id=parent_id)
-        session.seats.append(Seat(actor.id, actor.name))
+        session.seats = seats or [Seat(actor.id, actor.name)]
+        session.cpu_counter = max((int(seat.id.removeprefix(CPU_PREFIX)) for seat in session.seats
+                                   if seat.cpu and seat.id.removeprefix(CPU_PREFIX).isdigit()),
+                                  default=0)  # the next one added gets a new id
         session.last_human = time.time()
         self.tables.sessions[channel_id] = session
         self.tables.outbox.reopen(channel_id)

@@ -1,18 +1,20 @@
 """What a finished game or hand leaves behind: its result on the leaderboard (recorded once,
-with its last moves, in one transaction), or a rotating match's next hand.
+with its last moves, in one transaction), its Play again offer (its seats and settings), or
+a rotating match's next hand.
 
 Called by the pipeline's save (:meth:`Tables.commit`) under the session's lock.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
 from cogs.uno.show.words import event_lines, hand_banner, match_lines
 from cogs.uno.table.contracts import Store
 from cogs.uno.table.session import Session
-from data import GameResult, LogEntry, PlayerResult
+from data import GameResult, LogEntry, PlayerResult, SavedGame
 from engine import Game
 from engine.replay import replay_header
 
@@ -88,3 +90,32 @@ async def record(store: Store, session: Session, game: Game, entries: list[LogEn
     log.info("Game %s in channel %s recorded: %s", session.game_id, session.channel_id,
              recorded)
     session.recorded = True
+
+
+def again_state(session: Session) -> dict[str, object]:
+    """What Play again opens: the finished game's settings and the seats still at its
+    table (in the lobby's order, with their chosen teams), and the thread's channel."""
+    game = session.game
+    playing = set(game.players) if game is not None else {s.id for s in session.seats}
+    seats = [[s.id, s.name, s.cpu, s.team] for s in session.seats if s.id in playing]
+    return {"options": session.options.to_dict(), "seats": seats,
+            "parent_id": session.parent_id}
+
+
+async def offer_again(store: Store, session: Session) -> None:
+    """Keep the finished game's seats and settings for its Play again button
+    (``session.again``: the offer was saved). A tournament's games offer none; a failed
+    write only loses the button (the result is recorded already)."""
+    session.again = False
+    if session.tournament_of is not None or session.tables or not session.humans():
+        return
+    offer = SavedGame(channel_id=session.channel_id, guild_id=session.guild_id,
+                      game_id=session.game_id, updated_at=int(time.time()),
+                      state=json.dumps(again_state(session), separators=(",", ":")))
+    try:
+        await store.save_rematch(offer)
+    except Exception as exc:
+        log.warning("Keeping the seats of game %s for Play again failed (%s): its result "
+                    "goes without the button", session.game_id, exc)
+        return
+    session.again = True

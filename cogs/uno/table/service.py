@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cogs.i18n import _
+from cogs.uno.table.again import Again
 from cogs.uno.table.autoplay import Autoplay
 from cogs.uno.table.contracts import (
     Actor,
@@ -44,6 +45,9 @@ IDLE_LIMIT = 30 * 60
 """A game (or lobby) with no human action for this long ends."""
 LOG_DAYS = 30
 """A finished game's move log (and so its replay export) is kept this many days."""
+END_QUESTION = 30.0
+"""Seconds within which /uno end's question can be confirmed (never scaled: a person
+answers it)."""
 
 
 class TableService(Tables):
@@ -56,6 +60,7 @@ class TableService(Tables):
         self.autoplay = Autoplay(self)
         self.lobbies = Lobbies(self)
         self.tournaments = Tournaments(self, self.lobbies)
+        self.again = Again(self, self.lobbies)
 
     def schedule(self, session: Session) -> None:
         self.autoplay.schedule(session)
@@ -177,12 +182,40 @@ class TableService(Tables):
             change.moves.append(leave_to_json(player))
             await change.save()
 
-    async def end(self, channel_id: int | None, actor: Actor) -> Session:
-        """End the game or lobby early (host or Manage Server); it does not count."""
+    def ask_end(self, channel_id: int | None, actor: Actor, *, now: float | None = None
+                ) -> tuple[Session, float]:
+        """/uno end asks first: whether ``actor`` may end the channel's game or lobby (the
+        host or Manage Server), and until when (epoch seconds) the question can be
+        confirmed. Nothing ends here."""
         session = self.session(channel_id)
+        self._ends_here(session)
+        self.need_host(session, actor)
+        return session, (time.time() if now is None else now) + END_QUESTION
+
+    def answer_end(self, channel_id: int | None, actor: Actor, gid: str, until: float, *,
+                   now: float | None = None) -> Session:
+        """Checks for an answer to /uno end's question (Confirm or Cancel): asked in time,
+        about the game that still runs, by the host or a member with Manage Server."""
+        if (time.time() if now is None else now) > until:
+            raise Refusal("This question has expired and nothing was ended: use /uno end "
+                          "again.")
+        session = self.session(channel_id)
+        if session.game_id != gid:
+            raise Refusal("That game has ended: use the newest message.")
+        self.need_host(session, actor)
+        return session
+
+    @staticmethod
+    def _ends_here(session: Session) -> None:
         if session.tournament_of is not None:
             raise Refusal("A tournament ends from its channel: /uno end in <#{channel}>.",
                           channel=session.tournament_of)
+
+    async def end(self, channel_id: int | None, actor: Actor) -> Session:
+        """End the game or lobby early (host or Manage Server; /uno end's question was
+        confirmed); it does not count."""
+        session = self.session(channel_id)
+        self._ends_here(session)
         if session.tables:
             self.need_host(session, actor)
             await self.tournaments.end(session, actor)

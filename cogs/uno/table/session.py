@@ -143,6 +143,9 @@ class Session:
     news: list[str] = field(default_factory=list)
     """Lines a saved change produced besides its move's (a match's hand result, the next
     hand's deal), for its announcement (not saved)."""
+    again: bool = False
+    """The finished game offers Play again (its seats and settings were kept when its
+    result was recorded: ``results.offer_again``); not saved."""
     announced_round: tuple[str, int] | None = None
     """The game and round the last table showed (not saved): a new round (or a match's new
     hand) gets a new table."""

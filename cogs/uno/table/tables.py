@@ -41,7 +41,7 @@ from cogs.uno.table.contracts import (
     Store,
     permission_names,
 )
-from cogs.uno.table.results import next_hand, record
+from cogs.uno.table.results import next_hand, offer_again, record
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.session import Session
 from data import DatabaseVanishedError, LogEntry
@@ -244,6 +244,7 @@ class Tables:
             if game is not None and game.is_over:
                 await record(self.store, session, game, entries)
                 self.release(session)
+                await offer_again(self.store, session)
                 return
             text = session.to_json()
             await self.store.save_game(session.row(text), entries)
@@ -299,7 +300,10 @@ class Tables:
                 log.exception("Following a change in channel %s failed", session.channel_id)
         game = session.game
         if game is None or not self.is_live(session):
-            self.outbox.announce(session, [*lines, *session.news], table=False)
+            # a game that ended with a result: its final scores, their picture, Play again
+            ended = (game is not None and game.is_over and session.recorded
+                     and session.tournament_of is None)
+            self.outbox.announce(session, [*lines, *session.news], table=False, result=ended)
             session.news.clear()
             return
         self.schedule(session)
