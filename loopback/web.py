@@ -11,7 +11,9 @@ Routes (added to the loopback server's app when it runs with ``web_ui=True``):
 - ``POST /ui/act`` a slash command, a click, a select or an autocomplete, as NAME
   (``Member.slash/click/select/autocomplete``): the bot gets a real INTERACTION_CREATE;
 - ``POST /ui/channels`` a new text channel; ``GET /files/{message}/{name}?as=NAME`` an
-  attachment's bytes.
+  attachment's bytes (a message's ``attachment://NAME`` URLs are rewritten to it).
+
+The channels listed are the guild's text channels NAME may see, each followed by its threads.
 
 ``?as=NAME`` picks who you are; a new name makes a new member. Nothing checks who is asking:
 anyone who can reach the port can act as anyone (the playground binds 127.0.0.1).

@@ -359,8 +359,12 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         with_picture(a, wait(a, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d),
                              "Alice's hand"))
         a.save_screenshot(str(tmp_path / "game-in-progress.png"))
-        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):
+        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):  # README's: the table and a hand
+            a.set_window_size(1200, 1500)
+            a.execute_script("document.getElementById('messages').scrollTop = 1e9")
+            time.sleep(0.5)
             a.save_screenshot(str(ROOT / "docs" / "playground.png"))
+            a.set_window_size(1200, 900)
 
         # --- #uno-1: the prepared position, played to the end of the round -----------------
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
