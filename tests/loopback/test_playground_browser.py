@@ -16,285 +16,45 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any, TypeVar, cast
 
 import pytest
 
 from engine import Color
 from loopback.playground import Playground
+from support.browser import (  # noqa: F401  (playground_fixture: the fixture playground)
+    NEEDS_BROWSER,
+    ROOT,
+    Loop,
+    all_options,
+    answered,
+    browser,
+    click,
+    ephemeral_count,
+    first_option,
+    last_button,
+    loopback_report,
+    newest_ephemeral,
+    newest_ephemeral_id,
+    open_hand_on_my_turn,
+    pick,
+    playground_fixture,
+    run_slash,
+    table_picture,
+    wait,
+    with_picture,
+)
 from support.games import install, scenario_session
 
-ROOT = Path(__file__).resolve().parents[2]
-T = TypeVar("T")
-
-
-def _chromium() -> tuple[str | None, str | None]:
-    browser = next((p for p in (shutil.which(n) for n in
-                                ("chromium", "chromium-browser", "google-chrome")) if p), None)
-    return browser, shutil.which("chromedriver")
-
-
-CHROMIUM, CHROMEDRIVER = _chromium()
 try:
-    from selenium import webdriver
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.remote.webdriver import WebDriver
-    from selenium.webdriver.remote.webelement import WebElement
-    from selenium.webdriver.support.ui import WebDriverWait
-    SELENIUM = True
-except ImportError:  # pragma: no cover - requirements-dev.txt pins it
-    SELENIUM = False
+except ImportError:  # pragma: no cover - NEEDS_BROWSER skips the tests
+    pass
 
-pytestmark = [
-    pytest.mark.skipif(not SELENIUM, reason="selenium is not installed (requirements-dev.txt)"),
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium browser found (Debian package "
-                       "chromium; .ci/run installs it with apt-get)"),
-    pytest.mark.skipif(CHROMEDRIVER is None, reason="no chromedriver found (Debian package "
-                       "chromium-driver; .ci/run installs it with apt-get)"),
-]
+pytestmark = NEEDS_BROWSER
 
-
-class Loop:
-    """An event loop in a thread, for the loopback server and the bot process."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def call(self, fn: Callable[[], T]) -> T:
-        async def wrapped() -> T:
-            return fn()
-        return self.run(wrapped())
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-
-def browser(user_data: str) -> WebDriver:
-    opts = webdriver.ChromeOptions()
-    assert CHROMIUM is not None
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                 f"--user-data-dir={user_data}", "--window-size=1200,900"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(options=opts, service=Service(executable_path=CHROMEDRIVER))
-
-
-def wait(driver: WebDriver, cond: Callable[[WebDriver], Any], what: str,
-         timeout: float = 15) -> Any:
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.1,
-                             ignored_exceptions=(StaleElementReferenceException,)).until(cond)
-    except Exception as exc:
-        text = driver.find_element(By.ID, "messages").text[-1500:]
-        raise AssertionError(f"timed out waiting for {what}; the page shows:\n{text}") from exc
-
-
-def last_button(driver: WebDriver, label: str, within: str | None = None
-                ) -> WebElement | None:
-    scope = f"//div[@id='m{within}']" if within else ""
-    found = driver.find_elements(
-        By.XPATH, f"{scope}//button[contains(@class,'btn') and not(@disabled) and "
-                  f"contains(normalize-space(.), '{label}')]")
-    return found[-1] if found else None
-
-
-def click(driver: WebDriver, label: str, within: str | None = None) -> str:
-    """Click the newest enabled button with this label (in message ``within`` if given)
-    and return the id of the message it is on (the page re-renders a message when the bot
-    edits it, so a button found a moment ago may be gone: find it again)."""
-    for _ in range(20):
-        button = wait(driver, lambda d: last_button(d, label, within), f"a button {label!r}")
-        try:
-            mid = str(button.find_element(
-                By.XPATH, "ancestor::div[contains(@class,'msg-wrap')]").get_attribute("data-id"))
-            button.click()
-            return mid
-        except StaleElementReferenceException:
-            time.sleep(0.1)
-    raise AssertionError(f"the button {label!r} kept changing under the click")
-
-
-def message(driver: WebDriver, mid: str) -> WebElement | None:
-    """The message with this id as the page shows it now (re-rendered on every edit)."""
-    found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .msg")
-    return found[0] if found else None
-
-
-def failure(driver: WebDriver, mid: str) -> str:
-    """The "interaction failed" note the page shows under message ``mid``, if any."""
-    found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .failed")
-    return found[0].text if found else ""
-
-
-def answered(driver: WebDriver, mid: str, question: str, what: str) -> WebElement:
-    """Wait until message ``mid`` (a private menu the bot edits in place) asks ``question``;
-    a click on it that failed fails here at once, with the page's note."""
-    found = wait(driver, lambda d: failure(d, mid) or ((m := message(d, mid)) and
-                                                       question in m.text and m), what)
-    if isinstance(found, str):
-        raise AssertionError(f"waiting for {what}, the click failed: {found}")
-    return cast(WebElement, found)
-
-
-def newest_ephemeral(driver: WebDriver) -> WebElement | None:
-    found = driver.find_elements(By.CSS_SELECTOR, ".msg.ephemeral")
-    return found[-1] if found else None
-
-
-def newest_ephemeral_id(driver: WebDriver) -> str | None:
-    """The id of the newest private message (read at once: the element may be re-rendered
-    by an edit a moment later, and the wait that calls this retries a stale read)."""
-    newest = newest_ephemeral(driver)
-    return str(newest.get_attribute("data-id")) if newest else None
-
-
-def ephemeral_count(driver: WebDriver) -> int:
-    return len(driver.find_elements(By.CSS_SELECTOR, ".msg.ephemeral"))
-
-
-def with_picture(driver: WebDriver, mid: str) -> WebElement:
-    """The hand menu ``mid`` once its picture came and loaded (the bot adds it by an edit
-    after answering, and the page draws the edited message anew): the fresh element."""
-
-    def fresh(d: WebDriver) -> WebElement | None:
-        for m in d.find_elements(By.CSS_SELECTOR, f'.msg[data-id="{mid}"]'):
-            pictures = m.find_elements(By.CSS_SELECTOR, ".attachment img")
-            # loaded too: a picture still loading moves what is below it as it comes
-            if pictures and all(d.execute_script(
-                    "return arguments[0].complete && arguments[0].naturalWidth > 0", p)
-                    for p in pictures):
-                return m
-        return None
-    found: WebElement = wait(driver, fresh, "the hand's picture")
-    return found
-
-
-def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
-    """Click the table's My hand until the private menu says it is Alice's turn."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        before = ephemeral_count(driver)
-        table = click(driver, "My hand")
-        failed, mid = wait(driver, lambda d, n=before, t=table: (
-            (True, "") if failure(d, t) else
-            (ephemeral_count(d) > n and (mid := newest_ephemeral_id(d)) and (False, mid))),
-            "the private hand menu")
-        if failed:
-            # The computer players moved: the bot posted a new table and took the buttons off
-            # this one just before the click reached it (Discord refuses such a click too).
-            time.sleep(0.3)
-            continue
-        menu = with_picture(driver, mid)
-        if "Your turn: pick a card" in menu.text:
-            return menu
-        time.sleep(0.3)
-    raise AssertionError("it never became Alice's turn")
-
-
-def pick(driver: WebDriver, menu: WebElement, *values: str) -> None:
-    """Open the select in ``menu`` and pick these option values (Done for several)."""
-    menu.find_element(By.CSS_SELECTOR, ".select .select-bar").click()
-    for value in values:
-        wait(driver, lambda d, v=value: menu.find_element(
-            By.CSS_SELECTOR, f".select-option[data-value='{v}']"), f"option {value}").click()
-    if len(values) > 1:
-        menu.find_element(By.CSS_SELECTOR, ".select-done").click()
-
-
-def all_options(menu: WebElement) -> list[str]:
-    """The values a menu's select offers (opens and closes it)."""
-    bar = menu.find_element(By.CSS_SELECTOR, ".select .select-bar")
-    bar.click()
-    values = [str(o.get_attribute("data-value"))
-              for o in menu.find_elements(By.CSS_SELECTOR, ".select-option")]
-    bar.click()
-    return values
-
-
-def first_option(menu: WebElement) -> str:
-    return all_options(menu)[0]
-
-
-def run_slash(driver: WebDriver, typed: str, command: str) -> None:
-    box = driver.find_element(By.ID, "composer-input")
-    box.click()
-    box.send_keys(typed)
-    wait(driver, lambda d: d.find_element(
-        By.CSS_SELECTOR, f"#popup .pop-item[data-command='{command}']"), f"/{command} listed"
-    ).click()
-    wait(driver, lambda d: d.find_element(By.ID, "command-chip").text == f"/{command}",
-         "the command chosen")
-    # Enter sends the command from wherever the focus went: the composer, or the first
-    # option's box (whose True/False suggestions must not swallow it)
-    driver.switch_to.active_element.send_keys(Keys.ENTER)
-    wait(driver, lambda d: not d.find_element(By.ID, "command-chip").is_displayed(),
-         f"/{command} sent")
-
-
-def table_picture(driver: WebDriver) -> dict[str, Any]:
-    """The newest table's picture (a media gallery showing attachment://table-N.png) as the
-    page shows it, once loaded: its URL, natural and shown width, and how many pictures
-    its message shows beside it."""
-    script = """
-        const imgs = [...document.querySelectorAll('.c-gallery img')];
-        const img = imgs[imgs.length - 1];
-        if (!img || !img.complete || !img.naturalWidth) return null;
-        const msg = img.closest('.msg');
-        return {src: img.src, natural: img.naturalWidth,
-                shown: img.getBoundingClientRect().width,
-                beside: msg.querySelectorAll('.attachment img').length};
-    """
-    found: dict[str, Any] = wait(driver, lambda d: d.execute_script(script),
-                                 "the table's picture loaded")
-    return found
-
-
-def loopback_report(server: Any, channels: tuple[Any, ...]) -> str:
-    """The loopback's side of things: problems, interactions (when sent and answered) and
-    the newest messages as the server holds them (to compare with what the page shows)."""
-    lines = ["--- loopback problems ---", *map(str, server.problems),
-             "--- loopback interactions (seconds after the first) ---"]
-    states = sorted(server.interactions.values(), key=lambda s: s.sent_at)
-    t0 = states[0].sent_at if states else 0.0
-    for s in states:
-        acked = f"{s.acked_at - t0:.2f}" if s.acked_at is not None else "-"
-        lines.append(f"{s.sent_at - t0:7.2f} {s.label}: ack type {s.ack_type} at {acked}, "
-                     f"{len(s.followups)} followup(s)")
-    for channel in channels:
-        lines.append(f"--- #{channel.name}: newest messages on the server ---")
-        lines += [f"{m!r} seq {m.change_seq}: {m.text()[:300]!r}"
-                  for m in list(channel.all_messages)[-8:]]
-    return "\n".join(lines)
-
-
-@pytest.fixture
-def playground(tmp_path: Path) -> Iterator[tuple[Loop, Playground]]:
-    loop = Loop()
-    pg = Playground(port=0, database_path=tmp_path / "playground.db")
-    loop.run(pg.start())
-    try:
-        yield loop, pg
-    finally:
-        with contextlib.suppress(Exception):
-            loop.run(pg.close(), timeout=30)
-        loop.stop()
 
 
 @pytest.mark.slow
@@ -438,189 +198,6 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
             print("--- Alice's page: newest private message ---",
                   str(newest.get_attribute("outerHTML") if newest else "")[-3000:], sep="\n")
         print(f"--- bot log ({bot.log_path}) ---\n{bot.log_tail(150)}")
-        raise
-    finally:
-        a.quit()
-        b.quit()
-        for p in profiles:
-            shutil.rmtree(p, ignore_errors=True)
-
-
-def open_menu_place(driver: WebDriver) -> dict[str, Any]:
-    """Where the open select's list lies, beside its bar and the messages' area (above
-    the composer)."""
-    found: dict[str, Any] = wait(driver, lambda d: d.execute_script("""
-        const list = document.querySelector('.select-list');
-        if (!list) return null;
-        const r = list.getBoundingClientRect();
-        const bar = list.parentNode.querySelector('.select-bar').getBoundingClientRect();
-        const area = document.getElementById('messages').getBoundingClientRect();
-        return {up: list.classList.contains('up'), top: r.top, bottom: r.bottom,
-                bar_top: bar.top, bar_bottom: bar.bottom, area_top: area.top,
-                area_bottom: Math.min(area.bottom, document.getElementById('composer-area')
-                                      .getBoundingClientRect().top)};"""), "a menu open")
-    return found
-
-
-def phone(driver: WebDriver) -> None:
-    """Show the page as a phone does: 375 CSS pixels wide, touch."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",  # type: ignore[attr-defined]
-                           {"width": 375, "height": 740, "deviceScaleFactor": 2,
-                            "mobile": True})
-
-
-def drawer_open(driver: WebDriver) -> bool:
-    """Whether the channel drawer covers the page (it slides in from the left)."""
-    return bool(driver.execute_script(
-        "return document.getElementById('sidebar').getBoundingClientRect().right > 10"))
-
-
-def channel_list(driver: WebDriver) -> list[dict[str, Any]]:
-    return cast(list[dict[str, Any]], driver.execute_script(
-        "return [...document.querySelectorAll('#channels li')].map(li => ({id: li.dataset.id,"
-        " name: li.textContent, thread: li.classList.contains('thread')}))"))
-
-
-@pytest.mark.slow
-def test_a_thread_game_on_a_phone(playground: tuple[Loop, Playground], tmp_path: Path) -> None:
-    """On a phone-sized page: a name the server refuses in ``?as=`` falls back to a valid
-    player (URL and memory corrected), the player switcher keeps its width, Enter sends
-    ``/uno new thread:True`` (True picked from the suggestions), the game's thread is listed
-    with the channels, the drawer closes once it is picked (and on a tap beside it), and
-    the hand's menu, near the composer, opens upward."""
-    loop, pg = playground
-    assert pg.server is not None
-    server = pg.server
-    bot = loop.run(server.start_bot([sys.executable, "bot.py"], cwd=ROOT,
-                                    env={"DATABASE_PATH": pg.database_path,
-                                         "UNO_CPU_DELAY": "0.2"}))
-    uno1 = next(c for c in pg.guild.channels if c.name == "uno-1")
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    a = browser(profile)
-    try:
-        phone(a)
-        # --- a name the server refuses does not stick ---------------------------------
-        a.get(f"{pg.url}/?as=bob")
-        wait(a, lambda d: "as=bob" in d.current_url, "Bob's page")
-        a.get(f"{pg.url}/?as=Not%20a%20name!&channel={uno1.id}")
-        wait(a, lambda d: "as=bob" in d.current_url, "the URL corrected to a valid player")
-        assert a.execute_script("return localStorage.getItem('playground-as')") == "bob"
-        assert "playing as Bob" in a.find_element(By.ID, "toast").text
-        a.get(pg.url)  # no ?as=: the last valid name, not the refused one
-        wait(a, lambda d: "as=bob" in d.current_url, "the remembered player")
-        a.get(f"{pg.url}/?as=owner&channel={uno1.id}")  # the guild owner's account
-        wait(a, lambda d: "as=bob" in d.current_url, "the URL corrected again")
-
-        a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
-        wait(a, lambda d: "online" in d.find_element(By.ID, "bot-status").get_attribute("class"),
-             "the bot online")
-        switch = a.find_element(By.ID, "user-switch")
-        assert switch.rect["width"] >= 80, f"the player switcher shrank to {switch.rect}"
-        assert switch.text.startswith("Alice")
-
-        # --- /uno new thread:True, sent with Enter ---------------------------------------
-        box = a.find_element(By.ID, "composer-input")
-        box.click()
-        box.send_keys("/uno ne")
-        wait(a, lambda d: d.find_element(
-            By.CSS_SELECTOR, "#popup .pop-item[data-command='uno new']"), "/uno new").click()
-        option = wait(a, lambda d: d.find_element(By.CSS_SELECTOR, "input[data-option='thread']"),
-                      "the thread option")
-        option.send_keys("t")
-        option.send_keys(Keys.ENTER)  # typed: Enter takes the suggestion...
-        assert option.get_attribute("value") == "True"
-        a.switch_to.active_element.send_keys(Keys.ENTER)  # ...and then sends
-        thread = wait(a, lambda d: next((c for c in channel_list(d) if c["thread"]), None),
-                      "the game's thread in the channel list")
-        assert "alice" in thread["name"].lower(), thread
-        names = [c["name"] for c in channel_list(a)]
-        assert names.index(thread["name"]) == names.index("uno-1") + 1  # under its channel
-
-        # --- the drawer: opened, a pick closes it; a tap beside it closes it too ----------
-        assert not drawer_open(a)
-        a.find_element(By.ID, "menu-toggle").click()
-        wait(a, drawer_open, "the drawer open")
-        a.find_element(By.CSS_SELECTOR, f"#channels li[data-id='{thread['id']}']").click()
-        wait(a, lambda d: not drawer_open(d), "the drawer closed after the pick")
-        assert f"channel={thread['id']}" in a.current_url
-        wait(a, lambda d: d.find_element(By.ID, "channel-name").text == thread["name"],
-             "the thread shown")
-        a.find_element(By.ID, "menu-toggle").click()
-        wait(a, drawer_open, "the drawer open again")
-        ActionChains(a).move_to_element_with_offset(  # right of the drawer (240 px wide)
-            a.find_element(By.ID, "messages"), 140, 0).click().perform()
-        wait(a, lambda d: not drawer_open(d), "the drawer closed by a tap beside it")
-
-        # --- the game in its thread; the hand's menu opens upward -------------------------
-        click(a, "Add computer player")
-        wait(a, lambda d: "cpu" in d.find_element(By.ID, "messages").text.lower(), "a cpu seat")
-        click(a, "Start")
-        table_picture(a)
-        menu = open_hand_on_my_turn(a)
-        a.execute_script("document.getElementById('messages').scrollTop = 1e9")
-        menu.find_element(By.CSS_SELECTOR, ".select .select-bar").click()
-        where = open_menu_place(a)
-        assert where["top"] >= where["area_top"] - 1, where
-        assert where["bottom"] <= where["area_bottom"] + 1, where  # all of it in view
-        a.save_screenshot(str(tmp_path / "phone.png"))
-        assert not server.problems, server.problems
-        assert not bot.take_tracebacks()
-    except BaseException:
-        print(loop.call(lambda: loopback_report(server, (uno1,))))
-        with contextlib.suppress(Exception):
-            print("--- the page: console ---", *a.get_log("browser"), sep="\n")
-        print(f"--- bot log ({bot.log_path}) ---\n{bot.log_tail(150)}")
-        raise
-    finally:
-        a.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-@pytest.mark.slow
-def test_a_private_v2_panel_follows_its_edits(playground: tuple[Loop, Playground]) -> None:
-    """A private Components V2 message (a container, a text display, buttons in an action
-    row) is drawn, and drawn again when the bot edits it through the interaction's webhook
-    (PATCH .../messages/@original) and when a click on it answers with UPDATE_MESSAGE
-    (type 7): the way the UNO bot keeps a live hand. The demo bot's ``/demo panel``."""
-    loop, pg = playground
-    assert pg.server is not None
-    server = pg.server
-    bot = loop.run(server.start_bot([sys.executable, "loopback/demo_bot.py"], cwd=ROOT))
-    uno1 = next(c for c in pg.guild.channels if c.name == "uno-1")
-    profiles = [tempfile.mkdtemp(prefix="chromium-"), tempfile.mkdtemp(prefix="chromium-")]
-    a, b = browser(profiles[0]), browser(profiles[1])
-    try:
-        a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
-        b.get(f"{pg.url}/?as=bob&channel={uno1.id}")
-        wait(a, lambda d: "online" in d.find_element(By.ID, "bot-status").get_attribute("class"),
-             "the bot online")
-        run_slash(a, "/demo pa", "demo panel")
-        mid = wait(a, newest_ephemeral_id, "the panel")
-        shown = answered(a, mid, "edited through the webhook", "the webhook's edit")
-        assert "Panel at step 0" in shown.text and "Only you can see this" in shown.text
-        assert shown.find_elements(By.CSS_SELECTOR, ".c-container .row .btn")
-        click(a, "Step 1", within=mid)
-        shown = answered(a, mid, "updated by the click", "the click's UPDATE_MESSAGE")
-        assert "Panel at step 1" in shown.text
-        assert [e.text for e in shown.find_elements(By.CSS_SELECTOR, ".btn")] \
-            == ["Step 2", "Step 3"]
-        click(a, "Step 3", within=mid)
-        answered(a, mid, "Panel at step 3", "a second click")
-        assert ephemeral_count(a) == 1  # one panel, edited in place
-        time.sleep(0.3)
-        assert not b.find_elements(By.CSS_SELECTOR, ".msg")  # Bob never sees it
-
-        # a select menu at the bottom, right above the composer, opens upward, in view
-        run_slash(a, "/demo pi", "demo pick")
-        wait(a, lambda d: d.find_elements(By.CSS_SELECTOR, ".msg .select .select-bar"),
-             "the menu")[-1].click()
-        where = open_menu_place(a)
-        assert where["up"] and where["bottom"] <= where["bar_top"] + 1, where
-        assert where["top"] >= where["area_top"] - 1, where
-        assert not server.problems, server.problems
-    except BaseException:
-        print(loop.call(lambda: loopback_report(server, (uno1,))))
-        print(f"--- bot log ({bot.log_path}) ---\n{bot.log_tail(80)}")
         raise
     finally:
         a.quit()
