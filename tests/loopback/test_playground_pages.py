@@ -60,9 +60,13 @@ def open_menu_place(driver: WebDriver) -> dict[str, Any]:
     return found
 
 
+def bot_online(driver: WebDriver) -> bool:
+    return "online" in (driver.find_element(By.ID, "bot-status").get_attribute("class") or "")
+
+
 def phone(driver: WebDriver) -> None:
     """Show the page as a phone does: 375 CSS pixels wide, touch."""
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",  # type: ignore[attr-defined]
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": 375, "height": 740, "deviceScaleFactor": 2,
                             "mobile": True})
 
@@ -110,8 +114,7 @@ def test_a_thread_game_on_a_phone(playground: tuple[Loop, Playground], tmp_path:
         wait(a, lambda d: "as=bob" in d.current_url, "the URL corrected again")
 
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
-        wait(a, lambda d: "online" in d.find_element(By.ID, "bot-status").get_attribute("class"),
-             "the bot online")
+        wait(a, bot_online, "the bot online")
         switch = a.find_element(By.ID, "user-switch")
         assert switch.rect["width"] >= 80, f"the player switcher shrank to {switch.rect}"
         assert switch.text.startswith("Alice")
@@ -166,7 +169,8 @@ def test_a_thread_game_on_a_phone(playground: tuple[Loop, Playground], tmp_path:
     except BaseException:
         print(loop.call(lambda: loopback_report(server, (uno1,))))
         with contextlib.suppress(Exception):
-            print("--- the page: console ---", *a.get_log("browser"), sep="\n")
+            print("--- the page: console ---",
+                  *a.get_log("browser"), sep="\n")
         print(f"--- bot log ({bot.log_path}) ---\n{bot.log_tail(150)}")
         raise
     finally:
@@ -190,8 +194,7 @@ def test_a_private_v2_panel_follows_its_edits(playground: tuple[Loop, Playground
     try:
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
         b.get(f"{pg.url}/?as=bob&channel={uno1.id}")
-        wait(a, lambda d: "online" in d.find_element(By.ID, "bot-status").get_attribute("class"),
-             "the bot online")
+        wait(a, bot_online, "the bot online")
         run_slash(a, "/demo pa", "demo panel")
         mid = wait(a, newest_ephemeral_id, "the panel")
         shown = answered(a, mid, "edited through the webhook", "the webhook's edit")
