@@ -59,6 +59,49 @@ class CounterButton(
         await interaction.response.edit_message(content=f"count is {self.n + 1}", view=view)
 
 
+class PanelButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"demo:panel:(?P<n>[0-9]+)"
+):
+    """The private panel's button: the click answers by updating the panel (type 7)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Step {n}", custom_id=f"demo:panel:{n}", style=discord.ButtonStyle.primary
+            )
+        )
+        self.n = n
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> PanelButton:
+        return cls(int(match["n"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.edit_message(view=panel(self.n, "updated by the click"))
+
+
+def panel(step: int, note: str) -> discord.ui.LayoutView:
+    """A private Components V2 panel: a container with a text display and a row of two
+    buttons, as the UNO bot's live hand is."""
+    view = discord.ui.LayoutView(timeout=None)
+    container: discord.ui.Container[Any] = discord.ui.Container(
+        accent_colour=discord.Colour.blurple()
+    )
+    container.add_item(discord.ui.TextDisplay(f"### Panel at step {step}\n{note}"))
+    row: discord.ui.ActionRow[Any] = discord.ui.ActionRow()
+    row.add_item(PanelButton(step + 1))
+    row.add_item(PanelButton(step + 2))
+    container.add_item(row)
+    view.add_item(container)
+    return view
+
+
 class PickView(discord.ui.View):
     def __init__(self) -> None:
         super().__init__(timeout=300)
@@ -109,6 +152,13 @@ class Demo(app_commands.Group):
     @app_commands.command(description="Buttons and a select")
     async def pick(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message("pick something", view=PickView())
+
+    @app_commands.command(description="A private V2 panel the bot keeps editing")
+    async def panel(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(view=panel(0, "just opened"), ephemeral=True)
+        await asyncio.sleep(0.5)
+        # edited later through the interaction's webhook (PATCH .../messages/@original)
+        await interaction.edit_original_response(view=panel(0, "edited through the webhook"))
 
     @app_commands.command(description="Describe a member")
     async def whois(self, interaction: discord.Interaction[Any], user: discord.Member) -> None:
@@ -306,7 +356,7 @@ class DemoBot(commands.Bot):
     async def setup_hook(self) -> None:
         self.tree.add_command(Demo(name="demo", description="Demo commands"))
         self.tree.add_command(Threads(name="thread", description="Thread commands"))
-        self.add_dynamic_items(CounterButton)
+        self.add_dynamic_items(CounterButton, PanelButton)
         guild_id = os.environ.get("DEV_GUILD_ID")
         if guild_id:
             guild = discord.Object(id=int(guild_id))

@@ -11,7 +11,9 @@ Routes (added to the loopback server's app when it runs with ``web_ui=True``):
 - ``POST /ui/act`` a slash command, a click, a select or an autocomplete, as NAME
   (``Member.slash/click/select/autocomplete``): the bot gets a real INTERACTION_CREATE;
 - ``POST /ui/channels`` a new text channel; ``GET /files/{message}/{name}?as=NAME`` an
-  attachment's bytes.
+  attachment's bytes (a message's ``attachment://NAME`` URLs are rewritten to it).
+
+The channels listed are the guild's text channels NAME may see, each followed by its threads.
 
 ``?as=NAME`` picks who you are; a new name makes a new member. Nothing checks who is asking:
 anyone who can reach the port can act as anyone (the playground binds 127.0.0.1).
@@ -24,6 +26,7 @@ import contextlib
 import json
 import mimetypes
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
@@ -32,6 +35,7 @@ from aiohttp import web
 
 from .emojis import EmojiRoutes
 from .interactions import InteractionState
+from .limits import IS_COMPONENTS_V2
 from .models import Channel, Guild, Identity, Message
 from .users import (
     OPTION_BOOLEAN,
@@ -48,6 +52,7 @@ from .users import (
 STATIC = Path(__file__).resolve().parent / "static"
 NAME_RE = re.compile(r"^[a-z0-9_.]{1,32}$")
 PING_SECONDS = 15.0
+ATTACHMENT = "attachment://"
 
 
 class BadRequest(Exception):
@@ -140,11 +145,27 @@ class WebUI:
             "me": _user(me),
             "bot": {**_user(self.server.bot_identity), "online": self.server.bot_intents
                     is not None},
-            "channels": [{"id": str(c.id), "name": c.name} for c in guild.channels
-                         if guild.permissions_in(me, c).view_channel],
+            "channels": self.channel_list(me),
             "users": [_user(i) for i in self.users()],
             "commands": [c for c in self.server.commands_for(guild) if c.get("type", 1) == 1],
         }
+
+    def channel_list(self, me: Identity) -> list[dict[str, Any]]:
+        """The text channels ``me`` can see, each followed by its live threads (archived
+        ones too: a post brings them back), as Discord's channel list shows them."""
+        guild = self.guild
+        out: list[dict[str, Any]] = []
+        for c in guild.channels:
+            if not guild.permissions_in(me, c).view_channel:
+                continue
+            out.append({"id": str(c.id), "name": c.name})
+            for t in c.threads:
+                if isinstance(t, Channel) and not t.deleted \
+                        and guild.permissions_in(me, t).view_channel:
+                    out.append({"id": str(t.id), "name": t.name, "parent": str(c.id),
+                                "archived": bool(getattr(t, "archived", False)),
+                                "locked": bool(getattr(t, "locked", False))})
+        return out
 
     def _meta_signature(self, me: Identity) -> str:
         return json.dumps(self.meta(me), sort_keys=True)
@@ -154,9 +175,21 @@ class WebUI:
         data.pop("allowed_mentions", None)
         data["ephemeral"] = msg.ephemeral
         data["loading"] = msg.loading
+        def url(name: str) -> str:
+            return f"/files/{msg.id}/{quote(name)}?as={quote(me.name)}"
+
+        # attachment://NAME in embeds and components becomes a URL the page can load, as
+        # Discord gives its CDN's; a file shown there is not shown again beside them (nor is
+        # any file of a Components V2 message, which shows only its components)
+        referenced: set[str] = set()
+        for key in ("embeds", "components"):
+            if data.get(key):
+                data[key] = _resolve_attachments(data[key], url, referenced)
+        v2 = bool(int(data.get("flags") or 0) & IS_COMPONENTS_V2)
         data["attachments"] = [
-            {**a, "url": f"/files/{msg.id}/{quote(str(a.get('filename', '')))}?as={me.name}",
-             "content_type": mimetypes.guess_type(str(a.get("filename", "")))[0] or ""}
+            {**a, "url": url(str(a.get("filename", ""))),
+             "content_type": mimetypes.guess_type(str(a.get("filename", "")))[0] or "",
+             "inline": v2 or str(a.get("filename", "")) in referenced}
             for a in msg.attachments
         ]
         if data.get("components"):
@@ -384,6 +417,20 @@ def _event(kind: str, data: Any) -> str:
 def _user(ident: Identity) -> dict[str, Any]:
     return {"id": str(ident.id), "name": ident.name,
             "display": ident.name if ident.bot else ident.name.capitalize(), "bot": ident.bot}
+
+
+def _resolve_attachments(value: Any, url: Callable[[str], str], referenced: set[str]) -> Any:
+    """A copy of embeds or components whose ``attachment://NAME`` URLs are ``url(NAME)``;
+    the names met are added to ``referenced``."""
+    if isinstance(value, list):
+        return [_resolve_attachments(v, url, referenced) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolve_attachments(v, url, referenced) for k, v in value.items()}
+    if isinstance(value, str) and value.startswith(ATTACHMENT):
+        name = value.removeprefix(ATTACHMENT)
+        referenced.add(name)
+        return url(name)
+    return value
 
 
 def _string_ids(value: Any) -> Any:

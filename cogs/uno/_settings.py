@@ -55,8 +55,8 @@ class SettingsCog(UnoSubCog, name="Settings"):
         threads="Server default: /uno new opens each game in a new thread (Manage Server)",
         mode="solo; partners (4 or 6, partners across); rotating partners match (4, 3 hands)",
         server_default="Also save these as this server's defaults (Manage Server)",
-        language="Language of new games' channel text (Manage Server); private replies follow "
-                 "yours")
+        language="This lobby's language (host), or new games' with server_default (Manage "
+                 "Server)")
     @app_commands.choices(
         scoring=[app_commands.Choice(name="standard", value="standard"),
                  app_commands.Choice(name="alternative", value="alternative")],
@@ -102,12 +102,16 @@ class SettingsCog(UnoSubCog, name="Settings"):
         actor = actor_of(interaction)
         locale = actor.locale
         session = self.service.sessions.get(interaction.channel_id)
+        game_changes = dict(changes)
+        if "language" in server_only and session is not None and not session.started:
+            # an open lobby's language is its host's choice, like its other settings; it is
+            # also the server's default only when asked (server_default:True)
+            game_changes["language"] = server_only["language"]
+            if not server_default:
+                server_only = {k: v for k, v in server_only.items() if k != "language"}
         server_default = server_default or bool(server_only)
         if server_default and not actor.admin:
             raise Refusal("Only members with Manage Server can change the server's defaults.")
-        game_changes = dict(changes)
-        if "language" in server_only and session is not None and not session.started:
-            game_changes["language"] = server_only["language"]  # the open lobby too
         if session is not None and game_changes and not (server_default and session.started):
             session = await self.service.lobbies.configure(interaction.channel_id, actor,
                                                            game_changes)
@@ -128,7 +132,9 @@ class SettingsCog(UnoSubCog, name="Settings"):
         parts = []
         if session is not None:
             parts.append(_("Settings for this game: {s}", locale,
-                           s=settings_text(session, locale)))
+                           s=settings_text(session, locale)) + " · "
+                         + _("language: {language}", locale,
+                             language=LANGUAGE_NAMES[session.options.language]))
         if session is None or server_default:
             defaults = await self.db.get_guild_settings(interaction.guild_id)
             probe = Session(0, 0, "", options=options_from(defaults))

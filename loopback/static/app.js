@@ -3,8 +3,10 @@
 "use strict";
 
 const params = new URLSearchParams(location.search);
-const ME = (params.get("as") || localStorage.getItem("playground-as") || "alice").toLowerCase();
-localStorage.setItem("playground-as", ME);
+const NAME_RE = /^[a-z0-9_.]{1,32}$/;
+// who you are: ?as=NAME, else the last name used here; remembered once the server took it
+// (start() falls back to a valid player when it refuses the name, and corrects the URL)
+let ME = (params.get("as") || localStorage.getItem("playground-as") || "alice").trim().toLowerCase();
 let state = null;          // /ui/state: guild, me, bot, channels, users, commands
 let channelId = params.get("channel");
 let source = null;         // EventSource
@@ -59,13 +61,16 @@ function renderMeta() {
   const list = $("#channels");
   list.textContent = "";
   for (const c of state.channels) {
-    const li = el("li", c.id === channelId ? "active" : "", c.name);
+    const cls = [c.id === channelId ? "active" : "", c.parent ? "thread" : "",
+      c.archived ? "archived" : ""].filter(Boolean).join(" ");
+    const li = el("li", cls, c.name);
     li.dataset.id = c.id;
-    li.onclick = () => switchChannel(c.id);
+    if (c.parent) { li.dataset.parent = c.parent; li.title = `Thread in #${channelName(c.parent)}`; }
     list.appendChild(li);
   }
   const ch = state.channels.find((c) => c.id === channelId);
   $("#channel-name").textContent = ch ? ch.name : "";
+  $("#topbar .hash").textContent = ch && ch.parent ? "🧵" : "#";
   document.title = `#${ch ? ch.name : ""} · ${state.me.display} · UNO playground`;
   $("#composer-input").placeholder = cmdMode ? "" : `Type / to use a command in #${ch ? ch.name : ""}`;
   const status = $("#bot-status");
@@ -90,6 +95,11 @@ function renderMeta() {
     "This is the real bot on a local Discord. Type /uno new to open a game, add computer " +
     "players and start. Switch player with “As” (or open ↗ a tab per player): each sees " +
     "only their own private answers."));
+}
+
+function channelName(id) {
+  const c = state && state.channels.find((x) => x.id === id);
+  return c ? c.name : "unknown";
 }
 
 function switchChannel(id) {
@@ -135,7 +145,8 @@ function inline(s) {
     `<span class="mention${id === (state && state.me.id) ? " me" : ""}">@${esc(userName(id))}</span>`);
   t = t.replace(/&lt;#(\d+)&gt;/g, (m, id) => {
     const c = state && state.channels.find((x) => x.id === id);
-    return `<span class="mention">#${esc(c ? c.name : "unknown")}</span>`;
+    return `<a class="mention channel" data-channel="${id}">${c && c.parent ? "🧵" : "#"}` +
+      `${esc(c ? c.name : "unknown")}</a>`;
   });
   t = t.replace(/&lt;a?:(\w+):(\d+)&gt;/g,
     '<img class="emoji" src="/emojis/$2.png" alt=":$1:" title=":$1:">');
@@ -179,10 +190,15 @@ function emojiNode(e) {
 // ---------------------------------------------------------------- messages
 function cmpId(a, b) { return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0); }
 
+// whether the list is scrolled to its end: it stays there as messages and pictures come
+let pinned = true;
+function atBottom(box) { return box.scrollHeight - box.scrollTop - box.clientHeight < 120; }
+function keepPinned() { if (pinned) { const box = $("#messages"); box.scrollTop = box.scrollHeight; } }
+
 function upsert(msg) {
   messages.set(msg.id, msg);
   const box = $("#messages");
-  const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 120;
+  const nearBottom = pinned || atBottom(box);
   const node = renderMessage(msg);
   const old = document.getElementById("m" + msg.id);
   if (old) {
@@ -196,7 +212,7 @@ function upsert(msg) {
     const after = [...box.querySelectorAll(".msg-wrap")].find((n) => cmpId(n.dataset.id, msg.id) > 0);
     box.insertBefore(node, after || null);
   }
-  if (nearBottom || !old) box.scrollTop = box.scrollHeight;
+  if (nearBottom || !old) { box.scrollTop = box.scrollHeight; pinned = true; }
 }
 
 function renderMessage(msg) {
@@ -206,7 +222,8 @@ function renderMessage(msg) {
   if (msg.used) {
     const u = el("div", "used");
     u.innerHTML = `<b>${esc(msg.used.user.display)}</b> ` +
-      (msg.used.command ? `used <span class="cmd">/${esc(msg.used.command)}</span>` : "clicked");
+      (msg.used.command ? `used <span class="cmd">/${esc(msg.used.command.replace(/^\//, ""))}</span>`
+        : "clicked");
     wrap.appendChild(u);
   }
   const row = el("div", "msg" + (msg.ephemeral ? " ephemeral" : ""));
@@ -225,13 +242,19 @@ function renderMessage(msg) {
   if (msg.loading) {
     body.appendChild(el("div", "thinking", `${author.display} is thinking`));
   } else {
-    if (msg.content) {
+    // a thread started without a message leaves a notice (type 18) naming the thread
+    const ref = msg.message_reference || {};
+    const text = msg.type === 18 && ref.channel_id ? `🧵 started a thread: <#${ref.channel_id}>`
+      : msg.content;
+    if (text) {
       const c = el("div", "content");
-      c.innerHTML = md(msg.content);
+      c.innerHTML = md(text);
       body.appendChild(c);
     }
     for (const e of msg.embeds || []) body.appendChild(renderEmbed(e));
-    for (const a of msg.attachments || []) body.appendChild(renderAttachment(a));
+    // a file the message shows in an embed or a component (a V2 message shows only
+    // those) is not shown again beside it, as in Discord
+    for (const a of msg.attachments || []) if (!a.inline) body.appendChild(renderAttachment(a));
     for (const comp of msg.components || []) body.appendChild(renderComponent(comp, msg));
   }
   if (msg.ephemeral) {
@@ -250,9 +273,7 @@ function renderEmbed(e) {
   if (e.color !== undefined && e.color !== null) {
     box.style.borderLeftColor = "#" + Number(e.color).toString(16).padStart(6, "0");
   }
-  if (e.thumbnail && e.thumbnail.url) {
-    const t = el("img", "e-thumb"); t.src = e.thumbnail.url; t.alt = ""; box.appendChild(t);
-  }
+  if (e.thumbnail && e.thumbnail.url) box.appendChild(picture(e.thumbnail.url, "", "e-thumb"));
   if (e.author && e.author.name) box.appendChild(el("div", "e-author", e.author.name));
   if (e.title) {
     const t = el("div", "e-title");
@@ -277,20 +298,44 @@ function renderEmbed(e) {
     }
     box.appendChild(fs);
   }
-  if (e.image && e.image.url) {
-    const i = el("img", "e-image"); i.src = e.image.url; i.alt = ""; box.appendChild(i);
-  }
+  if (e.image && e.image.url) box.appendChild(picture(e.image.url, "", "e-image"));
   const foot = [e.footer && e.footer.text, e.timestamp && new Date(e.timestamp).toLocaleString()]
     .filter(Boolean).join(" • ");
   if (foot) box.appendChild(el("div", "e-footer", foot));
   return box;
 }
 
+// a picture the bot sent (attachment://NAME, served at /files/...): click to see it whole
+function picture(url, alt, cls) {
+  const i = el("img", cls || "");
+  i.src = url || "";
+  i.alt = alt || "";
+  i.classList.add("zoomable");
+  i.title = "Click to enlarge";
+  i.onclick = () => openLightbox(i.src, i.alt);
+  i.onload = keepPinned;  // a picture that comes after its message must not push the end away
+  return i;
+}
+
+function openLightbox(src, alt) {
+  const box = $("#lightbox");
+  const img = box.querySelector("img");
+  img.src = src;
+  img.alt = alt || "";
+  box.hidden = false;
+}
+
+function closeLightbox() { $("#lightbox").hidden = true; }
+
+function fileName(url) {
+  const path = String(url || "").split("?")[0];
+  return decodeURIComponent(path.slice(path.lastIndexOf("/") + 1).replace("attachment://", ""));
+}
+
 function renderAttachment(a) {
   if ((a.content_type || "").startsWith("image/")) {
     const d = el("div", "attachment");
-    const i = el("img"); i.src = a.url; i.alt = a.filename;
-    d.appendChild(i);
+    d.appendChild(picture(a.url, a.filename));
     return d;
   }
   const f = el("div", "file");
@@ -319,16 +364,17 @@ function renderComponent(c, msg) {
       return s;
     }
     case 10: { const t = el("div", "content"); t.innerHTML = md(c.content); return t; }
-    case 11: { const i = el("img", "e-thumb"); i.src = (c.media || {}).url || ""; return i; }
+    case 11: return picture((c.media || {}).url, c.description || "", "c-thumb");
     case 12: {
       const g = el("div", "c-gallery");
       for (const item of c.items || []) {
-        const i = el("img"); i.src = (item.media || {}).url || ""; g.appendChild(i);
+        const url = (item.media || {}).url;
+        g.appendChild(picture(url, item.description || fileName(url)));
       }
       return g;
     }
-    case 13: return renderAttachment({ filename: ((c.file || {}).url || "").replace("attachment://", ""),
-      url: "#", content_type: "" });
+    case 13: return renderAttachment({ filename: fileName((c.file || {}).url),
+      url: (c.file || {}).url || "#", content_type: "" });
     case 14: return el("hr", "c-sep" + (c.divider === false ? " nodiv" : ""));
     case 17: {
       const box = el("div", "c-container");
@@ -431,8 +477,25 @@ function renderSelect(s, msg) {
     done.onclick = submit;
     if (max > 1) list.appendChild(done);
     box.appendChild(list);
+    placeMenu(box, list);
   };
   return box;
+}
+
+// A select's list opens downward, or upward near the composer: when its bar is in the
+// lower half of the messages, or when the list does not fit below, as long as there is
+// more room above (the list then stays in view instead of running under the composer).
+function placeMenu(box, list) {
+  const bar = box.getBoundingClientRect();
+  const area = $("#messages").getBoundingClientRect();
+  const floor = Math.min(area.bottom, window.innerHeight);
+  const below = floor - bar.bottom;
+  const above = bar.top - Math.max(area.top, 0);
+  const want = Math.min(list.scrollHeight, 300);
+  const low = (bar.top + bar.bottom) / 2 > (area.top + floor) / 2;
+  const up = above > below && (low || want > below);
+  list.classList.toggle("up", up);
+  list.style.maxHeight = `${Math.max(120, Math.min(300, (up ? above : below) - 8))}px`;
 }
 
 // ---------------------------------------------------------------- the composer and slash commands
@@ -440,6 +503,7 @@ let cmdMode = null;   // {path: "uno play", leaf: {...}} while filling a command
 const values = {};    // option name -> {value, shown}
 let popupItems = [];
 let popupIndex = 0;
+let popupMoved = false;  // the arrows moved in the list: Enter takes the highlighted item
 let focusedOption = null;
 
 function flatCommands() {
@@ -457,6 +521,7 @@ function showPopup(title, items, onPick) {
   const pop = $("#popup");
   popupItems = items.map((it) => ({ ...it, onPick }));
   popupIndex = 0;
+  popupMoved = false;
   pop.textContent = "";
   if (!items.length) { pop.hidden = true; return; }
   pop.appendChild(el("div", "popup-title", title));
@@ -474,6 +539,7 @@ function hidePopup() { $("#popup").hidden = true; popupItems = []; }
 function movePopup(delta) {
   if (!popupItems.length) return;
   popupIndex = (popupIndex + delta + popupItems.length) % popupItems.length;
+  popupMoved = true;
   $("#popup").querySelectorAll(".pop-item").forEach((n, i) => n.classList.toggle("sel", i === popupIndex));
 }
 
@@ -617,7 +683,13 @@ function keyHandler(ev) {
   const popupOpen = !$("#popup").hidden && popupItems.length;
   if (ev.key === "ArrowDown" && popupOpen) { ev.preventDefault(); movePopup(1); return; }
   if (ev.key === "ArrowUp" && popupOpen) { ev.preventDefault(); movePopup(-1); return; }
-  if ((ev.key === "Enter" || ev.key === "Tab") && popupOpen) {
+  // In an option's box, Enter sends the command unless something was typed there or a
+  // suggestion was chosen with the arrows (an optional True/False is offered as soon as
+  // the box has the focus, and must not be filled by the Enter that means "send"); Tab
+  // always takes the highlighted suggestion, and so does Enter in the command list.
+  const inOption = cmdMode && ev.target.dataset && ev.target.dataset.option;
+  const choosing = !inOption || popupMoved || ev.target.value !== "";
+  if (popupOpen && (ev.key === "Tab" || (ev.key === "Enter" && choosing))) {
     ev.preventDefault();
     const it = popupItems[popupIndex];
     it.onPick(it);
@@ -632,10 +704,25 @@ function keyHandler(ev) {
 }
 
 // ---------------------------------------------------------------- start
+async function loadState(name) {
+  const res = await fetch(`/ui/state?as=${encodeURIComponent(name)}`);
+  try { return await res.json(); } catch (e) { return { error: "the playground did not answer" }; }
+}
+
 async function start() {
-  const res = await fetch(`/ui/state?as=${encodeURIComponent(ME)}`);
-  state = await res.json();
-  if (state.error) { document.body.textContent = state.error; return; }
+  state = await loadState(ME);
+  if (state.error) {
+    // a name the server refuses (not a-z0-9_., or the guild owner's) must not stick: play
+    // as the last valid player, or alice, and say why; the URL and storage are corrected
+    const refused = ME;
+    const why = state.error;
+    const last = (localStorage.getItem("playground-as") || "").toLowerCase();
+    ME = last && last !== refused && NAME_RE.test(last) ? last : "alice";
+    state = await loadState(ME);
+    if (state.error) { document.body.textContent = state.error; return; }
+    toast(`Can't play as "${refused}" (${why}): playing as ${state.me.display}.`);
+  }
+  localStorage.setItem("playground-as", ME);
   if (!channelId || !state.channels.some((c) => c.id === channelId)) {
     const first = state.channels.find((c) => c.name !== "general") || state.channels[0];
     channelId = first.id;
@@ -646,6 +733,7 @@ async function start() {
   history.replaceState(null, "", "?" + p.toString());
   renderMeta();
   connect();
+  $("#messages").addEventListener("scroll", (ev) => { pinned = atBottom(ev.target); });
   const input = $("#composer-input");
   input.addEventListener("input", onComposerInput);
   input.addEventListener("keydown", keyHandler);
@@ -666,9 +754,24 @@ async function start() {
     if (data.error) { toast(data.error); return; }
     switchChannel(data.id);
   });
-  $("#menu-toggle").addEventListener("click", () => $("#app").classList.toggle("nav-open"));
+  $("#menu-toggle").addEventListener("click", (ev) => {
+    ev.stopPropagation();
+    $("#app").classList.toggle("nav-open");
+  });
+  // the drawer (narrow screens) closes on a pick and on a tap beside it
+  $("#channels").addEventListener("click", (ev) => {
+    const li = ev.target.closest("li[data-id]");
+    if (li) switchChannel(li.dataset.id);
+  });
+  $("#main").addEventListener("click", () => $("#app").classList.remove("nav-open"));
+  $("#lightbox").addEventListener("click", closeLightbox);
+  document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") closeLightbox(); });
   document.addEventListener("click", (ev) => {
     if (!ev.target.closest(".select")) document.querySelectorAll(".select-list").forEach((n) => n.remove());
+    const mention = ev.target.closest(".mention.channel");
+    if (mention && state.channels.some((c) => c.id === mention.dataset.channel)) {
+      switchChannel(mention.dataset.channel);
+    }
   });
 }
 start();

@@ -21,7 +21,9 @@ from cogs.i18n import LOCALE_DIR
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, card_buttons, play_card
+from support.e2e import FAST_ENV, card_buttons, db_of, play_card, saved_game
+from support.games import rows
+from support.tables import refused
 
 LOBBY_FR = ["Rejoindre", "Quitter", "Ajouter un joueur ordinateur", "Commencer", "Annuler",
             "Retirer un joueur ordinateur"]
@@ -188,13 +190,54 @@ async def test_the_settings_choose_the_language(loopback: LoopbackTest) -> None:
     assert r.message is not None and r.message.button_labels()[0] == "Join"
     r = await admin.click("Join", message=r.message)
     assert r.ephemeral and "Vous êtes déjà dans cette partie." in r.text
-    r = await admin.slash("uno settings", language="fr")  # the open lobby follows
-    assert "langue : Français" in r.text
+    # the server's default changed while a lobby is open: the lobby follows
+    r = await admin.slash("uno settings", language="fr", server_default=True)
+    assert "langue : Français" in r.text and "Réglages par défaut de ce serveur" in r.text, r.text
     lobby = await loopback.channel.wait_for(lambda m: m.button_labels()[:1] == ["Rejoindre"],
                                             timeout=10)
     assert "nouvelle partie" in lobby.text()
     await admin.click("Annuler", message=lobby)
 
+
+
+async def test_the_host_sets_the_lobbys_language(loopback: LoopbackTest) -> None:
+    """The lobby's host, without Manage Server, sets this game's language: the lobby and
+    then the table speak French, and the server's default is unchanged. Another player may
+    not; without a lobby the language is the server's default (Manage Server only)."""
+    loopback.guild.locale = "en-US"
+    alice = loopback.member("alice")  # no Manage Server
+    bob = loopback.member("bob")
+    alice.identity.locale = bob.identity.locale = "en-US"  # (the first test made alice French)
+    admin = loopback.member("root", manage_guild=True)
+    admin.identity.locale = "en-US"
+    await admin.slash("uno settings", language="en")  # (an earlier test chose French)
+    defaults = guild_defaults(loopback)
+    # no lobby: the language is the server's default, which needs Manage Server
+    refused(await alice.slash("uno settings", language="fr"),
+            "Only members with Manage Server can change the server's defaults.")
+    r = await alice.slash("uno new")
+    assert r.message is not None and r.message.button_labels()[0] == "Join"
+    await bob.click("Join", message=r.message)
+    refused(await bob.slash("uno settings", language="fr"),
+            "Only the host or a member with Manage Server can do that.")
+    assert (saved_game(loopback) or {})["options"]["language"] == "en"
+    r = await alice.slash("uno settings", language="fr")
+    assert r.ephemeral and "Settings for this game" in r.text and "language: Français" in r.text
+    assert (saved_game(loopback) or {})["options"]["language"] == "fr"
+    assert guild_defaults(loopback) == defaults
+    lobby = await loopback.channel.wait_for(lambda m: m.button_labels()[:1] == ["Rejoindre"],
+                                            timeout=10)
+    await alice.click("Commencer", message=lobby)
+    table = await loopback.channel.wait_for(
+        lambda m: m.button_labels()[:len(TABLE_FR)] == TABLE_FR, timeout=10)
+    assert "manche 1" in table.text()
+    r = await bob.click("Ma main", message=table)  # private text follows bob's own language
+    assert r.ephemeral and "Your hand" in r.text, r.text
+    assert guild_defaults(loopback) == defaults
+
+
+def guild_defaults(t: LoopbackTest) -> list[tuple[Any, ...]]:
+    return rows(db_of(t), "SELECT * FROM guild_settings WHERE guild_id = ?", t.guild.id)
 
 
 async def test_slash_commands_are_registered_in_french(loopback: LoopbackTest) -> None:
@@ -223,6 +266,7 @@ async def test_a_refusal_speaks_its_readers_language(loopback: LoopbackTest) -> 
     alice, bob = loopback.member("alice"), loopback.member("bob")
     alice.identity.locale = "fr"
     bob.identity.locale = "en-US"
+    await loopback.member("root", manage_guild=True).slash("uno settings", language="fr")
     r = await alice.slash("uno new")
     assert r.message is not None
     await bob.click("Rejoindre", message=r.message)

@@ -16,262 +16,45 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any, TypeVar, cast
 
 import pytest
 
 from engine import Color
 from loopback.playground import Playground
+from support.browser import (  # noqa: F401  (playground_fixture: the fixture playground)
+    NEEDS_BROWSER,
+    ROOT,
+    Loop,
+    all_options,
+    answered,
+    browser,
+    click,
+    ephemeral_count,
+    first_option,
+    last_button,
+    loopback_report,
+    newest_ephemeral,
+    newest_ephemeral_id,
+    open_hand_on_my_turn,
+    pick,
+    playground_fixture,
+    run_slash,
+    table_picture,
+    wait,
+    with_picture,
+)
 from support.games import install, scenario_session
 
-ROOT = Path(__file__).resolve().parents[2]
-T = TypeVar("T")
-
-
-def _chromium() -> tuple[str | None, str | None]:
-    browser = next((p for p in (shutil.which(n) for n in
-                                ("chromium", "chromium-browser", "google-chrome")) if p), None)
-    return browser, shutil.which("chromedriver")
-
-
-CHROMIUM, CHROMEDRIVER = _chromium()
 try:
-    from selenium import webdriver
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.remote.webdriver import WebDriver
-    from selenium.webdriver.remote.webelement import WebElement
-    from selenium.webdriver.support.ui import WebDriverWait
-    SELENIUM = True
-except ImportError:  # pragma: no cover - requirements-dev.txt pins it
-    SELENIUM = False
+except ImportError:  # pragma: no cover - NEEDS_BROWSER skips the tests
+    pass
 
-pytestmark = [
-    pytest.mark.skipif(not SELENIUM, reason="selenium is not installed (requirements-dev.txt)"),
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium browser found (Debian package "
-                       "chromium; .ci/run installs it with apt-get)"),
-    pytest.mark.skipif(CHROMEDRIVER is None, reason="no chromedriver found (Debian package "
-                       "chromium-driver; .ci/run installs it with apt-get)"),
-]
+pytestmark = NEEDS_BROWSER
 
-
-class Loop:
-    """An event loop in a thread, for the loopback server and the bot process."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def call(self, fn: Callable[[], T]) -> T:
-        async def wrapped() -> T:
-            return fn()
-        return self.run(wrapped())
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-
-def browser(user_data: str) -> WebDriver:
-    opts = webdriver.ChromeOptions()
-    assert CHROMIUM is not None
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                 f"--user-data-dir={user_data}", "--window-size=1200,900"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(options=opts, service=Service(executable_path=CHROMEDRIVER))
-
-
-def wait(driver: WebDriver, cond: Callable[[WebDriver], Any], what: str,
-         timeout: float = 15) -> Any:
-    try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.1,
-                             ignored_exceptions=(StaleElementReferenceException,)).until(cond)
-    except Exception as exc:
-        text = driver.find_element(By.ID, "messages").text[-1500:]
-        raise AssertionError(f"timed out waiting for {what}; the page shows:\n{text}") from exc
-
-
-def last_button(driver: WebDriver, label: str, within: str | None = None
-                ) -> WebElement | None:
-    scope = f"//div[@id='m{within}']" if within else ""
-    found = driver.find_elements(
-        By.XPATH, f"{scope}//button[contains(@class,'btn') and not(@disabled) and "
-                  f"contains(normalize-space(.), '{label}')]")
-    return found[-1] if found else None
-
-
-def click(driver: WebDriver, label: str, within: str | None = None) -> str:
-    """Click the newest enabled button with this label (in message ``within`` if given)
-    and return the id of the message it is on (the page re-renders a message when the bot
-    edits it, so a button found a moment ago may be gone: find it again)."""
-    for _ in range(20):
-        button = wait(driver, lambda d: last_button(d, label, within), f"a button {label!r}")
-        try:
-            mid = str(button.find_element(
-                By.XPATH, "ancestor::div[contains(@class,'msg-wrap')]").get_attribute("data-id"))
-            button.click()
-            return mid
-        except StaleElementReferenceException:
-            time.sleep(0.1)
-    raise AssertionError(f"the button {label!r} kept changing under the click")
-
-
-def message(driver: WebDriver, mid: str) -> WebElement | None:
-    """The message with this id as the page shows it now (re-rendered on every edit)."""
-    found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .msg")
-    return found[0] if found else None
-
-
-def failure(driver: WebDriver, mid: str) -> str:
-    """The "interaction failed" note the page shows under message ``mid``, if any."""
-    found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .failed")
-    return found[0].text if found else ""
-
-
-def answered(driver: WebDriver, mid: str, question: str, what: str) -> WebElement:
-    """Wait until message ``mid`` (a private menu the bot edits in place) asks ``question``;
-    a click on it that failed fails here at once, with the page's note."""
-    found = wait(driver, lambda d: failure(d, mid) or ((m := message(d, mid)) and
-                                                       question in m.text and m), what)
-    if isinstance(found, str):
-        raise AssertionError(f"waiting for {what}, the click failed: {found}")
-    return cast(WebElement, found)
-
-
-def newest_ephemeral(driver: WebDriver) -> WebElement | None:
-    found = driver.find_elements(By.CSS_SELECTOR, ".msg.ephemeral")
-    return found[-1] if found else None
-
-
-def newest_ephemeral_id(driver: WebDriver) -> str | None:
-    """The id of the newest private message (read at once: the element may be re-rendered
-    by an edit a moment later, and the wait that calls this retries a stale read)."""
-    newest = newest_ephemeral(driver)
-    return str(newest.get_attribute("data-id")) if newest else None
-
-
-def ephemeral_count(driver: WebDriver) -> int:
-    return len(driver.find_elements(By.CSS_SELECTOR, ".msg.ephemeral"))
-
-
-def with_picture(driver: WebDriver, mid: str) -> WebElement:
-    """The hand menu ``mid`` once its picture came (the bot adds it by an edit after
-    answering, and the page draws the edited message anew): the fresh element."""
-
-    def fresh(d: WebDriver) -> WebElement | None:
-        for m in d.find_elements(By.CSS_SELECTOR, f'.msg[data-id="{mid}"]'):
-            if m.find_elements(By.CSS_SELECTOR, ".attachment"):
-                return m
-        return None
-    found: WebElement = wait(driver, fresh, "the hand's picture")
-    return found
-
-
-def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
-    """Click the table's My hand until the private menu says it is Alice's turn."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        before = ephemeral_count(driver)
-        table = click(driver, "My hand")
-        failed, mid = wait(driver, lambda d, n=before, t=table: (
-            (True, "") if failure(d, t) else
-            (ephemeral_count(d) > n and (mid := newest_ephemeral_id(d)) and (False, mid))),
-            "the private hand menu")
-        if failed:
-            # The computer players moved: the bot posted a new table and took the buttons off
-            # this one just before the click reached it (Discord refuses such a click too).
-            time.sleep(0.3)
-            continue
-        menu = with_picture(driver, mid)
-        if "Your turn: pick a card" in menu.text:
-            return menu
-        time.sleep(0.3)
-    raise AssertionError("it never became Alice's turn")
-
-
-def pick(driver: WebDriver, menu: WebElement, *values: str) -> None:
-    """Open the select in ``menu`` and pick these option values (Done for several)."""
-    menu.find_element(By.CSS_SELECTOR, ".select .select-bar").click()
-    for value in values:
-        wait(driver, lambda d, v=value: menu.find_element(
-            By.CSS_SELECTOR, f".select-option[data-value='{v}']"), f"option {value}").click()
-    if len(values) > 1:
-        menu.find_element(By.CSS_SELECTOR, ".select-done").click()
-
-
-def all_options(menu: WebElement) -> list[str]:
-    """The values a menu's select offers (opens and closes it)."""
-    bar = menu.find_element(By.CSS_SELECTOR, ".select .select-bar")
-    bar.click()
-    values = [str(o.get_attribute("data-value"))
-              for o in menu.find_elements(By.CSS_SELECTOR, ".select-option")]
-    bar.click()
-    return values
-
-
-def first_option(menu: WebElement) -> str:
-    return all_options(menu)[0]
-
-
-def run_slash(driver: WebDriver, typed: str, command: str) -> None:
-    box = driver.find_element(By.ID, "composer-input")
-    box.click()
-    box.send_keys(typed)
-    wait(driver, lambda d: d.find_element(
-        By.CSS_SELECTOR, f"#popup .pop-item[data-command='{command}']"), f"/{command} listed"
-    ).click()
-    wait(driver, lambda d: d.find_element(By.ID, "command-chip").text == f"/{command}",
-         "the command chosen")
-    composer = driver.find_element(By.ID, "composer-input")
-    if composer.is_displayed():
-        composer.send_keys(Keys.ENTER)
-    else:  # a command with options (all optional here): send it as it is
-        driver.find_element(By.ID, "send").click()
-
-
-def loopback_report(server: Any, channels: tuple[Any, ...]) -> str:
-    """The loopback's side of things: problems, interactions (when sent and answered) and
-    the newest messages as the server holds them (to compare with what the page shows)."""
-    lines = ["--- loopback problems ---", *map(str, server.problems),
-             "--- loopback interactions (seconds after the first) ---"]
-    states = sorted(server.interactions.values(), key=lambda s: s.sent_at)
-    t0 = states[0].sent_at if states else 0.0
-    for s in states:
-        acked = f"{s.acked_at - t0:.2f}" if s.acked_at is not None else "-"
-        lines.append(f"{s.sent_at - t0:7.2f} {s.label}: ack type {s.ack_type} at {acked}, "
-                     f"{len(s.followups)} followup(s)")
-    for channel in channels:
-        lines.append(f"--- #{channel.name}: newest messages on the server ---")
-        lines += [f"{m!r} seq {m.change_seq}: {m.text()[:300]!r}"
-                  for m in list(channel.all_messages)[-8:]]
-    return "\n".join(lines)
-
-
-@pytest.fixture
-def playground(tmp_path: Path) -> Iterator[tuple[Loop, Playground]]:
-    loop = Loop()
-    pg = Playground(port=0, database_path=tmp_path / "playground.db")
-    loop.run(pg.start())
-    try:
-        yield loop, pg
-    finally:
-        with contextlib.suppress(Exception):
-            loop.run(pg.close(), timeout=30)
-        loop.stop()
 
 
 @pytest.mark.slow
@@ -312,6 +95,19 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         wait(a, lambda d: "Bob" in d.find_element(By.ID, "messages").text, "Bob in the lobby")
         click(a, "Start")
         wait(a, lambda d: last_button(d, "My hand"), "the table")
+        # the table's picture loads from a real URL, at a readable size, shown once
+        pic = table_picture(a)
+        assert "/files/" in pic["src"] and "table-" in pic["src"], pic
+        assert pic["natural"] >= 800 and pic["shown"] >= 600, pic
+        assert pic["beside"] == 0, "the gallery's file is shown a second time beside it"
+        a.find_elements(By.CSS_SELECTOR, ".c-gallery img")[-1].click()  # click to enlarge
+        big = wait(a, lambda d: d.find_element(By.ID, "lightbox").is_displayed() and
+                   d.execute_script("return document.querySelector('#lightbox img')"
+                                    ".naturalWidth"), "the picture enlarged")
+        assert big == pic["natural"]
+        a.switch_to.active_element.send_keys(Keys.ESCAPE)
+        wait(a, lambda d: not d.find_element(By.ID, "lightbox").is_displayed(),
+             "the enlarged picture closed")
         before = ephemeral_count(b)
         click(b, "My hand")
         bob_menu = with_picture(b, wait(
@@ -323,8 +119,12 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         with_picture(a, wait(a, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d),
                              "Alice's hand"))
         a.save_screenshot(str(tmp_path / "game-in-progress.png"))
-        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):
+        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):  # README's: the table and a hand
+            a.set_window_size(1200, 1500)
+            a.execute_script("document.getElementById('messages').scrollTop = 1e9")
+            time.sleep(0.5)
             a.save_screenshot(str(ROOT / "docs" / "playground.png"))
+            a.set_window_size(1200, 900)
 
         # --- #uno-1: the prepared position, played to the end of the round -----------------
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
