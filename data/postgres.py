@@ -131,6 +131,7 @@ class PostgresBackend:
         self._queues: list[SaveQueue] = []
         self._down_until = 0.0  # monotonic time before which no reconnect is tried
         self._read_only_for_tests = False
+        self._closed = False
 
     @property
     def path(self) -> str:
@@ -177,13 +178,17 @@ class PostgresBackend:
         return cls(conn, url)
 
     async def close(self) -> None:
-        """Close the connection once every call made before this one is done."""
+        """Close the connection once every call made before this one is done. A call made
+        after this one raises ``ValueError`` (as on a closed aiosqlite connection)."""
         async with self._turn():
+            self._closed = True
             await _close_quietly(self._conn)
         logger.info("Closed database %s", self._where)
 
     async def _connected(self) -> asyncpg.Connection:
         """The connection, opened again first if it was lost (the caller holds the turn)."""
+        if self._closed:
+            raise ValueError(f"The database {self._where} was closed.")
         if not self._conn.is_closed():
             return self._conn
         if time.monotonic() < self._down_until:

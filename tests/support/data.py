@@ -11,12 +11,13 @@ take ``sqlite_path`` instead. ``query`` and ``count_rows`` look into either from
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
+import asyncpg
 import pytest
 
 from data import Database
@@ -129,3 +130,74 @@ def connection_of(db: Database) -> aiosqlite.Connection:
 def save_queue_of(db: Database) -> SaveQueue:
     """The saves of ``db`` waiting for their batch (group commit)."""
     return db._games.saves
+
+
+REJECTED = (sqlite3.IntegrityError, asyncpg.IntegrityConstraintViolationError)
+"""What each driver raises when the schema refuses a row (a CHECK, a NOT NULL...)."""
+
+FAILED = (sqlite3.Error, asyncpg.PostgresError)
+"""What each driver raises when a statement fails inside the database."""
+
+
+class _CountingConnection:
+    """An asyncpg connection that reports each ``execute``/``executemany`` (asyncpg's
+    connection has slots: its methods cannot be replaced on the object itself)."""
+
+    def __init__(self, conn: Any, seen: Callable[[str, int], None]) -> None:
+        self._conn = conn
+        self._seen = seen
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    async def execute(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        self._seen(sql, 1)
+        return await self._conn.execute(sql, *args, **kwargs)
+
+    async def executemany(self, sql: str, rows: Any, **kwargs: Any) -> Any:
+        rows = list(rows)
+        self._seen(sql, len(rows))
+        return await self._conn.executemany(sql, rows, **kwargs)
+
+
+class Statements:
+    """Counts what runs on the database's connection, on either backend: transactions begun
+    and committed, and how many saved games each UPSERT wrote (1 for ``execute``, n for
+    ``executemany``)."""
+
+    def __init__(self, db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+        from data import queries
+        from data.postgres import PostgresBackend, numbered
+
+        self.begins = 0
+        self.commits = 0
+        self.upserts: list[int] = []
+        backend = db._backend
+        if isinstance(backend, PostgresBackend):
+            self._begin, self._upsert = "BEGIN", numbered(queries.UPSERT_GAME)
+            monkeypatch.setattr(backend, "_conn",
+                                _CountingConnection(backend.connection, self._seen))
+            return
+        self._begin, self._upsert = "BEGIN IMMEDIATE", queries.UPSERT_GAME
+        conn = connection_of(db)
+        execute, executemany = conn.execute, conn.executemany
+
+        def counting_execute(sql: str, parameters: Any = None) -> Any:
+            self._seen(sql, 1)
+            return execute(sql, parameters)
+
+        def counting_executemany(sql: str, parameters: Iterable[Any]) -> Any:
+            rows = list(parameters)
+            self._seen(sql, len(rows))
+            return executemany(sql, rows)
+
+        monkeypatch.setattr(conn, "execute", counting_execute)
+        monkeypatch.setattr(conn, "executemany", counting_executemany)
+
+    def _seen(self, sql: str, rows: int) -> None:
+        if sql == self._begin:
+            self.begins += 1
+        elif sql == "COMMIT":
+            self.commits += 1
+        elif sql == self._upsert:
+            self.upserts.append(rows)
