@@ -34,7 +34,6 @@ from data.models import (
     SetAsideGame,
     UserSettings,
 )
-from data.pgfaults import is_url
 from data.results import Results
 from data.settings import StoredSettings
 from data.sqlite import SqliteBackend
@@ -42,6 +41,12 @@ from data.sqlite import SqliteBackend
 SCHEMA_TABLES = ("guild_settings", "user_settings", "saved_games", "set_aside_games",
                  "game_results", "game_players", "player_stats", "game_log")
 """Every table of the bot's data, parents before children (the copy tool, data/copy.py)."""
+
+
+def is_url(target: str) -> bool:
+    """True if ``target`` names a PostgreSQL server (else it is a SQLite file path)."""
+    scheme, sep, _ = target.partition("://")
+    return bool(sep) and scheme.lower() in ("postgresql", "postgres")
 
 
 class Database:

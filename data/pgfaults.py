@@ -1,9 +1,9 @@
 """What went wrong with the PostgreSQL server, in one sentence for the operator.
 
-The PostgreSQL twin of data/faults.py: checking a ``DATABASE_URL`` before anything connects,
-hiding its password in messages, and turning an asyncpg or socket error raised while
-connecting or writing into the ``DatabaseError`` whose message says what is wrong and what
-to do. Only the PostgreSQL backend (data/postgres.py) and the settings use this.
+The PostgreSQL twin of data/faults.py: hiding a URL's password in messages, and turning an
+asyncpg or socket error raised while connecting or writing into the ``DatabaseError`` whose
+message says what is wrong and what to do. Only the PostgreSQL backend (data/postgres.py)
+uses this (a malformed URL is ``settings.database_url_problem``'s).
 """
 
 from __future__ import annotations
@@ -19,36 +19,6 @@ from data.errors import (
     DatabaseUnwritableError,
     DatabaseWriteError,
 )
-
-SCHEMES = ("postgresql", "postgres")
-URL_SHAPE = "postgresql://user:password@host:5432/database"
-
-
-def is_url(target: str) -> bool:
-    """True if ``target`` names a PostgreSQL server (else it is a SQLite file path)."""
-    return target.split("://", 1)[0].lower() in SCHEMES and "://" in target
-
-
-def url_problem(url: str) -> str | None:
-    """Why ``url`` is not a usable PostgreSQL URL (one sentence), or None when it is."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port  # raises ValueError for a port that is not a number 0-65535
-    except ValueError as error:
-        return f"DATABASE_URL is malformed ({error}); write it as {URL_SHAPE}."
-    if parts.scheme.lower() not in SCHEMES:
-        return (f"DATABASE_URL must start with postgresql:// (got '{parts.scheme}://'); "
-                f"write it as {URL_SHAPE}, or leave it empty to use the SQLite file "
-                "DATABASE_PATH.")
-    if not parts.hostname:
-        return f"DATABASE_URL names no server; write it as {URL_SHAPE}."
-    if port == 0:
-        return f"DATABASE_URL has port 0; write it as {URL_SHAPE}."
-    if parts.fragment:
-        return f"DATABASE_URL must not have a #fragment; write it as {URL_SHAPE}."
-    if parts.path.strip("/") and "/" in parts.path.strip("/"):
-        return f"DATABASE_URL names more than one database; write it as {URL_SHAPE}."
-    return None
 
 
 def safe_url(url: str) -> str:

@@ -45,6 +45,7 @@ from data.errors import (
 )
 from data.migrate import Migration, load_migrations, split_statements
 from data.models import RowLike
+from settings import database_url_problem
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ RECONNECT_PAUSE_S = 1.0  # after a failed reconnect, calls fail at once for this
 MIGRATE_LOCK = "migrate"
 
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+HAS_VERSION_TABLE = "SELECT to_regclass('schema_version') IS NOT NULL"
 GET_VERSION = "SELECT COALESCE(MAX(version), 0) AS version FROM schema_version"
 SET_VERSION = "DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES ({v})"
 WRITE_CHECK = "UPDATE schema_version SET version = version"
@@ -156,7 +158,7 @@ class PostgresBackend:
         malformed URL, a server that cannot be reached, refused credentials, no such
         database, a read-only database or user, a full disk.
         """
-        problem = pgfaults.url_problem(url)
+        problem = database_url_problem(url)
         if problem is not None:
             raise DatabaseOpenError(problem)
         where = pgfaults.safe_url(url)
@@ -343,7 +345,9 @@ async def migrate_postgres(conn: asyncpg.Connection, where: str,
     key = pgfaults.lock_key(MIGRATE_LOCK)
     await conn.execute("SELECT pg_advisory_lock($1)", key)
     try:
-        await conn.execute(VERSION_TABLE)
+        # (only when missing: a user given just the bot's tables may not create any)
+        if not await conn.fetchval(HAS_VERSION_TABLE):
+            await conn.execute(VERSION_TABLE)
         current = int(await conn.fetchval(GET_VERSION))
         if current > latest:
             raise DatabaseVersionError(

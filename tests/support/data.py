@@ -22,7 +22,7 @@ import pytest
 
 from data import Database
 from data.batching import SaveQueue
-from data.pgfaults import is_url
+from data.database import is_url
 from data.sqlite import SqliteBackend
 from support import postgres
 
