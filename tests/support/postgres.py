@@ -123,6 +123,21 @@ def new_database(server: PgServer, *, migrated: bool = True) -> str:
     return server.url(name)
 
 
+def script(url: str, sql: str) -> None:
+    """Run several statements (no parameters) on the database at ``url``."""
+
+    async def run() -> None:
+        import asyncpg
+
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    run_async(run)
+
+
 def empty_tables(url: str) -> None:
     """Delete every row of the bot's tables (the schema and its version stay)."""
     from data.database import SCHEMA_TABLES
