@@ -25,7 +25,9 @@ from data import (
     DatabaseUnwritableError,
     DatabaseVersionError,
     DatabaseWriteError,
+    GameResult,
     LogEntry,
+    PlayerResult,
     SavedGame,
 )
 from data.postgres import PostgresBackend, numbered
@@ -36,6 +38,10 @@ from support.data import count_rows, opened, query
 
 def _one_line(message: str) -> None:
     assert "\n" not in message and message.endswith("."), message
+
+
+def finished_game() -> GameResult:
+    return GameResult("done", 1, 5, "classic", 1, 1, (PlayerResult(9, 1, True, 1, 0, 1),))
 
 
 def game(channel: int, state: str = "{}") -> SavedGame:
@@ -299,3 +305,16 @@ async def test_a_fleet_lock_is_held_across_processes_and_freed_when_one_dies(
             pass
         dying.cancel()
         await asyncio.gather(dying, return_exceptions=True)
+
+
+async def test_pruning_takes_the_fleet_lock_so_processes_prune_one_at_a_time(
+        pg_url: str) -> None:
+    """Log pruning holds the fleet lock "prune-logs" for its transaction: while another
+    process holds it, this one's pruning waits, then finds nothing left to delete twice."""
+    async with opened(pg_url) as one, opened(pg_url) as two:
+        await one.record_game(finished_game(), [LogEntry("done", 1, 5, 0, "{}", 10)])
+        async with one.fleet_lock("prune-logs"):
+            pruning = asyncio.create_task(two.prune_logs(older_than=50))
+            await asyncio.sleep(0.3)
+            assert not pruning.done(), "pruning waits for the lock's holder"
+        assert await asyncio.wait_for(pruning, 10) == 1
