@@ -95,7 +95,8 @@ async def db(db_path: str) -> AsyncIterator[Database]:
 
 
 def query(target: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    """Rows of ``sql`` (``?`` placeholders) read from outside the bot's connection."""
+    """Rows of ``sql`` (``?`` placeholders) run from outside the bot's connection (a write
+    is committed)."""
     if is_url(target):
         from data.postgres import numbered
 
@@ -111,7 +112,9 @@ def query(target: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         return postgres.run_async(fetch)
     conn = sqlite3.connect(target)
     try:
-        return [tuple(row) for row in conn.execute(sql, args)]
+        rows = [tuple(row) for row in conn.execute(sql, args)]
+        conn.commit()
+        return rows
     finally:
         conn.close()
 
