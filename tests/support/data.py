@@ -45,8 +45,14 @@ def pg_server() -> Iterator[postgres.PgServer]:
     _, why = postgres.find_binaries()
     if why:
         pytest.skip(why)
-    with postgres.running_server() as server:
+    try:
+        server = postgres.start_server()
+    except PermissionError as error:  # running as root without the right to change user
+        pytest.skip(f"cannot start PostgreSQL as an unprivileged user: {error}")
+    try:
         yield server
+    finally:
+        postgres.stop_server(server)
 
 
 @pytest.fixture(scope="session")
