@@ -276,13 +276,31 @@ class PostgresBackend:
     async def write_in_turn(self, what: str) -> AsyncIterator[PostgresTransaction]:
         """``write`` for a caller that already holds the turn (the queue of saves)."""
         try:
-            conn = await self._connected()
+            conn = await self._begin()
             async with _transaction(conn) as tx:
                 yield tx
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as error:
             self._forget(error)
             logger.debug("Write to %s failed: %s", self._where, what, exc_info=True)
             raise pgfaults.write_error(self._where, what, error) from error
+
+    async def _begin(self) -> asyncpg.Connection:
+        """BEGIN a transaction, on a new connection if the one in hand turns out to be lost
+        (cut while idle, noticed only now): nothing of the write was sent yet, so starting
+        it again elsewhere is safe. A connection lost after BEGIN fails the write."""
+        for attempt in (1, 2):
+            conn = await self._connected()
+            try:
+                await conn.execute("BEGIN")
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError,
+                    TimeoutError) as error:
+                if attempt == 2 or not pgfaults.connection_lost(error):
+                    raise
+                self._forget(error)
+            else:
+                return conn
+        raise AssertionError("unreachable")
+
 
     async def set_read_only_for_tests(self, read_only: bool) -> None:
         """For tests: make every later write fail inside PostgreSQL (a read-only
@@ -319,8 +337,7 @@ class PostgresBackend:
 
 @asynccontextmanager
 async def _transaction(conn: asyncpg.Connection) -> AsyncIterator[PostgresTransaction]:
-    """BEGIN ... COMMIT, rolled back on any exception."""
-    await conn.execute("BEGIN")
+    """... COMMIT of a transaction begun on ``conn``, rolled back on any exception."""
     try:
         yield PostgresTransaction(conn)
         await conn.execute("COMMIT")

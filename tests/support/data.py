@@ -1,9 +1,10 @@
 """Opening a real database in tests, on either backend: always closed afterwards (a leaked
 aiosqlite connection thread keeps pytest from exiting).
 
-``db_path`` is where a test's database is, on each backend in turn: a SQLite file path, then
-the URL of a fresh database on the throwaway PostgreSQL server of ``support.postgres`` (the
-test is skipped, saying why, when PostgreSQL is not installed). ``db`` is it opened. Tests of
+``db_path`` is where a test's database is: a SQLite file path; in tests/data (its
+conftest.py) each backend in turn, the file then the URL of an empty database on the
+throwaway PostgreSQL server of ``support.postgres`` (the test is skipped, saying why, when
+PostgreSQL is not installed). ``db`` is it opened. Tests of
 what only one backend has (a SQLite file deleted under the bot, the aiosqlite connection)
 take ``sqlite_path`` instead. ``query`` and ``count_rows`` look into either from outside.
 """
@@ -85,9 +86,16 @@ def sqlite_path(tmp_path: Path) -> str:
     return str(tmp_path / "bot.db")
 
 
-@pytest.fixture(params=BACKENDS)
-def db_path(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The test's database on each backend in turn: a SQLite file, a PostgreSQL URL."""
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    """The test's database: a SQLite file (tests/data/conftest.py makes it each backend in
+    turn for the data layer's tests)."""
+    return str(tmp_path / "bot.db")
+
+
+def each_backend(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """For a ``db_path`` fixture with ``params=BACKENDS``: a SQLite file, then the URL of
+    an empty, migrated PostgreSQL database."""
     if request.param == "sqlite":
         return str(tmp_path / "bot.db")
     url: str = request.getfixturevalue("pg_url")

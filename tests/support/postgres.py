@@ -113,6 +113,12 @@ class PgServer:
 
 
 _names = itertools.count(1)
+_urls: dict[str, str] = {}  # the URL without its password (Database.path) -> the URL
+
+
+def real_url(path: str) -> str:
+    """The URL (password included) of a test database, from its ``Database.path``."""
+    return _urls.get(path, path)
 
 
 def new_database(server: PgServer, *, migrated: bool = True) -> str:
@@ -120,7 +126,11 @@ def new_database(server: PgServer, *, migrated: bool = True) -> str:
     name = f"t{os.getpid()}_{next(_names)}"
     template = TEMPLATE if migrated else "template0"
     server.admin_sync(f'CREATE DATABASE "{name}" TEMPLATE {template}')
-    return server.url(name)
+    from data.pgfaults import safe_url
+
+    url = server.url(name)
+    _urls[safe_url(url)] = url
+    return url
 
 
 def script(url: str, sql: str) -> None:
