@@ -65,7 +65,7 @@ def pg_shared_url(pg_server: postgres.PgServer) -> str:
 @pytest.fixture
 def pg_url(pg_shared_url: str) -> str:
     """An empty, migrated database on the test server: the shared one, its tables emptied
-    (a TRUNCATE takes milliseconds where creating a database takes a quarter second). A
+    (milliseconds, where creating a database takes a quarter second). A
     test that changes the schema (a trigger...) takes ``pg_private_url`` instead."""
     postgres.empty_tables(pg_shared_url)
     return pg_shared_url
