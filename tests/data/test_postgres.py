@@ -140,6 +140,26 @@ async def test_a_user_who_may_only_read_is_refused_at_open(
         await pg_server.admin("DROP ROLE reader")
 
 
+async def test_a_full_disk_at_open_is_named(pg_server: postgres.PgServer) -> None:
+    """A new database whose first migration cannot be written (an event trigger raises
+    PostgreSQL's disk_full at the first CREATE TABLE)."""
+    url = postgres.new_database(pg_server, migrated=False)
+    try:
+        postgres.script(url, """
+            CREATE FUNCTION full_disk() RETURNS event_trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE EXCEPTION 'could not extend file: No space left on device'
+                    USING ERRCODE = 'disk_full';
+            END $$;
+            CREATE EVENT TRIGGER full_disk ON ddl_command_start
+                EXECUTE FUNCTION full_disk();
+        """)
+        error = await _refused(url)
+        assert "is full" in str(error) and "free some space" in str(error)
+    finally:
+        postgres.drop_database(pg_server, url)
+
+
 @pytest.mark.parametrize("url", [
     "postgresql://uno:pw@host:port/uno",
     "postgresql:///uno",
