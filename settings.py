@@ -11,6 +11,7 @@ import base64
 import binascii
 import os
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 CHANNEL_WRITES = 30.0
 """Channel-route writes per second for the whole process (``UNO_CHANNEL_WRITES``; Discord's
@@ -34,6 +35,29 @@ TOKEN_HELP = (
     "Bot page, press Reset Token and copy the token; then invite the bot with the URL that "
     "README.md describes (scopes bot and applications.commands)."
 )
+
+
+DATABASE_URL_SHAPE = "postgresql://user:password@host:5432/database"
+
+
+def database_url_problem(url: str) -> str | None:
+    """Why ``url`` is not a usable PostgreSQL URL (``DATABASE_URL``), in one sentence, or
+    None when it is. Checked before anything connects (data/postgres.py asks too)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises ValueError for a port that is not a number 0-65535
+    except ValueError as error:
+        return f"DATABASE_URL is malformed ({error}); write it as {DATABASE_URL_SHAPE}."
+    if parts.scheme.lower() not in ("postgresql", "postgres") or "://" not in url:
+        return ("DATABASE_URL must start with postgresql://; write it as "
+                f"{DATABASE_URL_SHAPE}, or leave it empty to use the SQLite file DATABASE_PATH.")
+    if not parts.hostname:
+        return f"DATABASE_URL names no server; write it as {DATABASE_URL_SHAPE}."
+    if port == 0:
+        return f"DATABASE_URL has port 0; write it as {DATABASE_URL_SHAPE}."
+    if "/" in parts.path.strip("/") or parts.fragment:
+        return f"DATABASE_URL names more than one database; write it as {DATABASE_URL_SHAPE}."
+    return None
 
 
 class ConfigError(Exception):
@@ -70,6 +94,14 @@ class Config:
     0: never)."""
     uvloop: bool = True
     """Run the event loop on uvloop when it is installed (UNO_UVLOOP=0: asyncio's own)."""
+    database_url: str | None = field(default=None, repr=False)
+    """A PostgreSQL server shared by several bot processes (DATABASE_URL); None: the SQLite
+    file ``database_path``. Not in ``repr``: it may hold a password."""
+
+    @property
+    def database(self) -> str:
+        """What ``Database.open`` opens: the PostgreSQL URL if set, else the SQLite file."""
+        return self.database_url or self.database_path
 
     @classmethod
     def from_env(cls) -> Config:
@@ -86,6 +118,11 @@ class Config:
         level = os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ConfigError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL.")
+        database_url = os.environ.get("DATABASE_URL", "").strip() or None
+        if database_url is not None:
+            problem = database_url_problem(database_url)
+            if problem is not None:
+                raise ConfigError(problem)
         writes = positive_float("UNO_CHANNEL_WRITES", CHANNEL_WRITES)
         if writes <= 0:
             raise ConfigError("UNO_CHANNEL_WRITES must be more than 0 (writes per second).")
@@ -106,6 +143,7 @@ class Config:
             table_bury=_whole_number("UNO_TABLE_BURY", TABLE_BURY),
             channel_writes=writes,
             uvloop=_flag("UNO_UVLOOP", True),
+            database_url=database_url,
         )
 
 

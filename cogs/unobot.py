@@ -65,7 +65,7 @@ class UnoBot(commands.Bot):
         return self._db
 
     async def setup_hook(self) -> None:
-        self._db = await Database.open(self.config.database_path)
+        self._db = await Database.open(self.config.database)
         # slash command names, descriptions and choices in each user's language
         await self.tree.set_translator(CatalogueTranslator())
         for ext in EXTENSIONS:

@@ -1,9 +1,11 @@
-"""Storage layer: SQLite via aiosqlite now, portable SQL for PostgreSQL later."""
+"""Storage layer: a SQLite file (aiosqlite, the default) or a PostgreSQL server (asyncpg,
+``DATABASE_URL``), through the same portable SQL."""
 
 from data.database import Database
 from data.errors import (
     DatabaseError,
     DatabaseOpenError,
+    DatabaseUnreachableError,
     DatabaseUnwritableError,
     DatabaseVanishedError,
     DatabaseVersionError,
@@ -25,6 +27,7 @@ __all__ = [
     "Database",
     "DatabaseError",
     "DatabaseOpenError",
+    "DatabaseUnreachableError",
     "DatabaseUnwritableError",
     "DatabaseVanishedError",
     "DatabaseVersionError",

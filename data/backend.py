@@ -2,9 +2,9 @@
 
 The families (data/games.py, log.py, results.py, settings.py) run the portable SQL of
 data/queries.py through these calls only, and never see the driver, its connection, its
-errors or its file. data/sqlite.py is the one backend today; a PostgreSQL backend (issue 18)
-would be one more class with the same calls (``$n`` placeholders, its own fault sentences),
-chosen by ``Database.open``.
+errors or its file. Two backends give these calls: data/sqlite.py (a SQLite file, the
+default) and data/postgres.py (a PostgreSQL server shared by several processes: ``$n``
+placeholders, its own fault sentences in data/pgfaults.py), chosen by ``Database.open``.
 
 Every call takes its turn on the one connection, first come, first served, so the statements
 of one write never interleave with another call's and calls run in the order they were made
@@ -39,13 +39,21 @@ class Transaction(Protocol):
         """The first row of a query run inside the transaction, or None."""
         ...
 
+    async def lock(self, name: str) -> None:
+        """Hold the fleet-wide lock ``name`` until the transaction ends, so the same work
+        done by another process at the same moment waits for this one (PostgreSQL:
+        ``pg_advisory_xact_lock``; SQLite: nothing more to do, the transaction already holds
+        the file's one write lock)."""
+        ...
+
 
 class Backend(Protocol):
     """One open database: reads, writes in one transaction each, and the file's health."""
 
     @property
     def path(self) -> str:
-        """Where the database is (a file path today), for messages and the log."""
+        """Where the database is (a file path, or a URL without its password), for messages
+        and the log."""
         ...
 
     @property
@@ -81,6 +89,12 @@ class Backend(Protocol):
     ) -> SaveQueue:
         """The queue of saves that share this connection's line (group commit). Every other
         call taking its turn closes the queue's open group, so no save overtakes it."""
+        ...
+
+    def fleet_lock(self, name: str) -> AbstractAsyncContextManager[None]:
+        """Hold the lock ``name`` for the block, across every process sharing the database
+        (PostgreSQL: a session advisory lock on a connection of its own, released by the
+        server if the process dies; SQLite, one process: an in-process asyncio lock)."""
         ...
 
     async def close(self) -> None:

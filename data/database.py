@@ -2,10 +2,12 @@
 
 It composes the parts of ``data/``, each answering one question:
 
-- data/sqlite.py: the SQLite backend (opening, WAL, the line of calls, transactions, a
-  corrupt, read-only, vanished or replaced file turned into one sentence by data/faults.py).
-  data/backend.py says what any backend gives the query families: the seam where a
-  PostgreSQL backend (issue 18) would plug in, chosen in ``open``.
+- data/sqlite.py: the SQLite backend, the default (opening, WAL, the line of calls,
+  transactions, a corrupt, read-only, vanished or replaced file turned into one sentence by
+  data/faults.py).
+- data/postgres.py: the PostgreSQL backend, for several bot processes on one database
+  (``DATABASE_URL``; reconnecting, advisory locks; its faults in data/pgfaults.py).
+  data/backend.py says what either backend gives the query families; ``open`` chooses.
 - data/batching.py: group commit of saves (the line and the queue of saves).
 - the query families: data/games.py (games in progress, group-committed saves, set-aside
   games), data/log.py (the move log), data/results.py (finished games, the leaderboard),
@@ -18,6 +20,7 @@ Each method here hands the call to its family; the families' docstrings tell the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Literal
 
 from data.backend import Backend
@@ -37,9 +40,20 @@ from data.results import Results
 from data.settings import StoredSettings
 from data.sqlite import SqliteBackend
 
+SCHEMA_TABLES = ("guild_settings", "user_settings", "saved_games", "set_aside_games",
+                 "game_results", "game_players", "player_stats", "game_log")
+"""Every table of the bot's data, parents before children (the copy tool, data/copy.py)."""
+
+
+def is_url(target: str) -> bool:
+    """True if ``target`` names a PostgreSQL server (else it is a SQLite file path)."""
+    scheme, sep, _ = target.partition("://")
+    return bool(sep) and scheme.lower() in ("postgresql", "postgres")
+
 
 class Database:
-    """All storage the bot needs. Create with ``await Database.open(path)``.
+    """All storage the bot needs. Create with ``await Database.open(target)``: a SQLite file
+    path, or a ``postgresql://`` URL.
 
     Every call takes its turn on the one connection, first come, first served, and is
     carried out in the order it was made; ``save_game`` calls made while the connection is
@@ -56,19 +70,39 @@ class Database:
         self._rematches = Rematches(backend)
 
     @classmethod
-    async def open(cls, path: str, *, group_commit: bool = True) -> Database:
-        """Open (creating the file and its directories if needed) and migrate the database.
+    async def open(cls, target: str, *, group_commit: bool = True) -> Database:
+        """Open and migrate the database: a ``postgresql://user:password@host/db`` URL opens
+        that server's database (data/postgres.py); anything else is a SQLite file, created
+        with its directories if needed (data/sqlite.py).
 
         Raises ``DatabaseOpenError`` (or its subclass ``DatabaseVersionError``) whose message
         is one sentence for the operator; no chained traceback is attached.
         ``group_commit=False`` writes every ``save_game`` in its own transaction (only for
         the benchmark and tests).
         """
-        return cls(await SqliteBackend.open(path), group_commit=group_commit)
+        backend: Backend
+        if is_url(target):
+            from data.postgres import PostgresBackend  # asyncpg only when asked for
+
+            backend = await PostgresBackend.open(target)
+        else:
+            backend = await SqliteBackend.open(target)
+        return cls(backend, group_commit=group_commit)
 
     @property
     def path(self) -> str:
+        """Where the database is: the file, or the server's URL without its password."""
         return self._backend.path
+
+    def fleet_lock(self, name: str) -> AbstractAsyncContextManager[None]:
+        """``async with db.fleet_lock(name):`` holds the lock ``name`` for the block, across
+        every bot process sharing this database, so work that must not run in two processes
+        at once (one identify per bucket of ``max_concurrency``, a one-off upload) takes
+        turns. On PostgreSQL an advisory lock (``pg_advisory_lock``) on a connection of its
+        own: waiting for it never holds up this process's other calls, and the server
+        releases it if the process dies. On SQLite (one process) an asyncio lock. Not
+        reentrant: a block must not take the same name again."""
+        return self._backend.fleet_lock(name)
 
     async def close(self) -> None:
         """Close once every call made before this one is done: saves waiting for their batch

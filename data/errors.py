@@ -33,3 +33,8 @@ class DatabaseWriteError(DatabaseError):
 
 class DatabaseVanishedError(DatabaseError):
     """The database file was deleted or replaced under the running bot; nothing was written."""
+
+
+class DatabaseUnreachableError(DatabaseError):
+    """The database server cannot be reached right now (PostgreSQL: the connection was lost
+    and could not be opened again); the next call tries again."""

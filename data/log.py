@@ -82,9 +82,13 @@ class GameLog:
         """Delete the logs of games whose header is older than ``older_than`` (unix seconds)
         and that are neither saved (still running) nor set aside; the number of rows deleted.
 
-        Rows of a game without a header are never pruned by this.
+        Rows of a game without a header are never pruned by this. Done once across the
+        fleet: processes pruning at the same moment take turns (a fleet lock held by the
+        transaction), so the first deletes the rows and the others find none left, instead
+        of deleting the same rows in different orders and deadlocking.
         """
         async with self._backend.write("prune old game logs") as tx:
+            await tx.lock("prune-logs")
             deleted = await tx.execute(queries.PRUNE_LOGS, (older_than,))
         if deleted:
             logger.info("Pruned %d game log rows older than %d", deleted, older_than)

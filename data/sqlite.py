@@ -54,6 +54,10 @@ class SqliteTransaction:
             row: RowLike | None = await cursor.fetchone()
         return row
 
+    async def lock(self, name: str) -> None:
+        """Nothing to take: BEGIN IMMEDIATE already holds the file's one write lock, so no
+        other writer (in this process or another) runs until this transaction ends."""
+
 
 class SqliteBackend:
     """The database in one SQLite file (``data.backend.Backend``). ``await open(path)``.
@@ -74,6 +78,7 @@ class SqliteBackend:
         self._file_id = file_id
         self._stat_path = os.path.abspath(path) if file_id is not None else path
         self._vanish_logged = False
+        self._fleet_locks: dict[str, asyncio.Lock] = {}
 
     @property
     def path(self) -> str:
@@ -236,6 +241,14 @@ class SqliteBackend:
         """
         async with self._turn():
             await self._conn.execute(f"PRAGMA query_only = {'ON' if read_only else 'OFF'}")
+
+    @asynccontextmanager
+    async def fleet_lock(self, name: str) -> AsyncIterator[None]:
+        """The lock ``name`` within this process: a SQLite file serves one bot process, so
+        an asyncio lock is the whole fleet's (``data.backend.Backend.fleet_lock``)."""
+        lock = self._fleet_locks.setdefault(name, asyncio.Lock())
+        async with lock:
+            yield
 
     # --- the file under the bot -----------------------------------------------------------
 

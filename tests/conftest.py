@@ -33,12 +33,13 @@ E2E = Path(__file__).parent / "e2e"
 @pytest.fixture(scope="module")
 def loopback_bot_env(request: pytest.FixtureRequest,
                      tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The bot's environment (DISCORD_* are filled in by the server): its own database,
-    LOG_LEVEL=INFO, and the module's ``bot_env`` marker (``FRESH_DIR``: a new empty folder,
+    """The bot's environment (DISCORD_* are filled in by the server): its own database
+    file (never a DATABASE_URL of the environment; tests/e2e/test_postgres_bot.py sets its
+    own), LOG_LEVEL=INFO, and the module's ``bot_env`` marker (``FRESH_DIR``: a new empty folder,
     for a cache the module must not share)."""
     name = request.node.name.removesuffix(".py")
     env = {"DATABASE_PATH": str(tmp_path_factory.mktemp(f"{name}-db") / "bot.db"),
-           "LOG_LEVEL": "INFO"}
+           "DATABASE_URL": "", "LOG_LEVEL": "INFO"}
     for marker in reversed(list(request.node.iter_markers("bot_env"))):
         assert not marker.args, "bot_env takes NAME=value only"
         env.update({k: str(tmp_path_factory.mktemp(f"{name}-{k.lower()}"))

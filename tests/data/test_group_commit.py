@@ -1,10 +1,11 @@
 """Group commit of ``Database.save_game``: saves made while the connection is busy share one
 transaction, each caller still gets its own answer, and every call keeps its place in line.
 
-Transactions are counted by wrapping the aiosqlite connection's ``execute`` and
-``executemany`` (``Statements``), so a test fails if every save still runs alone. Concurrent
-saves are started with ``asyncio.gather``: the first runs at once (the connection is idle) and
-the others, started while it waits for SQLite, queue behind it.
+Every test runs on both backends (SQLite, PostgreSQL: ``support.data``). Transactions are
+counted by wrapping the connection's ``execute`` and ``executemany`` (``Statements``), so a
+test fails if every save still runs alone. Concurrent saves are started with
+``asyncio.gather``: the first runs at once (the connection is idle) and the others, started
+while it waits for the database, queue behind it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 import logging
 import math
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,9 @@ from data import (
     LogEntry,
     PlayerResult,
     SavedGame,
-    queries,
 )
 from data.batching import SAVE_BATCH_MAX, Turns
-from support.data import connection_of, opened, save_queue_of
+from support.data import FAILED, REJECTED, Statements, connection_of, opened, query, save_queue_of
 
 GUILD = 1
 
@@ -55,47 +55,9 @@ def result(channel: int) -> GameResult:
     return GameResult(f"g{channel}", GUILD, channel, "classic", 500, 1, players)
 
 
-def query(path: str, sql: str) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(path)
-    try:
-        return [tuple(row) for row in conn.execute(sql)]
-    finally:
-        conn.close()
-
-
 def _remove_database(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
-class Statements:
-    """Counts what runs on the database's connection: transactions begun and committed, and
-    how many saved games each UPSERT wrote (1 for ``execute``, n for ``executemany``)."""
-
-    def __init__(self, db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.begins = 0
-        self.commits = 0
-        self.upserts: list[int] = []
-        conn = connection_of(db)
-        execute, executemany = conn.execute, conn.executemany
-
-        def counting_execute(sql: str, parameters: Any = None) -> Any:
-            if sql == "BEGIN IMMEDIATE":
-                self.begins += 1
-            elif sql == "COMMIT":
-                self.commits += 1
-            elif sql == queries.UPSERT_GAME:
-                self.upserts.append(1)
-            return execute(sql, parameters)
-
-        def counting_executemany(sql: str, parameters: Iterable[Any]) -> Any:
-            rows = list(parameters)
-            if sql == queries.UPSERT_GAME:
-                self.upserts.append(len(rows))
-            return executemany(sql, rows)
-
-        monkeypatch.setattr(conn, "execute", counting_execute)
-        monkeypatch.setattr(conn, "executemany", counting_executemany)
 
 
 # --- sharing transactions ---------------------------------------------------------------
@@ -216,7 +178,7 @@ async def test_a_failing_batch_fails_every_caller_and_writes_nothing(
             assert isinstance(error, DatabaseWriteError), error
             assert f"save the game of channel {c} " in str(error)
             assert "read-only" in str(error)
-            assert isinstance(error.__cause__, sqlite3.OperationalError)
+            assert isinstance(error.__cause__, FAILED)
         await db.set_read_only_for_tests(False)
         assert await db.load_games() == []
     assert query(db_path, "SELECT COUNT(*) FROM game_log") == [(0,)]
@@ -239,7 +201,7 @@ async def test_a_save_that_fails_in_sqlite_fails_alone(
         failed = outcome[channels.index(bad)]
         assert isinstance(failed, DatabaseWriteError), failed
         assert f"channel {bad} " in str(failed)
-        assert isinstance(failed.__cause__, sqlite3.IntegrityError)
+        assert isinstance(failed.__cause__, REJECTED)
         assert [o for c, o in zip(channels, outcome, strict=True) if c != bad] == [None] * 10
         # The shared attempt and the bad save alone were the only ones rolled back.
         assert seen.begins - seen.commits == 2
@@ -430,10 +392,13 @@ async def test_a_turn_that_comes_as_its_waiter_is_cancelled_is_handed_on() -> No
 
 
 async def test_a_failed_commit_is_rolled_back_and_the_next_save_works(
-    db_path: str, monkeypatch: pytest.MonkeyPatch
+    sqlite_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A COMMIT that fails (disk full, say) must not leave the transaction open: the save
-    fails, nothing of it is kept, and the next save starts a fresh transaction."""
+    fails, nothing of it is kept, and the next save starts a fresh transaction. (SQLite's
+    COMMIT is made to fail here; PostgreSQL's really fails in
+    tests/data/test_postgres.py.)"""
+    db_path = sqlite_path
     async with opened(db_path) as db:
         conn = connection_of(db)
         real_execute = conn.execute

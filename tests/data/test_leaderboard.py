@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 
 import pytest
 
@@ -16,7 +15,7 @@ from data import (
     SavedGame,
     queries,
 )
-from support.data import opened
+from support.data import FAILED, REJECTED, count_rows, opened
 
 GUILD_A = 111
 GUILD_B = 222
@@ -43,14 +42,6 @@ def game(
     rounds: int = 3,
 ) -> GameResult:
     return GameResult(game_id, guild_id, channel_id, "power-grab", 1_700_000_000, rounds, players)
-
-
-def count_rows(path: str, table: str) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-    finally:
-        conn.close()
 
 
 async def all_stats(db: Database, guild_id: int) -> list[PlayerStats]:
@@ -147,7 +138,7 @@ async def test_a_failure_mid_way_changes_nothing(db: Database, db_path: str) -> 
     broken = game("g1", player(1, 70, True, 2, 2, 70), player(2, 20), bad)
     with pytest.raises(DatabaseWriteError) as info:
         await db.record_game(broken)
-    assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
+    assert isinstance(info.value.__cause__, REJECTED)
 
     assert await all_stats(db, GUILD_A) == before
     assert await db.player_stats(GUILD_A, 2) is None
@@ -161,12 +152,12 @@ async def test_a_failure_mid_way_changes_nothing(db: Database, db_path: str) -> 
 
 async def test_a_failure_at_the_last_statement_changes_nothing(
     db: Database, db_path: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> None:  # (on both backends: the SQL of the last statement is replaced)
     await db.save_game(SavedGame(5, GUILD_A, "g1", "{}", 3))
     monkeypatch.setattr(queries, "DELETE_FINISHED_GAME", "DELETE FROM no_such_table")
     with pytest.raises(DatabaseWriteError) as info:
         await db.record_game(game("g1", player(1, 70, True), player(2, 20)))
-    assert isinstance(info.value.__cause__, sqlite3.OperationalError)
+    assert isinstance(info.value.__cause__, FAILED)
     assert await all_stats(db, GUILD_A) == []
     assert count_rows(db_path, "game_results") == 0
     assert await db.load_game(5) is not None

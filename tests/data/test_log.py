@@ -4,9 +4,7 @@ and set-aside games: one transaction, idempotent, guild-filtered, nothing lost."
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +17,7 @@ from data import (
     SavedGame,
     SetAsideGame,
 )
-from support.data import opened
+from support.data import REJECTED, count_rows, opened
 
 GUILD_A = 111
 GUILD_B = 222
@@ -50,14 +48,6 @@ def saved(
 def result(game_id: str = "g1", guild_id: int = GUILD_A, channel_id: int = CHANNEL) -> GameResult:
     players = (PlayerResult(1, 100, True, 2, 1, 60), PlayerResult(2, 10, False, 0, 0, 10))
     return GameResult(game_id, guild_id, channel_id, "power-grab", 2000, 2, players)
-
-
-def count_rows(path: str, table: str) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-    finally:
-        conn.close()
 
 
 def broken_entry(seq: int) -> LogEntry:
@@ -101,7 +91,7 @@ async def test_a_log_insert_failing_mid_way_writes_nothing(db: Database, db_path
     with pytest.raises(DatabaseWriteError) as info:
         # The snapshot and entries 1 and 2 are written before the broken one fails.
         await db.save_game(saved(state='{"turn": 9}', at=9), [entry(1), entry(2), broken_entry(3)])
-    assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
+    assert isinstance(info.value.__cause__, REJECTED)
     assert await db.load_game(CHANNEL) == saved()
     assert await db.game_log(GUILD_A, "g1") == [entry(0)]
     assert count_rows(db_path, "game_log") == 1
@@ -380,8 +370,8 @@ async def test_set_aside_failing_changes_nothing(db: Database, db_path: str) -> 
 
 
 async def test_end_game_adds_the_log_and_deletes_that_game_in_one_transaction(
-        tmp_path: Path) -> None:
-    async with opened(tmp_path / "end.db") as db:
+        db_path: str) -> None:
+    async with opened(db_path) as db:
         game = SavedGame(channel_id=7, guild_id=1, game_id="g7", state="{}", updated_at=1)
         await db.save_game(game, [LogEntry("g7", 1, 7, 0, "{}", 1)])
         await db.set_read_only_for_tests(True)

@@ -1,4 +1,5 @@
-"""Property: recording any sequence of games only ever adds, and totals equal the sums."""
+"""Property: recording any sequence of games only ever adds, and totals equal the sums, on
+each backend (SQLite, and PostgreSQL with fewer examples: each one empties the database)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from data import Database, GameResult, PlayerResult, PlayerStats
+from support import postgres
 
 GUILDS = (1, 2)
 USERS = (101, 102, 103, 104, 105)
@@ -101,3 +103,13 @@ def test_recording_games_only_adds_and_totals_match(
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         asyncio.run(run(sequence, reopen_after, str(Path(tmp) / "bot.db")))
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(sequence=st.lists(games, max_size=15), reopen_after=st.integers(0, 15))
+def test_recording_games_only_adds_and_totals_match_on_postgresql(
+    pg_shared_url: str, sequence: list[GameResult], reopen_after: int
+) -> None:
+    postgres.empty_tables(pg_shared_url)
+    asyncio.run(run(sequence, reopen_after, pg_shared_url))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 import pytest
 
 from data import Database, DatabaseWriteError, GuildSettings, SavedGame, UserSettings
-from support.data import opened
+from support.data import REJECTED, opened
 
 # --- guild settings ---------------------------------------------------------------------
 
@@ -100,7 +99,7 @@ async def test_schema_rejects_invalid_settings_that_bypass_validation(db: Databa
     object.__setattr__(settings, "turn_timer", 0)
     with pytest.raises(DatabaseWriteError) as info:
         await db.set_guild_settings(settings)
-    assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
+    assert isinstance(info.value.__cause__, REJECTED)
     assert await db.get_guild_settings(1) == GuildSettings(guild_id=1)
 
 

@@ -18,11 +18,13 @@ from typing import Any
 from cogs.uno.table.contracts import Actor
 from cogs.uno.table.session import Options, Seat, Session
 from data import Database, LogEntry, SavedGame
+from data.database import is_url
 from engine import Card, Color, Game, Settings, Tower
 from engine.replay import replay_header
 from loopback.models import Channel
 from loopback.users import Member
-from support.data import opened
+from support.data import opened, query
+from support.postgres import real_url
 
 Player = Member | Actor | str
 """A seat: a loopback member or a service test's actor is a human; a string is a computer
@@ -125,8 +127,11 @@ async def install_header(db_path: str, session: Session) -> None:
 
 
 def rows(db: str | Database, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    """Rows of a read-only query on the database file (an oracle for assertions)."""
+    """Rows of a read-only query on the database file (an oracle for assertions); on a
+    PostgreSQL test database, through a connection of its own."""
     path = db.path if isinstance(db, Database) else db
+    if is_url(path):
+        return query(real_url(path), sql, *args)
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     try:
         return conn.execute(sql, args).fetchall()
