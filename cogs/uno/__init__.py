@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from cogs.uno._cog import UnoCog
 from cogs.uno._components import FAMILIES, RetiredComponent
+from cogs.uno._end_items import END_FAMILIES
 from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
 from cogs.uno._movelog import LogCog
 from cogs.uno._panel_items import PANEL_FAMILIES
@@ -17,12 +18,15 @@ if TYPE_CHECKING:
     from cogs.unobot import UnoBot
 
 
+REGISTERED = (*FAMILIES, *PANEL_FAMILIES, *END_FAMILIES, RulesPage, LeaderboardPage)
+"""Every component family the extension registers."""
+
+
 async def setup(bot: UnoBot) -> None:
     limit_lag(bot.config.max_lag_ms / 1000)
     bot.in_flight = in_flight
-    families = (*FAMILIES, *PANEL_FAMILIES, RulesPage, LeaderboardPage)
-    RetiredComponent.leave_to(families)  # one family, not two, runs for each click
-    bot.add_dynamic_items(*families)
+    RetiredComponent.leave_to(REGISTERED)  # one family, not two, runs for each click
+    bot.add_dynamic_items(*REGISTERED)
     uno = UnoCog(bot)
     await bot.add_cog(uno)
     group = uno.app_command

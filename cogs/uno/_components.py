@@ -21,12 +21,11 @@ KeepSelect             ``uno:k:<gid>:<serial>``   values ``R7`` or ``R7|u`` (a h
 OpeningColorButton     ``uno:oc:<gid>:<serial>:<color>``
 LapButton              ``uno:lap:<gid>:<serial>:<keep|pass>[:<color>]``   Victory Lap: keep
                        or pass the hand in front of you (a colour if none was named yet)
-AgainButton            ``uno:again:<gid>``   Play again (a finished game's result)
-EndButton              ``uno:end:<yes|no>:<gid>:<until>``   /uno end's question (until: ms)
 =====================  ==========================================================
 
 (The leaderboard's and the rules' pages live with their cogs; the hand panel's cards,
-towers and kept card in ``_panel_items``.) ``serial`` counts the game's
+towers and kept card in ``_panel_items``; Play again and /uno end's question in
+``_end_items``.) ``serial`` counts the game's
 turn moves: a menu from before the last move is stale. Anything that does not match a
 template, or a select value that is not what the menu offered, is refused politely. Each
 family owns what its click means (``act``): it decodes its values and asks the game cog
@@ -507,48 +506,6 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
                             color_of(self.color) if self.color else None)
 
 
-class AgainButton(UnoItem, template=rf"uno:again:{GID}"):
-    """Play again, on a finished game's result: a lobby with its seats and settings."""
-
-    family = "again"
-    edits = True
-
-    def __init__(self, gid: str, label: str = "", emoji: str | None = None) -> None:
-        self.gid = gid
-        super().__init__(button(f"uno:again:{gid}", label, discord.ButtonStyle.success,
-                                 emoji, None, False))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
-        return cls(match["gid"])
-
-    async def act(self, reply: Reply, interaction: discord.Interaction[Any], cog: Clicks) -> None:
-        await cog.again_click(reply, interaction, self.gid)
-
-
-class EndButton(UnoItem, template=rf"uno:end:(?P<action>yes|no):{GID}:(?P<until>\d{{1,15}})"):
-    """/uno end's question: confirm (``yes``) or cancel (``no``), until it expires."""
-
-    family = "end"
-    edits = True
-
-    def __init__(self, action: str, gid: str, until: int, label: str = "") -> None:
-        self.action, self.gid, self.until = action, gid, until
-        style = discord.ButtonStyle.danger if action == "yes" else discord.ButtonStyle.secondary
-        super().__init__(button(f"uno:end:{action}:{gid}:{until}", label, style, None, None,
-                                 False))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
-        return cls(match["action"], match["gid"], int(match["until"]))
-
-    async def act(self, reply: Reply, interaction: discord.Interaction[Any], cog: Clicks) -> None:
-        await cog.end_click(reply, interaction, self.action == "yes", self.gid,
-                            self.until / 1000)
-
-
 class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
     """Any other ``uno:`` id (a retired family, a forged or garbled id): answered as no
     longer in use. discord.py runs every family whose template matches a click, each
@@ -586,8 +543,9 @@ class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
 
 FAMILIES: tuple[type[UnoItem], ...] = (
     LobbyButton, TableButton, PlaySelect, PageButton, DrawnButton, ColorButton, TowerSelect,
-    KeepSelect, OpeningColorButton, LapButton, AgainButton, EndButton, RetiredComponent)
-"""The families of this module (``_panel_items.PANEL_FAMILIES`` has the hand panel's)."""
+    KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
+"""The families of this module (``_panel_items.PANEL_FAMILIES`` has the hand panel's,
+``_end_items.END_FAMILIES`` the end of a game's)."""
 
 
 V = TypeVar("V", discord.ui.View, discord.ui.LayoutView)

@@ -18,9 +18,8 @@ for the whole process (``global_writes`` per second, below Discord's 50 so the b
 requests fit). Each wait happens before the message is composed, so a table that waits shows
 the latest state: updates coalesce, never queue up.
 
-A 403 (the bot may not post) or a 404 (the channel is gone) is reported to the table
-service once, which pauses or ends the game; on shutdown what is queued is flushed within a
-time limit, not dropped.
+A 403 (the bot may not post) or a 404 (the channel is gone) is reported to the table service
+once, which pauses or ends the game; on shutdown what is queued is flushed in time.
 """
 
 from __future__ import annotations

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from cogs.uno import REGISTERED
 from cogs.uno._components import (
-    FAMILIES,
-    AgainButton,
     ColorButton,
     DrawnButton,
-    EndButton,
     KeepSelect,
     LapButton,
     LobbyButton,
@@ -23,12 +21,10 @@ from cogs.uno._components import (
     TowerSelect,
     UnoItem,
 )
+from cogs.uno._end_items import AgainButton, EndButton
 from cogs.uno._leaderboard import LeaderboardPage
-from cogs.uno._panel_items import PANEL_FAMILIES, CardButton, KeepButton, TowerButton
+from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
 from cogs.uno._rules import RulesPage
-
-REGISTERED: tuple[type[UnoItem], ...] = (*FAMILIES, *PANEL_FAMILIES, RulesPage,
-                                         LeaderboardPage)
 
 
 def takers(custom_id: str) -> list[type[UnoItem]]:

@@ -28,20 +28,17 @@ async def test_a_layout_view_can_be_finished_too() -> None:
 
 
 def test_the_retired_family_takes_only_the_ids_no_other_family_takes() -> None:
-    from cogs.uno._components import FAMILIES, RetiredComponent
-    from cogs.uno._leaderboard import LeaderboardPage
-    from cogs.uno._panel_items import PANEL_FAMILIES
-    from cogs.uno._rules import RulesPage
+    from cogs.uno import REGISTERED
+    from cogs.uno._components import RetiredComponent
 
-    RetiredComponent.leave_to((*FAMILIES, *PANEL_FAMILIES, RulesPage, LeaderboardPage))
+    RetiredComponent.leave_to(REGISTERED)
     live = ["uno:t:hand:ab12:3", "uno:l:join:ab12", "uno:p:ab12:3:0", "uno:pg:ab12:3:1",
             "uno:dpu:ab12:3", "uno:c:ab12:3:WG:1:R:UN", "uno:tw:ab12:3:R7:0:-",
             "uno:k:ab12:3", "uno:oc:ab12:3:B", "uno:lap:ab12:3:pass:G", "uno:rules:2",
             "uno:lb:wins:1", "uno:pc:ab12:3:R7", "uno:pc:ab12:3:W+4:u",
             "uno:tb:ab12:3:WG:0:G:N", "uno:kb:ab12:3:B3:u"]
     for custom_id in live:
-        takers = [f for f in (*FAMILIES, *PANEL_FAMILIES, RulesPage, LeaderboardPage)
-                  if f.matches(custom_id)]
+        takers = [f for f in REGISTERED if f.matches(custom_id)]
         assert takers and RetiredComponent not in takers, custom_id
     for custom_id in ("uno:t:hand:ab12:3x", "uno:zz:1", "uno:l:fly:ab12", "uno:"):
         assert RetiredComponent.matches(custom_id), custom_id

@@ -15,7 +15,8 @@ from functools import lru_cache
 import discord
 
 from cogs.i18n import _, speaking
-from cogs.uno._components import AgainButton, view_of
+from cogs.uno._components import view_of
+from cogs.uno._end_items import AgainButton
 from cogs.uno.art import StandingRow, StandingsView, StandingsWords
 from cogs.uno.show.words import edition_title, team_name
 from cogs.uno.table.session import Session
