@@ -24,14 +24,14 @@ from engine import Card, Kind
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.users import InteractionResult, Member
-from support.e2e import card_buttons, db_of, play_card
+from support.e2e import card_buttons, db_of, panel_shows, play_card
 from support.games import saved_state
 
 SCALE = 0.02
 TOKEN_LIFE = 15 * 60 * SCALE
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.bot_env(UNO_CPU_DELAY="0.05", UNO_TIME_SCALE=str(SCALE),
-                                  UNO_CARD_EMOJIS="0")]
+                                  UNO_CARD_EMOJIS="0", UNO_MAX_LAG_MS="0")]
 
 DECISIONS = ("Draw", "Play it", "Keep it", "Accept +4", "Challenge", "Keep", "Pass", "Red",
              "Blue", "Green", "Yellow")
@@ -223,4 +223,26 @@ async def test_a_whole_game_from_one_panel_each(loopback: LoopbackTest) -> None:
     print(f"panel edits {edits}, moves announced ~{moves}, reopened {counts.reopened}, "
           f"serial {serial_before}->{state and state.get('serial')}, moves {counts.moves}")
     assert edits <= 2.5 * max(1, sum(counts.moves.values())), (edits, counts.moves)
+    loopback.check()
+
+
+async def test_a_panel_near_the_end_of_its_token_offers_reopen(loopback: LoopbackTest) -> None:
+    """A panel not clicked for (almost) 15 minutes can't be edited much longer: it says it
+    stopped following the game and offers Reopen, which brings it back in place (a click
+    is a new interaction, with a new token): no new message."""
+    loopback.discord.interaction_token_life = TOKEN_LIFE
+    channel, members = await start_game(loopback, ("alice", "bob"), target=100, cpus=0)
+    state = saved_state(db_of(loopback), channel)
+    assert state is not None
+    waiting = next(m for m in members if str(m.id) != str(state["game"]["turn"]))
+    r = await waiting.click("My hand")
+    panel = r.message
+    assert panel is not None and "**Your hand**" in panel.text()
+    messages = len(waiting.ephemerals())
+    await panel_shows(channel, panel, "stopped following the game", timeout=TOKEN_LIFE + 5)
+    assert panel.button_labels() == ["Reopen"]
+    r = await waiting.click("Reopen", message=panel)
+    assert r.response_type == 7 and r.message is panel
+    assert "**Your hand**" in panel.text() and "stopped following" not in panel.text()
+    assert len(waiting.ephemerals()) == messages
     loopback.check()

@@ -17,7 +17,7 @@ from loopback.limits import IS_COMPONENTS_V2
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from support.driver import hands_of, stray_card_labels, turn_of
-from support.e2e import FAST_ENV
+from support.e2e import FAST_ENV, panel_shows
 from support.tables import Scenario, abc, hand, open_tables, pair, said, state, table_message
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -100,11 +100,15 @@ async def test_the_buttons_on_the_v2_table_work(
     table = table_message(ch)
     r = await alice.click("My hand", message=table)
     assert r.ephemeral and "Your hand" in r.text
+    panel = r.message
+    assert panel is not None
     before = len(hand(state(ch), alice))
     mark = ch.mark()
+    # Draw on the table: answered in alice's live panel, with no new message
     r = await alice.click("Draw", message=table)
-    assert r.ephemeral and r.text.startswith("You drew")
+    assert r.response_type == 6, r
     assert len(hand(state(ch), alice)) == before + 1
+    await panel_shows(ch, panel, "You drew")
     after = await ch.wait_for(lambda m: is_v2(m) and "alice draws" in m.text(), after=mark,
                               timeout=5)
     assert_v2_table(after)

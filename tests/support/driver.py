@@ -107,10 +107,20 @@ class PrivacyWatch:
     violations: list[str] = field(default_factory=list)
     hand_messages: int = 0
     challenge_reveals: list[tuple[int, str]] = field(default_factory=list)
+    held: dict[int, dict[str, Counter[str]]] = field(default_factory=dict)
+    """By round, every card each player was seen holding (the most of each code at once):
+    the bot edits hand panels by itself, and an edit built a moment ago may arrive after
+    the next action, showing the hand as it was then. It may show only cards its owner held
+    in this round or the last."""
 
     def check(self, pre: dict[str, Any] | None, post: dict[str, Any] | None) -> None:
         """``pre``/``post``: the saved game just before and after the action."""
         before, after = hands_of(pre), hands_of(post)
+        for state in (pre, post):
+            game = (state or {}).get("game") or {}
+            held = self.held.setdefault(int(game.get("round") or 0), {})
+            for owner, cards in hands_of(state).items():
+                held[owner] = held.get(owner, Counter()) | Counter(cards)
         w4 = ((pre or {}).get("game") or {}).get("w4")
         seq = self.seq
         self.seq = self.channel.server.change_seq
@@ -141,7 +151,9 @@ class PrivacyWatch:
     def _check_private(self, msg: Message, before: dict[str, list[str]],
                        after: dict[str, list[str]], w4: dict[str, Any] | None) -> None:
         owner = str(msg.ephemeral_for)
-        own = Counter(before.get(owner, [])) | Counter(after.get(owner, []))
+        latest = max(self.held, default=0)
+        own = (self.held.get(latest, {}).get(owner, Counter())
+               | self.held.get(latest - 1, {}).get(owner, Counter()))
         for line in msg.text().splitlines():
             codes = shown_codes(line)
             if "'s hand when the Wild Draw Four was played:" in line:
@@ -336,6 +348,11 @@ class Human:
         if towers:
             self.stats.add("towers")
             return await self._do(self.m.click, custom_id=rng.choice(towers), message=menu)
+        kept = [str(b["custom_id"]) for b in menu.buttons()
+                if str(b.get("custom_id", "")).startswith("uno:kb:")]
+        if kept:
+            self.stats.add("keep")
+            return await self._do(self.m.click, custom_id=rng.choice(kept), message=menu)
         if "Card to keep…" in selects:
             options = [str(o["value"]) for o in selects["Card to keep…"]["options"]]
             self.stats.add("keep")
@@ -368,7 +385,8 @@ class Human:
         if "Draw" in labels:
             self.stats.add("draw")
             return await self._do(self.m.click, "Draw", message=menu)
-        if labels == ["UNO!"] and "kept" in text:
+        live = [str(b.get("label", "")) for b in menu.buttons() if not b.get("disabled")]
+        if live == ["UNO!"] and "kept" in text:
             self.stats.add("uno after keep")
             self.uno_after_keep = True
             return await self._do(self.m.click, "UNO!", message=menu)
