@@ -3,9 +3,11 @@
 The loopback Discord with its web page runs in a thread of this process; the bot is the real
 ``python bot.py`` as a subprocess pointed at it. Alice plays through the page only: in
 #uno-2 she opens a lobby with the slash command (typed, picked from the list), adds two
-computer players and starts, and Bob (another tab, ``?as=bob``) looks at his hand; in #uno-1
-a prepared position lets her finish a round in a few clicks: the hand menu, a grab card's
-towers, UNO!, a wild's colour, the last card. Bob's private answers never reach Alice's page.
+computer players and starts, and Bob (another tab, ``?as=bob``) joins; each opens My hand
+once and plays from that panel whenever the bot, editing it, says it is their turn. In
+#uno-1 a prepared position lets her finish a round from one panel: a grab card's button and
+its two towers as one pair button, UNO!, a wild grab's button, its colour and its tower, the
+last card (each table's picture loaded). Bob's private answers never reach Alice's page.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,21 +30,25 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
     NEEDS_BROWSER,
     ROOT,
     Loop,
-    all_options,
     answered,
+    asks,
     browser,
+    card_buttons,
     click,
     ephemeral_count,
-    first_option,
+    grab,
     last_button,
     loopback_report,
     newest_ephemeral,
     newest_ephemeral_id,
-    open_hand_on_my_turn,
-    pick,
+    open_panel,
+    panel_on_turn,
+    play,
     playground_fixture,
     run_slash,
     table_picture,
+    take_turn,
+    tower_buttons,
     wait,
     with_picture,
 )
@@ -55,6 +62,10 @@ except ImportError:  # pragma: no cover - NEEDS_BROWSER skips the tests
 
 pytestmark = NEEDS_BROWSER
 
+
+def alice_clicks(server: Any) -> int:
+    """How many interactions Alice has sent (clicks, commands)."""
+    return sum(1 for s in list(server.interactions.values()) if s.label.startswith("alice:"))
 
 
 @pytest.mark.slow
@@ -108,46 +119,79 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         a.switch_to.active_element.send_keys(Keys.ESCAPE)
         wait(a, lambda d: not d.find_element(By.ID, "lightbox").is_displayed(),
              "the enlarged picture closed")
-        before = ephemeral_count(b)
-        click(b, "My hand")
-        bob_menu = with_picture(b, wait(
-            b, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d), "Bob's hand"))
+        # --- each opens My hand once: the panel the bot keeps current from then on -------
+        bob_panel = open_panel(b)
+        bob_menu = with_picture(b, bob_panel)
         assert "Only you can see this" in bob_menu.text
         assert "Your hand" in bob_menu.text
-        before = ephemeral_count(a)
-        click(a, "My hand")
-        with_picture(a, wait(a, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d),
-                             "Alice's hand"))
+        alice_panel = open_panel(a)
+        with_picture(a, alice_panel)
+        alices, bobs = ephemeral_count(a), ephemeral_count(b)
+        # the computer players play, and Alice and Bob from their panels (a card one click,
+        # its colour and towers in the same panel), each when their panel, edited by the
+        # bot with no click of theirs, asks them; until Bob has played and it is Alice's turn
+        moves: dict[str, list[str]] = {"alice": [], "bob": []}
+        while True:
+            wait(a, lambda d: asks(d, alice_panel) or asks(b, bob_panel),
+                 "Bob's or Alice's panel asking", timeout=30)
+            mover, page, panel = (("alice", a, alice_panel) if asks(a, alice_panel)
+                                  else ("bob", b, bob_panel))
+            if mover == "alice" and moves["bob"]:
+                break
+            assert len(moves[mover]) < 10, moves
+            moves[mover].append(take_turn(page, panel))
+        assert table_picture(a)["natural"] > 0  # the table of these moves, its picture loaded
+        assert (ephemeral_count(a), ephemeral_count(b)) == (alices, bobs), \
+            "a new private message instead of the panel edited in place"
+        assert (newest_ephemeral_id(a), newest_ephemeral_id(b)) == (alice_panel, bob_panel)
         a.save_screenshot(str(tmp_path / "game-in-progress.png"))
-        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):  # README's: the table and a hand
+        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):  # README's: the table and a panel
             a.set_window_size(1200, 1500)
             a.execute_script("document.getElementById('messages').scrollTop = 1e9")
             time.sleep(0.5)
             a.save_screenshot(str(ROOT / "docs" / "playground.png"))
             a.set_window_size(1200, 900)
 
-        # --- #uno-1: the prepared position, played to the end of the round -----------------
+        # --- #uno-1: the prepared position, played to the end of the round from one panel --
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
         wait(a, lambda d: last_button(d, "My hand"), "the restored table in #uno-1")
-        # (the bot edits a private menu in place: each answer is awaited on that message)
-        menu = open_hand_on_my_turn(a)
-        mid = str(menu.get_attribute("data-id"))
-        pick(a, menu, "YG")                                  # a grab card...
-        towers = answered(a, mid, "to grab", "the towers question")
-        pick(a, towers, *all_options(towers)[:2])            # ...and its two towers
-        answered(a, mid, "Your towers", "towers grabbed")
+        panel = open_panel(a)                                # My hand, once for the round
+        panel_on_turn(a, panel)
+        assert set(card_buttons(a, panel)) == {"Y5", "YG", "WG"}  # each card lit, one click
+        play(a, panel, "YG")                                 # a grab card: one click...
+        answered(a, panel, "to grab", "the towers question")
+        pairs = wait(a, lambda d: tower_buttons(d, panel), "the tower buttons")
+        letters = set("".join(pairs))
+        assert all(len(set(t)) == 2 for t in pairs), pairs  # both towers in one choice...
+        assert len(pairs) == len(letters) * (len(letters) - 1) // 2, pairs  # ...every pair
+        assert all(" + " in label for label in pairs.values()), pairs
+        towers = next(iter(pairs))
+        grab(a, panel, towers)                               # ...and its two towers: one more
+        grabbed = answered(a, panel, "Your towers", "towers grabbed")
+        held = next(line for line in grabbed.text.splitlines() if "Your towers:" in line)
+        assert set(held.split(":")[1].split()) == set(towers), held
+        # the table shows her move, its picture loaded
+        wait(a, lambda d: "alice plays" in d.find_element(By.ID, "messages").text.lower(),
+             "her move on the table")
+        table = table_picture(a)
+        assert table["natural"] > 0, table
+        played = alice_clicks(server)
+        panel_on_turn(a, panel)                              # the bot edits it: her turn
+        assert alice_clicks(server) == played, "her turn came back by a click, not an edit"
+        assert ephemeral_count(a) == 1 and newest_ephemeral_id(a) == panel
 
-        menu = open_hand_on_my_turn(a)
-        uno = click(a, "UNO!", within=str(menu.get_attribute("data-id")))  # two cards left
-        answered(a, uno, "You called UNO!", "UNO called")
-        menu = open_hand_on_my_turn(a)
-        mid = str(menu.get_attribute("data-id"))
-        pick(a, menu, "WG")                                  # a wild grab card...
-        answered(a, mid, "pick the colour", "the colour question")
-        click(a, "Yellow", within=mid)                       # ...its colour...
-        towers = answered(a, mid, "to grab", "the tower question")
-        pick(a, towers, first_option(towers))               # ...and its tower
-        menu = open_hand_on_my_turn(a)
+        click(a, "UNO!", within=panel)                       # two cards left
+        answered(a, panel, "You called UNO!", "UNO called")
+        assert set(card_buttons(a, panel)) == {"Y5", "WG"}
+        play(a, panel, "WG")                                 # a wild grab card...
+        answered(a, panel, "pick the colour", "the colour question")
+        click(a, "Yellow", within=panel)                     # ...its colour...
+        answered(a, panel, "to grab", "the tower question")
+        single = wait(a, lambda d: tower_buttons(d, panel), "the tower buttons")
+        assert all(len(t) == 1 for t in single), single
+        grab(a, panel, next(iter(single)))                   # ...and its tower
+        panel_on_turn(a, panel)
+        assert set(card_buttons(a, panel)) == {"Y5"}
         # live autocomplete: /uno play's card option offers her playable card as she types
         box = a.find_element(By.ID, "composer-input")
         box.click()
@@ -160,10 +204,13 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         wait(a, lambda d: any("5" in i.text for i in d.find_elements(
             By.CSS_SELECTOR, "#popup .pop-item")), "the card offered by autocomplete")
         card.send_keys(Keys.ESCAPE)
-        pick(a, menu, "Y5")                                  # the last card
+        play(a, panel, "Y5")                                 # the last card
         wait(a, lambda d: "wins round 1" in d.find_element(By.ID, "messages").text,
              "the end of the round", timeout=20)
         a.save_screenshot(str(tmp_path / "round-won.png"))
+        # the whole round from one private message: the panel, edited in place
+        assert loop.call(lambda: {str(m.id) for m in uno1.all_messages
+                                  if m.ephemeral_for == alice.id}) == {panel}
 
         # --- privacy: Bob's ephemerals never reach Alice's page ---------------------------
         def ids(who_id: int) -> set[str]:
