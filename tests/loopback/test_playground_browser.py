@@ -46,6 +46,7 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
     play,
     playground_fixture,
     run_slash,
+    says,
     table_picture,
     take_turn,
     tower_buttons,
@@ -129,14 +130,14 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         alices, bobs = ephemeral_count(a), ephemeral_count(b)
         # the computer players play, and Alice and Bob from their panels (a card one click,
         # its colour and towers in the same panel), each when their panel, edited by the
-        # bot with no click of theirs, asks them; until Bob has played and it is Alice's turn
+        # bot with no click of theirs, asks them; until Bob has played and Alice may play a card
         moves: dict[str, list[str]] = {"alice": [], "bob": []}
         while True:
             wait(a, lambda d: asks(d, alice_panel) or asks(b, bob_panel),
                  "Bob's or Alice's panel asking", timeout=30)
             mover, page, panel = (("alice", a, alice_panel) if asks(a, alice_panel)
                                   else ("bob", b, bob_panel))
-            if mover == "alice" and moves["bob"]:
+            if mover == "alice" and moves["bob"] and says(a, alice_panel, "Your turn: pick"):
                 break
             assert len(moves[mover]) < 10, moves
             moves[mover].append(take_turn(page, panel))

@@ -276,10 +276,18 @@ ASKS = ("Your turn:", "You drew", "Draw Four on you", "Instant UNO", "name the s
 """What a panel says when its player has something to do."""
 
 
+def says(driver: WebDriver, mid: str, *texts: str) -> bool:
+    """Whether message ``mid`` shows one of ``texts`` now (read in one go: an edit may
+    redraw it at any moment)."""
+    shown = driver.execute_script(
+        "const m = document.querySelector(`.msg[data-id='${arguments[0]}']`);"
+        " return m ? m.innerText : ''", mid)
+    return any(t in str(shown) for t in texts)
+
+
 def asks(driver: WebDriver, mid: str) -> bool:
     """Whether panel ``mid`` asks its player to do something now."""
-    m = message(driver, mid)
-    return bool(m and any(a in m.text for a in ASKS))
+    return says(driver, mid, *ASKS)
 
 
 PLAIN = re.compile(r"^[RGBY]\d")
