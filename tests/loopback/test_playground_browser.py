@@ -36,6 +36,7 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
     card_buttons,
     click,
     click_id,
+    click_newest,
     ephemeral_count,
     grab,
     last_button,
@@ -50,6 +51,7 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
     says,
     table_picture,
     take_turn,
+    text_of,
     tower_buttons,
     wait,
     with_picture,
@@ -117,7 +119,7 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         assert "/files/" in pic["src"] and "table-" in pic["src"], pic
         assert pic["natural"] >= 800 and pic["shown"] >= 600, pic
         assert pic["beside"] == 0, "the gallery's file is shown a second time beside it"
-        a.find_elements(By.CSS_SELECTOR, ".c-gallery img")[-1].click()  # click to enlarge
+        click_newest(a, ".c-gallery img", "the table's picture")  # click to enlarge
         big = wait(a, lambda d: d.find_element(By.ID, "lightbox").is_displayed() and
                    d.execute_script("return document.querySelector('#lightbox img')"
                                     ".naturalWidth"), "the picture enlarged")
@@ -127,9 +129,9 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
              "the enlarged picture closed")
         # --- each opens My hand once: the panel the bot keeps current from then on -------
         bob_panel = open_panel(b)
-        bob_menu = with_picture(b, bob_panel)
-        assert "Only you can see this" in bob_menu.text
-        assert "Your hand" in bob_menu.text
+        with_picture(b, bob_panel)
+        assert says(b, bob_panel, "Only you can see this")
+        assert says(b, bob_panel, "Your hand")
         alice_panel = open_panel(a)
         with_picture(a, alice_panel)
         alices, bobs = ephemeral_count(a), ephemeral_count(b)
@@ -173,8 +175,8 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         assert all(" + " in label for label in pairs.values()), pairs
         towers = next(iter(pairs))
         grab(a, panel, towers)                               # ...and its two towers: one more
-        grabbed = answered(a, panel, "Your towers", "towers grabbed")
-        held = next(line for line in grabbed.text.splitlines() if "Your towers:" in line)
+        answered(a, panel, "Your towers", "towers grabbed")
+        held = next(line for line in text_of(a, panel).splitlines() if "Your towers:" in line)
         assert set(held.split(":")[1].split()) == set(towers), held
         # the table shows her move, its picture loaded
         wait(a, lambda d: "alice plays" in d.find_element(By.ID, "messages").text.lower(),

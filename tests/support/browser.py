@@ -122,6 +122,19 @@ def click(driver: WebDriver, label: str, within: str | None = None) -> str:
     raise AssertionError(f"the button {label!r} kept changing under the click")
 
 
+def click_newest(driver: WebDriver, css: str, what: str) -> None:
+    """Click the newest element matching ``css`` (found again when an edit of its message
+    redraws it under the click: the computer players keep playing)."""
+    for _ in range(20):
+        found = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, css), what)
+        try:
+            found[-1].click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    raise AssertionError(f"{what} kept changing under the click")
+
+
 def message(driver: WebDriver, mid: str) -> WebElement | None:
     """The message with this id as the page shows it now (re-rendered on every edit)."""
     found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .msg")
@@ -276,13 +289,18 @@ ASKS = ("Your turn:", "You drew", "Draw Four on you", "Instant UNO", "name the s
 """What a panel says when its player has something to do."""
 
 
-def says(driver: WebDriver, mid: str, *texts: str) -> bool:
-    """Whether message ``mid`` shows one of ``texts`` now (read in one go: an edit may
-    redraw it at any moment)."""
-    shown = driver.execute_script(
+def text_of(driver: WebDriver, mid: str) -> str:
+    """The text of message ``mid`` as the page shows it now, read in one go (an edit may
+    redraw it at any moment, making an element found a moment ago stale)."""
+    return str(driver.execute_script(
         "const m = document.querySelector(`.msg[data-id='${arguments[0]}']`);"
-        " return m ? m.innerText : ''", mid)
-    return any(t in str(shown) for t in texts)
+        " return m ? m.innerText : ''", mid))
+
+
+def says(driver: WebDriver, mid: str, *texts: str) -> bool:
+    """Whether message ``mid`` shows one of ``texts`` now."""
+    shown = text_of(driver, mid)
+    return any(t in shown for t in texts)
 
 
 def asks(driver: WebDriver, mid: str) -> bool:
