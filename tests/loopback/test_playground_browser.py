@@ -174,6 +174,10 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         assert len(pairs) == len(letters) * (len(letters) - 1) // 2, pairs  # ...every pair
         assert all(" + " in label for label in pairs.values()), pairs
         towers = next(iter(pairs))
+        # (counted from before the click: under load the bot may edit the panel for her
+        # next turn before the page has shown the click's answer)
+        turn = ("(2 cards)", "`Y5`", "`WG`", "Your turn: pick a card")
+        edits = loop.call(lambda: webhook_edits(server, *turn))
         grab(a, panel, towers)                               # ...and its two towers: one more
         answered(a, panel, "Your towers", "towers grabbed")
         held = next(line for line in text_of(a, panel).splitlines() if "Your towers:" in line)
@@ -185,8 +189,6 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         assert table["natural"] > 0, table
         # her turn comes back without a click of hers: the bot edits the panel through its
         # token (the click's answer said it was not her turn), the same message
-        turn = ("`Y5`", "`WG`", "Your turn: pick a card")
-        edits = loop.call(lambda: webhook_edits(server, *turn))
         panel_on_turn(a, panel)
         assert loop.call(lambda: webhook_edits(server, *turn)) > edits
         assert ephemeral_count(a) == 1 and newest_ephemeral_id(a) == panel
