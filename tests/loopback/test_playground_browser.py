@@ -3,9 +3,11 @@
 The loopback Discord with its web page runs in a thread of this process; the bot is the real
 ``python bot.py`` as a subprocess pointed at it. Alice plays through the page only: in
 #uno-2 she opens a lobby with the slash command (typed, picked from the list), adds two
-computer players and starts, and Bob (another tab, ``?as=bob``) looks at his hand; in #uno-1
-a prepared position lets her finish a round in a few clicks: the hand menu, a grab card's
-towers, UNO!, a wild's colour, the last card. Bob's private answers never reach Alice's page.
+computer players and starts, and Bob (another tab, ``?as=bob``) joins; each opens My hand
+once and plays from that panel whenever the bot, editing it, says it is their turn. In
+#uno-1 a prepared position lets her finish a round from one panel: a grab card's button and
+its two towers as one pair button, UNO!, a wild grab's button, its colour and its tower, the
+last card (each table's picture loaded). Bob's private answers never reach Alice's page.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,21 +30,29 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
     NEEDS_BROWSER,
     ROOT,
     Loop,
-    all_options,
     answered,
+    asks,
     browser,
+    card_buttons,
     click,
+    click_id,
+    click_newest,
     ephemeral_count,
-    first_option,
+    grab,
     last_button,
     loopback_report,
     newest_ephemeral,
     newest_ephemeral_id,
-    open_hand_on_my_turn,
-    pick,
+    open_panel,
+    panel_on_turn,
+    play,
     playground_fixture,
     run_slash,
+    says,
     table_picture,
+    take_turn,
+    text_of,
+    tower_buttons,
     wait,
     with_picture,
 )
@@ -55,6 +66,14 @@ except ImportError:  # pragma: no cover - NEEDS_BROWSER skips the tests
 
 pytestmark = NEEDS_BROWSER
 
+
+def webhook_edits(server: Any, *shown: str) -> int:
+    """How many edits the bot made through an interaction's token (``PATCH
+    /webhooks/{app}/{token}/messages/@original``: a panel it keeps current, not a click's
+    answer) of a message showing all of ``shown``."""
+    return sum(1 for method, path, body in list(server.requests)
+               if method == "PATCH" and path.startswith("/api/v10/webhooks/")
+               and "/messages/@original" in path and all(t in str(body) for t in shown))
 
 
 @pytest.mark.slow
@@ -100,7 +119,7 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         assert "/files/" in pic["src"] and "table-" in pic["src"], pic
         assert pic["natural"] >= 800 and pic["shown"] >= 600, pic
         assert pic["beside"] == 0, "the gallery's file is shown a second time beside it"
-        a.find_elements(By.CSS_SELECTOR, ".c-gallery img")[-1].click()  # click to enlarge
+        click_newest(a, ".c-gallery img", "the table's picture")  # click to enlarge
         big = wait(a, lambda d: d.find_element(By.ID, "lightbox").is_displayed() and
                    d.execute_script("return document.querySelector('#lightbox img')"
                                     ".naturalWidth"), "the picture enlarged")
@@ -108,46 +127,85 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         a.switch_to.active_element.send_keys(Keys.ESCAPE)
         wait(a, lambda d: not d.find_element(By.ID, "lightbox").is_displayed(),
              "the enlarged picture closed")
-        before = ephemeral_count(b)
-        click(b, "My hand")
-        bob_menu = with_picture(b, wait(
-            b, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d), "Bob's hand"))
-        assert "Only you can see this" in bob_menu.text
-        assert "Your hand" in bob_menu.text
-        before = ephemeral_count(a)
-        click(a, "My hand")
-        with_picture(a, wait(a, lambda d: ephemeral_count(d) > before and newest_ephemeral_id(d),
-                             "Alice's hand"))
+        # --- each opens My hand once: the panel the bot keeps current from then on -------
+        bob_panel = open_panel(b)
+        with_picture(b, bob_panel)
+        assert says(b, bob_panel, "Only you can see this")
+        assert says(b, bob_panel, "Your hand")
+        alice_panel = open_panel(a)
+        with_picture(a, alice_panel)
+        alices, bobs = ephemeral_count(a), ephemeral_count(b)
+        # the computer players play, and Alice and Bob from their panels (a card one click,
+        # its colour and towers in the same panel), each when their panel, edited by the
+        # bot with no click of theirs, asks them; until Bob has played and Alice may play a card
+        moves: dict[str, list[str]] = {"alice": [], "bob": []}
+        while True:
+            wait(a, lambda d: asks(d, alice_panel) or asks(b, bob_panel),
+                 "Bob's or Alice's panel asking", timeout=30)
+            mover, page, panel = (("alice", a, alice_panel) if asks(a, alice_panel)
+                                  else ("bob", b, bob_panel))
+            if mover == "alice" and moves["bob"] and says(a, alice_panel, "Your turn: pick"):
+                break
+            assert len(moves[mover]) < 10, moves
+            moves[mover].append(take_turn(page, panel))
+        assert table_picture(a)["natural"] > 0  # the table of these moves, its picture loaded
+        assert (ephemeral_count(a), ephemeral_count(b)) == (alices, bobs), \
+            "a new private message instead of the panel edited in place"
+        assert (newest_ephemeral_id(a), newest_ephemeral_id(b)) == (alice_panel, bob_panel)
         a.save_screenshot(str(tmp_path / "game-in-progress.png"))
-        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):  # README's: the table and a hand
+        if os.environ.get("PLAYGROUND_DOCS_SCREENSHOT"):  # README's: the table and a panel
             a.set_window_size(1200, 1500)
             a.execute_script("document.getElementById('messages').scrollTop = 1e9")
             time.sleep(0.5)
             a.save_screenshot(str(ROOT / "docs" / "playground.png"))
             a.set_window_size(1200, 900)
 
-        # --- #uno-1: the prepared position, played to the end of the round -----------------
+        # --- #uno-1: the prepared position, played to the end of the round from one panel --
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
         wait(a, lambda d: last_button(d, "My hand"), "the restored table in #uno-1")
-        # (the bot edits a private menu in place: each answer is awaited on that message)
-        menu = open_hand_on_my_turn(a)
-        mid = str(menu.get_attribute("data-id"))
-        pick(a, menu, "YG")                                  # a grab card...
-        towers = answered(a, mid, "to grab", "the towers question")
-        pick(a, towers, *all_options(towers)[:2])            # ...and its two towers
-        answered(a, mid, "Your towers", "towers grabbed")
+        panel = open_panel(a)                                # My hand, once for the round
+        panel_on_turn(a, panel)
+        assert set(card_buttons(a, panel)) == {"Y5", "YG", "WG"}  # each card lit, one click
+        play(a, panel, "YG")                                 # a grab card: one click...
+        answered(a, panel, "to grab", "the towers question")
+        pairs = wait(a, lambda d: tower_buttons(d, panel), "the tower buttons")
+        letters = set("".join(pairs))
+        assert all(len(set(t)) == 2 for t in pairs), pairs  # both towers in one choice...
+        assert len(pairs) == len(letters) * (len(letters) - 1) // 2, pairs  # ...every pair
+        assert all(" + " in label for label in pairs.values()), pairs
+        towers = next(iter(pairs))
+        # (counted from before the click: under load the bot may edit the panel for her
+        # next turn before the page has shown the click's answer)
+        turn = ("(2 cards)", "`Y5`", "`WG`", "Your turn: pick a card")
+        edits = loop.call(lambda: webhook_edits(server, *turn))
+        grab(a, panel, towers)                               # ...and its two towers: one more
+        answered(a, panel, "Your towers", "towers grabbed")
+        held = next(line for line in text_of(a, panel).splitlines() if "Your towers:" in line)
+        assert set(held.split(":")[1].split()) == set(towers), held
+        # the table shows her move, its picture loaded
+        wait(a, lambda d: "alice plays" in d.find_element(By.ID, "messages").text.lower(),
+             "her move on the table")
+        table = table_picture(a)
+        assert table["natural"] > 0, table
+        # her turn comes back without a click of hers: the bot edits the panel through its
+        # token (the click's answer said it was not her turn), the same message
+        panel_on_turn(a, panel)
+        assert loop.call(lambda: webhook_edits(server, *turn)) > edits
+        assert ephemeral_count(a) == 1 and newest_ephemeral_id(a) == panel
 
-        menu = open_hand_on_my_turn(a)
-        uno = click(a, "UNO!", within=str(menu.get_attribute("data-id")))  # two cards left
-        answered(a, uno, "You called UNO!", "UNO called")
-        menu = open_hand_on_my_turn(a)
-        mid = str(menu.get_attribute("data-id"))
-        pick(a, menu, "WG")                                  # a wild grab card...
-        answered(a, mid, "pick the colour", "the colour question")
-        click(a, "Yellow", within=mid)                       # ...its colour...
-        towers = answered(a, mid, "to grab", "the tower question")
-        pick(a, towers, first_option(towers))               # ...and its tower
-        menu = open_hand_on_my_turn(a)
+        click_id(a, panel, lambda cid: cid.startswith("uno:t:uno:"),  # two cards left
+                 "the panel's UNO! button")
+        answered(a, panel, "You called UNO!", "UNO called")
+        assert set(card_buttons(a, panel)) == {"Y5", "WG"}
+        play(a, panel, "WG")                                 # a wild grab card...
+        answered(a, panel, "pick the colour", "the colour question")
+        click(a, "Yellow", within=panel)                     # ...its colour...
+        answered(a, panel, "to grab", "the tower question")
+        single = wait(a, lambda d: tower_buttons(d, panel), "the tower buttons")
+        assert all(len(t) == 1 for t in single), single
+        grab(a, panel, next(iter(single)))                   # ...and its tower
+        panel_on_turn(a, panel)
+        assert set(card_buttons(a, panel)) == {"Y5"}
         # live autocomplete: /uno play's card option offers her playable card as she types
         box = a.find_element(By.ID, "composer-input")
         box.click()
@@ -160,10 +218,13 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         wait(a, lambda d: any("5" in i.text for i in d.find_elements(
             By.CSS_SELECTOR, "#popup .pop-item")), "the card offered by autocomplete")
         card.send_keys(Keys.ESCAPE)
-        pick(a, menu, "Y5")                                  # the last card
+        play(a, panel, "Y5")                                 # the last card
         wait(a, lambda d: "wins round 1" in d.find_element(By.ID, "messages").text,
              "the end of the round", timeout=20)
         a.save_screenshot(str(tmp_path / "round-won.png"))
+        # the whole round from one private message: the panel, edited in place
+        assert loop.call(lambda: {str(m.id) for m in uno1.all_messages
+                                  if m.ephemeral_for == alice.id}) == {panel}
 
         # --- privacy: Bob's ephemerals never reach Alice's page ---------------------------
         def ids(who_id: int) -> set[str]:

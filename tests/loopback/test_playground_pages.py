@@ -1,7 +1,8 @@
 """The playground's page in a real browser, beside a round (test_playground_browser.py): a
 thread game on a phone-sized page (a refused ``?as=``, the player switcher, Enter, the
-channel drawer, a menu near the composer), and a private Components V2 panel that the bot
-edits through its interaction's webhook and by its buttons' UPDATE_MESSAGE."""
+channel drawer, the hand panel's buttons), and a private Components V2 panel that the bot
+edits through its interaction's webhook and by its buttons' UPDATE_MESSAGE (and a menu near
+the composer)."""
 
 from __future__ import annotations
 
@@ -21,15 +22,17 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
     ROOT,
     Loop,
     answered,
+    asks,
     browser,
     click,
     ephemeral_count,
     loopback_report,
     newest_ephemeral_id,
-    open_hand_on_my_turn,
+    open_panel,
     playground_fixture,
     run_slash,
     table_picture,
+    take_turn,
     wait,
 )
 
@@ -57,6 +60,16 @@ def open_menu_place(driver: WebDriver) -> dict[str, Any]:
                 bar_top: bar.top, bar_bottom: bar.bottom, area_top: area.top,
                 area_bottom: Math.min(area.bottom, document.getElementById('composer-area')
                                       .getBoundingClientRect().top)};"""), "a menu open")
+    return found
+
+
+def panel_places(driver: WebDriver, mid: str) -> list[dict[str, Any]]:
+    """Where the buttons of message ``mid`` lie, beside the page's width."""
+    found: list[dict[str, Any]] = driver.execute_script(
+        "return [...document.querySelectorAll(`.msg[data-id='${arguments[0]}'] button.btn`)]"
+        ".map(b => { const r = b.getBoundingClientRect(); return {label: b.textContent,"
+        " left: r.left, right: r.right, width: document.documentElement.clientWidth}; })",
+        mid)
     return found
 
 
@@ -153,17 +166,21 @@ def test_a_thread_game_on_a_phone(playground: tuple[Loop, Playground], tmp_path:
             a.find_element(By.ID, "messages"), 140, 0).click().perform()
         wait(a, lambda d: not drawer_open(d), "the drawer closed by a tap beside it")
 
-        # --- the game in its thread; the hand's menu opens upward -------------------------
+        # --- the game in its thread, played from the hand panel; its buttons fit --------
         click(a, "Add computer player")
         wait(a, lambda d: "cpu" in d.find_element(By.ID, "messages").text.lower(), "a cpu seat")
         click(a, "Start")
         table_picture(a)
-        menu = open_hand_on_my_turn(a)
+        panel = open_panel(a)
+        opened = ephemeral_count(a)
+        wait(a, lambda d: asks(d, panel), "the panel to ask Alice", timeout=30)
         a.execute_script("document.getElementById('messages').scrollTop = 1e9")
-        menu.find_element(By.CSS_SELECTOR, ".select .select-bar").click()
-        where = open_menu_place(a)
-        assert where["top"] >= where["area_top"] - 1, where
-        assert where["bottom"] <= where["area_bottom"] + 1, where  # all of it in view
+        buttons = panel_places(a, panel)
+        assert buttons, "the panel shows no button"
+        assert all(b["left"] >= 0 and b["right"] <= b["width"] for b in buttons), buttons
+        take_turn(a, panel)               # a card in one click (and what it asks), or a draw
+        assert table_picture(a)["natural"] > 0
+        assert ephemeral_count(a) == opened and newest_ephemeral_id(a) == panel
         a.save_screenshot(str(tmp_path / "phone.png"))
         assert not server.problems, server.problems
         assert not bot.take_tracebacks()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import shutil
 import threading
 import time
@@ -121,6 +122,19 @@ def click(driver: WebDriver, label: str, within: str | None = None) -> str:
     raise AssertionError(f"the button {label!r} kept changing under the click")
 
 
+def click_newest(driver: WebDriver, css: str, what: str) -> None:
+    """Click the newest element matching ``css`` (found again when an edit of its message
+    redraws it under the click: the computer players keep playing)."""
+    for _ in range(20):
+        found = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, css), what)
+        try:
+            found[-1].click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    raise AssertionError(f"{what} kept changing under the click")
+
+
 def message(driver: WebDriver, mid: str) -> WebElement | None:
     """The message with this id as the page shows it now (re-rendered on every edit)."""
     found = driver.find_elements(By.CSS_SELECTOR, f"#m{mid} .msg")
@@ -176,50 +190,175 @@ def with_picture(driver: WebDriver, mid: str) -> WebElement:
     return found
 
 
-def open_hand_on_my_turn(driver: WebDriver) -> WebElement:
-    """Click the table's My hand until the private menu says it is Alice's turn."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+def open_panel(driver: WebDriver) -> str:
+    """Click the table's My hand once and return the id of the hand panel it opens (the
+    private message the bot then keeps current by editing it). A click refused because the
+    computer players moved just then (the bot posted a new table and took the buttons off
+    this one as the click reached it; Discord refuses such a click too) is made again on
+    the new table."""
+    for _ in range(10):
         before = ephemeral_count(driver)
         table = click(driver, "My hand")
         failed, mid = wait(driver, lambda d, n=before, t=table: (
             (True, "") if failure(d, t) else
             (ephemeral_count(d) > n and (mid := newest_ephemeral_id(d)) and (False, mid))),
-            "the private hand menu")
-        if failed:
-            # The computer players moved: the bot posted a new table and took the buttons off
-            # this one just before the click reached it (Discord refuses such a click too).
-            time.sleep(0.3)
-            continue
-        menu = with_picture(driver, mid)
-        if "Your turn: pick a card" in menu.text:
-            return menu
+            "the hand panel")
+        if not failed:
+            return str(mid)
         time.sleep(0.3)
-    raise AssertionError("it never became Alice's turn")
+    raise AssertionError("every click on My hand was refused")
 
 
-def pick(driver: WebDriver, menu: WebElement, *values: str) -> None:
-    """Open the select in ``menu`` and pick these option values (Done for several)."""
-    menu.find_element(By.CSS_SELECTOR, ".select .select-bar").click()
-    for value in values:
-        wait(driver, lambda d, v=value: menu.find_element(
-            By.CSS_SELECTOR, f".select-option[data-value='{v}']"), f"option {value}").click()
-    if len(values) > 1:
-        menu.find_element(By.CSS_SELECTOR, ".select-done").click()
+def panel_on_turn(driver: WebDriver, mid: str, timeout: float = 30) -> WebElement:
+    """Wait, without a click, until the bot has edited panel ``mid`` to say it is its
+    player's turn (the panel follows the game); a click on it that failed fails here."""
+    found = wait(driver, lambda d: failure(d, mid) or (
+        (m := message(d, mid)) and "Your turn: pick a card" in m.text and m),
+        "the panel to say it is my turn", timeout=timeout)
+    if isinstance(found, str):
+        raise AssertionError(f"waiting for my turn in the panel, a click failed: {found}")
+    return cast(WebElement, found)
 
 
-def all_options(menu: WebElement) -> list[str]:
-    """The values a menu's select offers (opens and closes it)."""
-    bar = menu.find_element(By.CSS_SELECTOR, ".select .select-bar")
-    bar.click()
-    values = [str(o.get_attribute("data-value"))
-              for o in menu.find_elements(By.CSS_SELECTOR, ".select-option")]
-    bar.click()
-    return values
+def panel_buttons(driver: WebDriver, mid: str) -> list[dict[str, Any]]:
+    """The buttons of message ``mid`` as the page draws them: custom_id (the page's
+    ``data-custom-id``), label, enabled; read in one go (an edit redraws the message)."""
+    found: list[dict[str, Any]] = driver.execute_script(
+        "return [...document.querySelectorAll(`.msg[data-id='${arguments[0]}'] button.btn`)]"
+        ".map(b => ({id: b.dataset.customId, label: b.textContent.trim(),"
+        " enabled: !b.disabled}))", mid)
+    return found
 
 
-def first_option(menu: WebElement) -> str:
-    return all_options(menu)[0]
+def card_buttons(driver: WebDriver, mid: str) -> dict[str, str]:
+    """The cards panel ``mid`` lets its player play now (``uno:pc:<gid>:<serial>:<card>``,
+    ``R7|u`` for "and call UNO!"): card code -> custom_id."""
+    cards = {}
+    for b in panel_buttons(driver, mid):
+        parts = str(b["id"]).split(":")
+        if parts[:2] == ["uno", "pc"] and b["enabled"]:
+            cards[parts[4] + ("|u" if parts[5:] == ["u"] else "")] = str(b["id"])
+    return cards
+
+
+def tower_buttons(driver: WebDriver, mid: str) -> dict[str, str]:
+    """The tower choices panel ``mid`` shows (``uno:tb:…:<towers>``, a Grab-2-Towers' pair
+    as one choice such as ``UO``): towers -> label."""
+    return {str(b["id"]).split(":")[-1]: str(b["label"]) for b in panel_buttons(driver, mid)
+            if str(b["id"]).startswith("uno:tb:") and b["enabled"]}
+
+
+def click_id(driver: WebDriver, mid: str, pick: Callable[[str], bool], what: str) -> str:
+    """Click the enabled button of message ``mid`` whose custom_id ``pick`` accepts (found
+    again if an edit redraws the message under the click); its custom_id."""
+    for _ in range(20):
+        def found(d: WebDriver) -> WebElement | None:
+            for b in d.find_elements(By.CSS_SELECTOR, f".msg[data-id='{mid}'] button.btn"):
+                if not b.get_attribute("disabled") and pick(str(b.get_attribute(
+                        "data-custom-id"))):
+                    return b
+            return None
+        button = wait(driver, found, what)
+        try:
+            cid = str(button.get_attribute("data-custom-id"))
+            button.click()
+            return cid
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    raise AssertionError(f"{what} kept changing under the click")
+
+
+def play(driver: WebDriver, mid: str, card: str) -> str:
+    """Click card ``card`` (``R7``, or ``R7|u``: and call UNO!) in panel ``mid``: one
+    click."""
+    code, uno = card.removesuffix("|u"), card.endswith("|u")
+
+    def is_card(cid: str) -> bool:
+        parts = cid.split(":")
+        return parts[:2] == ["uno", "pc"] and parts[4:] == [code, *(["u"] if uno else [])]
+    return click_id(driver, mid, is_card, f"the card button {card}")
+
+
+def grab(driver: WebDriver, mid: str, towers: str) -> str:
+    """Click the tower button grabbing ``towers`` (``N``, or a pair such as ``UO``)."""
+    return click_id(driver, mid, lambda cid: cid.startswith("uno:tb:")
+                    and cid.split(":")[-1] == towers, f"the tower button {towers}")
+
+
+ASKS = ("Your turn:", "You drew", "Draw Four on you", "Instant UNO", "name the starting colour")
+"""What a panel says when its player has something to do."""
+
+
+def text_of(driver: WebDriver, mid: str) -> str:
+    """The text of message ``mid`` as the page shows it now, read in one go (an edit may
+    redraw it at any moment, making an element found a moment ago stale)."""
+    return str(driver.execute_script(
+        "const m = document.querySelector(`.msg[data-id='${arguments[0]}']`);"
+        " return m ? m.innerText : ''", mid))
+
+
+def says(driver: WebDriver, mid: str, *texts: str) -> bool:
+    """Whether message ``mid`` shows one of ``texts`` now."""
+    shown = text_of(driver, mid)
+    return any(t in shown for t in texts)
+
+
+def asks(driver: WebDriver, mid: str) -> bool:
+    """Whether panel ``mid`` asks its player to do something now."""
+    return says(driver, mid, *ASKS)
+
+
+PLAIN = re.compile(r"^[RGBY]\d")
+
+
+def changed(driver: WebDriver, mid: str, before: str, what: str) -> str:
+    """The text of message ``mid`` once it is not ``before`` any more (the answer to a
+    click edits the panel: wait for it before the next click, which would be out of
+    date); a click on it that failed fails here."""
+    found = wait(driver, lambda d: failure(d, mid) or (
+        (m := message(d, mid)) and m.text != before and ("", m.text)), what)
+    if isinstance(found, str):
+        raise AssertionError(f"waiting for {what}, the click failed: {found}")
+    return str(found[1])
+
+
+def take_turn(driver: WebDriver, mid: str) -> str:
+    """Answer what panel ``mid`` asks of its player now, as a person would, from the panel
+    only: play a card (a number card if there is one), its colour and its towers; draw when
+    nothing matches, and keep the card drawn; accept a +4; keep a card of an instant UNO;
+    name red when the first card is wild.
+    Returns what was done, for the test's messages."""
+    ids = [str(b["id"]) for b in panel_buttons(driver, mid) if b["enabled"]]
+    cards = [c for c in card_buttons(driver, mid) if not c.endswith("|u")]
+    if cards:
+        card = next((c for c in cards if PLAIN.match(c)), cards[0])
+        step = f"the answer to {card}"
+        before = changed(driver, mid, "", step)
+        play(driver, mid, card)
+        while True:  # its colour and its towers, asked in the same panel
+            before = changed(driver, mid, before, step)
+            if "pick the colour" in before:
+                click(driver, "Red", within=mid)
+                step = "the answer to its colour"
+            elif "to grab" in before:
+                grab(driver, mid, next(iter(wait(driver, lambda d: tower_buttons(d, mid),
+                                                 "the tower buttons"))))
+                step = "the answer to its towers"
+            else:
+                return f"played {card}"
+    before = changed(driver, mid, "", "the panel")
+    done = next((label for label in ("Keep it", "Accept +4", "Draw", "Red")
+                 if last_button(driver, label, mid)), "")
+    if done:
+        click(driver, done, within=mid)
+    elif any(i.startswith("uno:kb:") for i in ids):
+        click_id(driver, mid, lambda cid: cid.startswith("uno:kb:"), "a card to keep")
+        done = "kept a card"
+    else:
+        raise AssertionError(f"the panel asks nothing I know: {before!r}")
+    # the answer is the panel, edited: wait for it (a second click would be out of date)
+    changed(driver, mid, before, f"the answer to {done}")
+    return done
 
 
 def run_slash(driver: WebDriver, typed: str, command: str) -> None:
@@ -240,8 +379,8 @@ def run_slash(driver: WebDriver, typed: str, command: str) -> None:
 
 def table_picture(driver: WebDriver) -> dict[str, Any]:
     """The newest table's picture (a media gallery showing attachment://table-N.png) as the
-    page shows it, once loaded: its URL, natural and shown width, and how many pictures
-    its message shows beside it."""
+    page shows it, once loaded (``naturalWidth`` > 0): its URL, natural and shown width,
+    and how many pictures its message shows beside it."""
     script = """
         const imgs = [...document.querySelectorAll('.c-gallery img')];
         const img = imgs[imgs.length - 1];
