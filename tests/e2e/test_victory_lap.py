@@ -152,8 +152,8 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     text = menu.text()
     assert "**Hand in front of you** (4 cards): 🟩 6 `G6`, 🟩 7 `G7`, 🟨 1 `Y1`, " \
            "🟨 2 `Y2`" in text, text
-    assert "step 2: keep this hand or pass it on (1 more pass before your own hand comes " \
-           "back)" in text, text
+    assert "step 2: keep this hand or pass it on (a pass brings your own hand back and " \
+           "ends the lap)" in text, text
     await said(ch, "🏁 alice passes the hands on: step 2.", mark)
 
     # a stale Pass (the step-1 menu's) is refused; so is someone else's Keep
@@ -212,26 +212,32 @@ def lap_round(ch: Channel) -> Session:
 
 async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
         loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """R-VL-OWN-HAND, R-VL-UNO (RULINGS, Victory Lap edition: a pass that brings the own hand
+    back ends the lap at once, with no keep; keeping one card needs the call after it): the
+    pass keeps alice's own hand, the table says the lap is over, and her menu offers UNO!."""
     ch = tables["lap_round"]
     alice, bob, _c = abc(ch)
     menu = await play_wv(alice, "Green")
-    assert "**Hand in front of you** (3 cards)" in menu.text()
-    assert "1 more pass before your own hand comes back" in menu.text()
+    text = menu.text()
+    assert "**Hand in front of you** (3 cards)" in text
+    assert "keep this hand or pass it on (a pass brings your own hand back and ends the " \
+           "lap)" in text, text
+    assert menu.button_labels() == ["Keep", "Pass"]
+    mark = ch.mark()
     await alice.click("Pass", message=menu)
     text = menu.text()
-    assert "**Hand in front of you** (1 card): 🟥 3 `R3`" in text, text
-    assert "step 2: this is your own hand: you must keep it." in text
-    assert menu.button_labels() == ["Keep"], "no Pass once the own hand is back"
-    mark = ch.mark()
-    await alice.click("Keep", message=menu)
-    text = menu.text()
-    assert "You kept the hand at step 2. Don't forget to call UNO!" in text, text
+    assert "Your own hand came back: the Victory Lap is over. Don't forget to call UNO!" \
+        in text, text
+    assert "**Your hand** (1 card): 🟥 3 `R3`" in text, text
+    assert "Keep" not in menu.button_labels() and "Pass" not in menu.button_labels()
     assert "UNO!" in menu.button_labels(), "the UNO! button after keeping one card"
     s = state(ch)
+    assert s["lap"] is None and s["pending"] == "play"
     assert s["catchable"] == pid(alice) and s["turn"] == pid(bob)
     assert hand(s, alice) == ["R3"] and sorted(hand(s, bob)) == ["G6", "G7", "Y1"]
-    await said(ch, "alice keeps their own hand at step 2: every hand went all the way round.",
-               mark)
+    table = await said(ch, "alice's own hand is back: every hand went all the way round and "
+                       "the Victory Lap is over.", mark)
+    assert "alice passes the hands on: step 2." in table.text()
     r = await bob.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text, "the hands came back: nothing changed"
     mark = ch.mark()
@@ -239,6 +245,10 @@ async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
     await said(ch, "📣 alice calls UNO!", mark)
     s = state(ch)
     assert s["catchable"] is None and pid(alice) in s["called"]
+    r = await alice.slash("uno log")
+    lines = [line for line in r.text.splitlines() if line.startswith("`")]
+    assert "alice passes the hands on (Victory Lap)." in lines[-2], lines
+    assert not any("keeps a hand" in line for line in lines), "no keep move was made"
     no_public_card(ch)
 
 
@@ -288,7 +298,8 @@ async def test_a_computer_players_lap_completes_on_its_own(
         loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
     ch = tables["lap_cpu"]
     alice, bob, _c = abc(ch)
-    kept = await ch.wait_for(lambda m: "cpu1 keeps" in m.text(), timeout=10)
+    kept = await ch.wait_for(lambda m: "cpu1 keeps" in m.text()
+                             or "cpu1's own hand is back" in m.text(), timeout=10)
     s = await poll_state(ch, lambda s: s["lap"] is None and s["pending"] == "play")
     assert s["turn"] == pid(bob), "play goes on after the computer's seat"
     assert "WV" in s["discard"] and len(hand(s, "cpu1")) in (2, 3, 4)

@@ -285,8 +285,9 @@ def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) ->
                  step=e.step + 1)
     game = session.game
     if game is not None and e.step % max(1, len(game.players)) == 0:
-        return _("🏁 {name} keeps their own hand at step {step}: every hand went all the "
-                 "way round.", locale, name=name, step=e.step)
+        # R-VL-OWN-HAND: a pass brought the own hand back, which ends the lap at once.
+        return _("🏁 {name}'s own hand is back: every hand went all the way round and the "
+                 "Victory Lap is over.", locale, name=name)
     if e.step == 1:
         return _("🏁 {name} keeps the hand at step 1: every hand moved one seat.", locale,
                  name=name)
