@@ -279,3 +279,13 @@ def test_scenario_victory_lap_two_players_own_hand_back() -> None:
     assert out[-3:-1] == [{"event": "lap_kept", "player": "ann", "step": 2},
                           {"event": "turn", "player": "ben", "decision": "play"}]
     assert out[-1]["pending"] is None and out[-1]["turn"] == "ben"
+
+
+def test_scenario_partner_alternative_scoring() -> None:
+    """R-TEAM-ALT (RULINGS, Alternative scoring with partners; replay files for partner
+    play): Cy goes out and her partner Ann's cards count for their team; the target is
+    reached and the lowest team total wins; the final state carries ``team_scores``."""
+    out = lines_of(HERE / "partner_alternative_scoring.json")
+    won = next(e for e in out if e["event"] == "round_won")
+    assert won["team"] == ["Ann", "Cy"] and won["gained"]["Cy"] == 14
+    assert out[-1]["team_scores"] == [104, 103] and out[-1]["winners"] == ["Ben", "Dee"]

@@ -248,12 +248,25 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("{name} keeps the drawn card.", locale, name=n(e.player)))
         elif isinstance(e, LapPassed | LapKept):
             lines.append(lap_line(session, e, locale))
+        elif isinstance(e, RoundWon) and e.team is not None and lowest_wins(session):
+            # Partners, alternative scoring (RULINGS, Alternative scoring with partners):
+            # every team is charged the cards left in its own members' hands.
+            lines.append(_("🏆 {name} goes out: {team} win round {n}. Each team adds the "
+                           "cards left in its hands: {charged}.", locale, name=n(e.player),
+                           n=e.round, team=team_name(session, e.team, locale),
+                           charged=team_charges(session, e.gained, locale)))
+            lines.append(team_table(session, locale))
         elif isinstance(e, RoundWon) and e.team is not None:
             lines.append(_("🏆 {name} goes out: {team} win round {n} and score {points} "
                            "points!", locale, name=n(e.player), n=e.round, points=e.points,
                            team=team_name(session, e.team, locale)))
             if session.match is None:
                 lines.append(team_table(session, locale))
+        elif isinstance(e, RoundWon) and lowest_wins(session):
+            lines.append(_("🏆 {name} wins round {n}. Everyone adds the cards left in their "
+                           "hand; the lowest total wins.", locale, name=n(e.player),
+                           n=e.round))
+            lines.append(score_table(session, e.scores, e.gained, locale))
         elif isinstance(e, RoundWon):
             lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
                            name=n(e.player), n=e.round, points=e.points))
@@ -300,12 +313,29 @@ def team_name(session: Session, team: Sequence[str], locale: Locale = None) -> s
     return _(" & ", locale).join(session.name(p) for p in team)
 
 
+def lowest_wins(session: Session) -> bool:
+    """Alternative scoring: a total is a penalty and the lowest wins (RULINGS, Scoring)."""
+    game = session.game
+    return game is not None and game.settings.scoring != "standard"
+
+
+def team_charges(session: Session, gained: dict[str, int], locale: Locale = None) -> str:
+    """Partners under alternative scoring: what each team was charged this round ("Ann &
+    Cy +14, Ben & Dee +93"), the points left in its members' hands."""
+    game = session.game
+    assert game is not None
+    return ", ".join(f"{team_name(session, t, locale)} +{max(gained.get(p, 0) for p in t)}"
+                     for t in game.teams)
+
+
 def team_table(session: Session, locale: Locale = None) -> str:
-    """Partner play: each team's running total (sheet 004: the team scores together)."""
+    """Partner play: each team's running total (sheet 004: the team scores together), the
+    leading team first (under alternative scoring the lowest total leads)."""
     locale = locale or session.options.language  # public: the game's
     game = session.game
     assert game is not None
-    rows = sorted(zip(game.teams, game.team_scores, strict=True), key=lambda ts: -ts[1])
+    sign = 1 if lowest_wins(session) else -1
+    rows = sorted(zip(game.teams, game.team_scores, strict=True), key=lambda ts: sign * ts[1])
     body = "\n".join(f"{team_name(session, t, locale)[:30]:<30} {v:>5}" for t, v in rows)
     return _("```\n{body}\n```", locale, body=body)
 
@@ -354,7 +384,8 @@ def hand_banner(session: Session, locale: Locale = None) -> str:
 def score_table(session: Session, scores: dict[str, int], gained: dict[str, int],
                 locale: Locale = None) -> str:
     locale = locale or session.options.language  # public: the game's
-    rows = sorted(scores.items(), key=lambda kv: -kv[1])
+    sign = 1 if lowest_wins(session) else -1  # the leader first: the lowest, if it wins
+    rows = sorted(scores.items(), key=lambda kv: sign * kv[1])
     body = "\n".join(
         f"{session.name(p)[:20]:<20} {v:>5}  (+{gained.get(p, 0)})" for p, v in rows
     )
