@@ -696,13 +696,13 @@ async def test_last_card_wins_and_leaderboard(loopback: LoopbackTest,
     assert r.message is not None and not r.ephemeral
     text = r.message.text()
     assert "Leaderboard by wins" in text and "Page 1 of 2" in text
-    assert f"**1.** <@{alice.id}>: 1 wins in 1 games · 125 points" in text
+    assert f"**1.** <@{alice.id}>: 1 win in 1 game · 125 points" in text
     labels = {b["label"]: b for b in r.message.buttons()}
     assert labels["◀ Previous"].get("disabled") and not labels["Next ▶"].get("disabled")
     await bob.click("Next ▶", message=r.message)
     assert "Page 2 of 2" in r.message.text() and "**11.**" in r.message.text()
     assert "**13.**" in r.message.text() and f"<@{alice.id}>" not in r.message.text()
-    assert f"<@{bob.id}>: 0 wins in 1 games · 0 points" in text + r.message.text()
+    assert f"<@{bob.id}>: 0 wins in 1 game · 0 points" in text + r.message.text()
     await bob.click("By points", message=r.message)
     assert "Leaderboard by points" in r.message.text()
     assert f"**1.** <@{alice.id}>" in r.message.text()

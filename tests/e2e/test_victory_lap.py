@@ -271,7 +271,7 @@ async def test_a_player_handed_one_card_may_call_but_is_not_caught(
     s = state(ch)
     assert hand(s, bob) == ["Y1"] and s["turn"] == pid(carol) and s["catchable"] is None
     r = await bob.click("My hand", message=table_message(ch))
-    assert "every hand moved one seat" in r.text and "**Your hand** (1 card): 🟨 1 `Y1`" \
+    assert "every hand moved 1 seat" in r.text and "**Your hand** (1 card): 🟨 1 `Y1`" \
         in r.text, r.text
     assert r.message is not None and "UNO!" in r.message.button_labels()
     before = state(ch)

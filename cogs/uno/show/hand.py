@@ -10,7 +10,7 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _
+from cogs.i18n import Locale, _, ngettext
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -186,8 +186,11 @@ def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
                    n=card_count(len(hand), locale), cards=hand_text(sorted(hand), locale)))
     lines.append(top)
     if left > 1:
-        lines.append(_("🏁 Victory Lap, step {step}: keep this hand or pass it on ({n} more "
-                       "passes before your own hand comes back).", locale, step=step, n=left))
+        lines.append(ngettext("🏁 Victory Lap, step {step}: keep this hand or pass it on ({n} "
+                              "more pass before your own hand comes back).",
+                              "🏁 Victory Lap, step {step}: keep this hand or pass it on ({n} "
+                              "more passes before your own hand comes back).", left, locale,
+                              step=step))
     elif left == 1:
         # R-VL-OWN-HAND: this pass brings the own hand back and ends the lap at once.
         lines.append(_("🏁 Victory Lap, step {step}: keep this hand or pass it on (a pass "
@@ -220,9 +223,9 @@ def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
 
 def lap_note(step: int, locale: Locale) -> str:
     """Told privately to a player whose hand a Victory Lap replaced."""
-    return _("🏁 Your hand changed in the Victory Lap: every hand moved {step} seats.", locale,
-             step=step) if step != 1 else \
-        _("🏁 Your hand changed in the Victory Lap: every hand moved one seat.", locale)
+    return ngettext("🏁 Your hand changed in the Victory Lap: every hand moved {n} seat.",
+                    "🏁 Your hand changed in the Victory Lap: every hand moved {n} seats.",
+                    step, locale)
 
 
 def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
@@ -245,8 +248,7 @@ def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
             description=_("held by {name}", locale, name=session.name(h))
             if (h := game.towers[t]) else _("in the tray", locale),
             value=t.value) for t in needs.free]
-        word = _("one tower", locale) if needs.towers == 1 else \
-            _("{n} towers", locale, n=needs.towers)
+        word = ngettext("{n} tower", "{n} towers", needs.towers, locale)
         col = color.value if color else "-"
         return (_("{card}: pick {word} to grab.", locale, card=card_label(card, locale),
                   word=word),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cogs.i18n import Locale, _
+from cogs.i18n import Locale, _, ngettext
 from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
@@ -123,7 +123,7 @@ def card_name(card: Card, locale: Locale = None) -> str:
 
 
 def card_count(n: int, locale: Locale = None) -> str:
-    return _("1 card", locale) if n == 1 else _("{n} cards", locale, n=n)
+    return ngettext("{n} card", "{n} cards", n, locale)
 
 
 HAND_TEXT_BUDGET = 1000
@@ -234,9 +234,11 @@ def event_lines(session: Session, events: Sequence[Event],
                            name=n(e.player)))
             quiet_draw = True
         elif isinstance(e, InstantUno):
-            lines.append(_("⚡ {name} holds all four towers: **instant UNO!** {count} go to "
-                           "the discard pile.", locale, name=n(e.player),
-                           count=card_count(e.discarded, locale)))
+            lines.append(ngettext("⚡ {name} holds all four towers: **instant UNO!** {n} card "
+                                  "goes to the discard pile.",
+                                  "⚡ {name} holds all four towers: **instant UNO!** {n} cards "
+                                  "go to the discard pile.", e.discarded, locale,
+                                  name=n(e.player)))
         elif isinstance(e, TowersReturned):
             lines.append(_("The towers go back to the tray.", locale))
         elif isinstance(e, Reshuffled):
@@ -257,9 +259,11 @@ def event_lines(session: Session, events: Sequence[Event],
                            charged=team_charges(session, e.gained, locale)))
             lines.append(team_table(session, locale))
         elif isinstance(e, RoundWon) and e.team is not None:
-            lines.append(_("🏆 {name} goes out: {team} win round {n} and score {points} "
-                           "points!", locale, name=n(e.player), n=e.round, points=e.points,
-                           team=team_name(session, e.team, locale)))
+            lines.append(ngettext("🏆 {name} goes out: {team} win round {round} and score "
+                                  "{n} point!",
+                                  "🏆 {name} goes out: {team} win round {round} and score "
+                                  "{n} points!", e.points, locale, name=n(e.player),
+                                  round=e.round, team=team_name(session, e.team, locale)))
             if session.match is None:
                 lines.append(team_table(session, locale))
         elif isinstance(e, RoundWon) and lowest_wins(session):
@@ -268,8 +272,9 @@ def event_lines(session: Session, events: Sequence[Event],
                            n=e.round))
             lines.append(score_table(session, e.scores, e.gained, locale))
         elif isinstance(e, RoundWon):
-            lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
-                           name=n(e.player), n=e.round, points=e.points))
+            lines.append(ngettext("🏆 {name} wins round {round} and scores {n} point!",
+                                  "🏆 {name} wins round {round} and scores {n} points!",
+                                  e.points, locale, name=n(e.player), round=e.round))
             lines.append(score_table(session, e.scores, e.gained, locale))
         elif isinstance(e, GameWon) and (session.match is not None
                                          or session.tournament_of is not None):
@@ -301,11 +306,9 @@ def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) ->
         # R-VL-OWN-HAND: a pass brought the own hand back, which ends the lap at once.
         return _("🏁 {name}'s own hand is back: every hand went all the way round and the "
                  "Victory Lap is over.", locale, name=name)
-    if e.step == 1:
-        return _("🏁 {name} keeps the hand at step 1: every hand moved one seat.", locale,
-                 name=name)
-    return _("🏁 {name} keeps the hand at step {step}: every hand moved {step} seats.",
-             locale, name=name, step=e.step)
+    return ngettext("🏁 {name} keeps the hand at step {n}: every hand moved {n} seat.",
+                    "🏁 {name} keeps the hand at step {n}: every hand moved {n} seats.",
+                    e.step, locale, name=name)
 
 
 def team_name(session: Session, team: Sequence[str], locale: Locale = None) -> str:

@@ -13,7 +13,7 @@ import functools
 import logging
 import time
 
-from cogs.i18n import _
+from cogs.i18n import _, ngettext
 from cogs.uno.table.contracts import SaveFailed
 from cogs.uno.table.session import Session
 from cogs.uno.table.tables import Tables
@@ -131,8 +131,10 @@ class Autoplay:
             change.mover = player
             if (count >= MAX_TIMEOUTS and not game.is_over and player in game.players
                     and session.tournament_of is None):  # nobody leaves a tournament
-                change.lines.append(_("{name} timed out {n} times in a row and leaves the "
-                                      "game.", name=session.name(player), n=count))
+                change.lines.append(ngettext(
+                    "{name} timed out {n} time in a row and leaves the game.",
+                    "{name} timed out {n} times in a row and leaves the game.", count,
+                    name=session.name(player)))
                 if await tables.take_out(change, player):
                     return
                 change.moves.append(leave_to_json(player))
