@@ -118,8 +118,8 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     menu = await play_wv(alice)
     text = menu.text()
     # the hand that was in front of alice: carol's (hands move in the direction of play)
-    assert "**Hand in front of you** (5 cards): 🟦 1 `B1`, 🟦 2 `B2`, 🟦 3 `B3`, " \
-           "🟦 5 `B5`, 🟦 6 `B6`" in text, text
+    assert "**Hand in front of you** (5 cards): 🟦 blue 1 `B1`, 🟦 blue 2 `B2`, 🟦 blue 3 `B3`, " \
+           "🟦 blue 5 `B5`, 🟦 blue 6 `B6`" in text, text
     assert "step 1: keep this hand or pass it on (2 more passes before your own hand " \
            "comes back)" in text, text
     assert menu.button_labels() == ["Keep", "Pass"]
@@ -150,8 +150,8 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     r = await alice.click("Pass", message=menu)
     assert r.response_type == 7 and r.message is menu
     text = menu.text()
-    assert "**Hand in front of you** (4 cards): 🟩 6 `G6`, 🟩 7 `G7`, 🟨 1 `Y1`, " \
-           "🟨 2 `Y2`" in text, text
+    assert "**Hand in front of you** (4 cards): 🟩 green 6 `G6`, 🟩 green 7 `G7`, " \
+           "🟨 yellow 1 `Y1`, 🟨 yellow 2 `Y2`" in text, text
     assert "step 2: keep this hand or pass it on (a pass brings your own hand back and " \
            "ends the lap)" in text, text
     await said(ch, "🏁 alice passes the hands on: step 2.", mark)
@@ -183,12 +183,12 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     r = await bob.click("My hand", message=table_message(ch))
     assert r.text.startswith("🏁 Your hand changed in the Victory Lap: every hand moved 2 "
                              "seats."), r.text
-    assert "**Your hand** (5 cards): 🟦 1 `B1`" in r.text
+    assert "**Your hand** (5 cards): 🟦 blue 1 `B1`" in r.text
     r = await bob.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text and "**Your hand** (5 cards)" in r.text
     r = await carol.slash("uno hand")
     assert "Your hand changed in the Victory Lap" in r.text
-    assert "**Your hand** (2 cards): 🟥 3 `R3`, 🟦 4 `B4`" in r.text
+    assert "**Your hand** (2 cards): 🟥 red 3 `R3`, 🟦 blue 4 `B4`" in r.text
     r = await alice.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text, "the card's player chose: no note"
 
@@ -228,7 +228,7 @@ async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
     text = menu.text()
     assert "Your own hand came back: the Victory Lap is over. Don't forget to call UNO!" \
         in text, text
-    assert "**Your hand** (1 card): 🟥 3 `R3`" in text, text
+    assert "**Your hand** (1 card): 🟥 red 3 `R3`" in text, text
     assert "Keep" not in menu.button_labels() and "Pass" not in menu.button_labels()
     assert "UNO!" in menu.button_labels(), "the UNO! button after keeping one card"
     s = state(ch)
@@ -266,12 +266,13 @@ async def test_a_player_handed_one_card_may_call_but_is_not_caught(
     ch = tables["lap_others_uno"]
     alice, bob, carol = abc(ch)
     menu = await play_wv(alice, "Yellow")
-    assert "**Hand in front of you** (3 cards): 🟩 6 `G6`, 🟩 7 `G7`, 🟩 8 `G8`" in menu.text()
+    assert "**Hand in front of you** (3 cards): 🟩 green 6 `G6`, 🟩 green 7 `G7`, " \
+           "🟩 green 8 `G8`" in menu.text()
     await alice.click("Keep", message=menu)
     s = state(ch)
     assert hand(s, bob) == ["Y1"] and s["turn"] == pid(carol) and s["catchable"] is None
     r = await bob.click("My hand", message=table_message(ch))
-    assert "every hand moved 1 seat" in r.text and "**Your hand** (1 card): 🟨 1 `Y1`" \
+    assert "every hand moved 1 seat" in r.text and "**Your hand** (1 card): 🟨 yellow 1 `Y1`" \
         in r.text, r.text
     assert r.message is not None and "UNO!" in r.message.button_labels()
     before = state(ch)

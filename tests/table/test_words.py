@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from cogs.uno.show.words import event_lines
 from cogs.uno.table.session import Options, Seat, Session
 from engine import Card, Game, Play, Settings
@@ -75,3 +77,54 @@ def test_alternative_scoring_alone_lists_the_lowest_first() -> None:
            "total wins." in lines, lines
     rows = next(line for line in lines if line.startswith("```")).strip("`").split("\n")[1:-1]
     assert [r.split()[0] for r in rows] == ["Ann", "Cy", "Ben"], rows
+
+
+SQUARE_NAMES = {"en": {"🟥": "red", "🟦": "blue", "🟩": "green", "🟨": "yellow"},
+                "fr": {"🟥": "rouge", "🟦": "bleu", "🟩": "vert", "🟨": "jaune"}}
+
+
+def squares_named(text: str, language: str) -> list[str]:
+    """Each coloured square of ``text`` with what follows it up to the next separator; the
+    ones whose colour is not named there are the faults."""
+    import re
+
+    faults = []
+    for m in re.finditer(r"([🟥🟦🟩🟨])([^,.!`\n(]*)", text):
+        if SQUARE_NAMES[language][m.group(1)] not in m.group(2).split():
+            faults.append(m.group(0))
+    return faults
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_coloured_square_has_its_colour_named(language: str) -> None:
+    """Issue 17, Words: a colour-blind reader sees red and green as the same olive square, so
+    every coloured square in text has its colour's name beside it: every card of the deck's
+    label, and the public lines and private hand texts of a whole game of computer players,
+    in English and French."""
+    from cogs.uno.show.hand import hand_menu
+    from cogs.uno.show.words import card_label, hand_text
+    from engine import HeuristicPlayer
+    from engine.editions import get_edition
+
+    for card in set(get_edition("power-grab").deck) | set(get_edition("victory-lap").deck):
+        label = card_label(card, language)
+        assert not squares_named(label, language), label
+    game = Game.new(["Ann", "Ben", "Cy"], edition="power-grab", seed=5,
+                    settings=Settings(target=100))
+    session = session_of(game, language=language)
+    text = "\n".join(event_lines(session, game.start(), language))
+    bots = {p: HeuristicPlayer(i) for i, p in enumerate(game.players)}
+    squares = 0
+    for _ in range(400):
+        if game.is_over:
+            break
+        player = game.turn
+        move = bots[player].choose(game, player)
+        assert move is not None
+        text += "\n" + "\n".join(event_lines(session, game.apply(move), language))
+        for p in game.players:
+            text += "\n" + hand_menu(session, game, p, language)[0]
+            text += "\n" + hand_text(game.hand(p), language)
+    squares = sum(text.count(sq) for sq in SQUARE_NAMES[language])
+    assert squares > 100, "the game showed coloured cards"
+    assert not squares_named(text, language)

@@ -98,15 +98,20 @@ def kind_name(kind: Kind, locale: Locale = None) -> str:
 
 
 def card_label(card: Card, locale: Locale = None) -> str:
-    """A card for people: "🟥 7", "🟦 3 [O]", "🟩 Draw Two", "🌈 Wild Draw Four"."""
+    """A card for people: "🟥 red 7", "🟦 blue 3 [O]", "🟩 green Draw Two", "🌈 Wild Draw
+    Four". The coloured square is led by nothing else, so its colour is named beside it: a
+    colour-blind reader sees red and green as the same olive square (issue 17, Words)."""
     if card.is_wild:
         return f"{WILD_EMOJI} {kind_name(card.kind, locale)}"
     assert card.color is not None
     emoji = COLOR_EMOJI[card.color]
+    color = color_name(card.color, locale)
     if card.kind is Kind.NUMBER:
         icon = f" [{card.icon.value}]" if card.icon else ""
-        return f"{emoji} {card.number}{icon}"
-    return f"{emoji} {kind_name(card.kind, locale)}"
+        return f"{emoji} " + _("{color} {number}{icon}", locale, color=color,
+                               number=card.number, icon=icon)
+    return f"{emoji} " + _("{color} {kind}", locale, color=color,
+                           kind=kind_name(card.kind, locale))
 
 
 def card_name(card: Card, locale: Locale = None) -> str:
