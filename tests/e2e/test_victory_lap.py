@@ -347,7 +347,8 @@ async def test_timeout_and_log_lines_of_a_lap() -> None:
         discard=cards("R9"), turn="a")
     game.apply(Play("a", Card.parse("WV"), None))
     assert game.pending is Decision.LAP and game.color is None
-    moves, events = timeout_moves(game)
+    applied = timeout_moves(game)
+    moves, events = applied.moves, applied.events
     assert moves == [Lap("a", True, Color.BLUE)]
     assert game.pending is Decision.PLAY and game.turn == "b"
     assert any(e.kind == "lap_kept" for e in events)

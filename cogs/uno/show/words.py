@@ -298,6 +298,17 @@ def event_lines(session: Session, events: Sequence[Event],
     return lines
 
 
+NOTABLE_MARKS = ("⚖️", "⚡")
+"""The marks of the lines a table keeps showing longer: a challenge's verdict and an instant
+UNO (each line of ``event_lines`` is one event's)."""
+
+
+def notable(line: str) -> bool:
+    """Whether ``line`` (an announcement) is a challenge's verdict or an instant UNO, which a
+    table edited in place keeps until it can have been read."""
+    return any(mark in line for mark in NOTABLE_MARKS)
+
+
 def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) -> str:
     """A step of a Victory Lap for the channel: who, and how far the hands went (never a
     card: the hands travel face down)."""
