@@ -534,7 +534,8 @@ async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
     lines = [line for line in text.splitlines() if line.startswith("`")]
     assert len(lines) == 3, text
     assert "alice plays 🟥 red 4 [!]" in lines[0]
-    assert "alice keeps one card." in lines[1]
+    assert "⚡ alice makes an instant UNO: keeps one card, 2 go to the discard pile." in \
+        lines[1], lines
     assert "bob draws." in lines[2]
     for hidden in ("G5", "🟩 green 5", "Y2", "🟨 yellow 2", "B3", "Y6"):
         assert hidden not in text, f"the log shows {hidden}"
