@@ -128,3 +128,21 @@ def test_every_coloured_square_has_its_colour_named(language: str) -> None:
     squares = sum(text.count(sq) for sq in SQUARE_NAMES[language])
     assert squares > 100, "the game showed coloured cards"
     assert not squares_named(text, language)
+
+
+def test_a_colour_named_as_a_lap_ends_is_the_victory_laps() -> None:
+    """R-VL-COLOR, R-VL-OWN-HAND (RULINGS, Victory Lap edition: the colour may be named on
+    the keep): the channel hears the colour named for the Victory Lap, not a starting
+    colour, whether a keep or the pass that brought the own hand back names it."""
+    from engine import Color, Lap
+
+    for keep in (True, False):
+        game, _ = Game.from_setup(
+            ["Ann", "Ben"], edition="victory-lap",
+            hands={"Ann": cards("WV R1 R2"), "Ben": cards("G1 G2")},
+            draw=cards("Y1 Y2 Y3"), discard=cards("R7"), turn="Ann")
+        session = session_of(game)
+        game.apply(Play("Ann", Card.parse("WV")))
+        lines = event_lines(session, game.apply(Lap("Ann", keep, Color.BLUE)), "en")
+        assert "🏁 Ann names blue for the Victory Lap." in lines, lines
+        assert not any("starting colour" in line for line in lines)

@@ -248,6 +248,10 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("The towers go back to the tray.", locale))
         elif isinstance(e, Reshuffled):
             lines.append(_("The discard pile is shuffled into a new draw pile.", locale))
+        elif isinstance(e, ColorChosen) and any(isinstance(x, LapKept) for x in events):
+            # R-VL-COLOR: a Victory Lap played without a colour names it as the lap ends
+            lines.append(_("🏁 {name} names {color} for the Victory Lap.", locale,
+                           name=n(e.player), color=color_name(e.color, locale)))
         elif isinstance(e, ColorChosen):
             lines.append(_("{name} names {color} as the starting colour.", locale,
                            name=n(e.player), color=color_name(e.color, locale)))
