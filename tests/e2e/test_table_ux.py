@@ -513,6 +513,35 @@ def logged_instant(ch: Channel) -> Session:
 LOGGED.add("logged_instant")
 
 
+@scenario
+def logged_challenge(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "W+4 B3 R1", b: "G5 G6 G7"}, discard="B9",
+                            draw="R2 R3 R4 R5 R6 R7 R8 Y1 Y2", turn=a, options=OPTS)
+
+
+LOGGED.add("logged_challenge")
+
+
+async def test_log_shows_a_challenges_verdict_but_not_the_hand(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """/uno log shows a challenge with its verdict and who drew how many (issue 17: it said
+    "bob challenges the Wild Draw Four." and nothing more); the challenged hand stays with
+    the challenger (RULINGS, Turn)."""
+    ch = tables["logged_challenge"]
+    alice, bob, _c = abc(ch)
+    await alice.slash("uno play", card="W+4", color="R")
+    s = state(ch)
+    assert s["pending"] == "challenge" and s["turn"] == pid(bob), s
+    await bob.slash("uno challenge")
+    r = await alice.slash("uno log")
+    lines = [line for line in r.text.splitlines() if line.startswith("`")]
+    assert "⚖️ bob challenges alice's Wild Draw Four: guilty! alice draws 4 cards and bob " \
+           "plays." in lines[-1], r.text
+    for hidden in ("B3", "R1", "blue 3", "red 1", "R2", "R5"):
+        assert hidden not in r.text, f"the log shows {hidden}"
+
+
 async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
                                                   tables: dict[str, Channel]) -> None:
     """/uno log shows the last moves privately, by name and played card, never the card
