@@ -98,7 +98,13 @@ def drawn_fits(text: str) -> bool:
     if top[3]:  # a wild on top: its colour is named
         return COLOUR_WORD.get(top[3].lower()) == COLOUR_EMOJI[emoji]
     what = re.sub(r" \[.\]$", "", what)
-    return top[1] == emoji or top[2].strip() == what
+    return top[1] == emoji or uncoloured(top[2].strip()) == uncoloured(what)
+
+
+def uncoloured(label: str) -> str:
+    """A coloured card's label without the colour named beside its square ("red 7" → "7")."""
+    first, _sep, rest = label.partition(" ")
+    return rest if first in COLOUR_WORD else label
 
 
 def percentile(values: list[float], q: float) -> float:

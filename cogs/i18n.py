@@ -1,4 +1,5 @@
-"""Every player-facing string goes through ``_()``.
+"""Every player-facing string goes through ``_()``, or ``ngettext()`` when it counts something
+("1 card", "2 cards").
 
 Messages are keyed by their English text (the gettext msgid); placeholders are named and
 filled after translation, so a translator can move them. The translations are standard
@@ -101,6 +102,21 @@ def _(text: str, locale: Locale = None, /, **params: Any) -> str:
     except (KeyError, IndexError, ValueError):
         log.warning("Bad placeholders in translation of %r", text)
         return text.format(**params)
+
+
+def ngettext(singular: str, plural: str, n: int, locale: Locale = None, /,
+             **params: Any) -> str:
+    """The form of a message for the count ``n`` ("1 card", "2 cards"; in French 0 and 1
+    take the singular: ``plural=(n > 1)``), translated for ``locale`` as ``_`` does, its
+    ``{named}`` placeholders filled (``{n}`` is ``n`` unless given)."""
+    language = _public_language.get() if locale is None else language_of(locale)
+    template = TRANSLATIONS[language].ngettext(singular, plural, n)
+    params.setdefault("n", n)
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError):
+        log.warning("Bad placeholders in translation of %r", singular)
+        return (singular if n == 1 else plural).format(**params)
 
 
 def pgettext(context: str, text: str, locale: Locale = None) -> str:

@@ -1,5 +1,6 @@
 """The Victory Lap (R-VL-LAP): the hands travel round the table, one seat a step, until the
-player of the Victory Lap keeps the hand in front of them.
+player of the Victory Lap keeps the hand in front of them, or a pass brings their own hand
+back, which ends the lap at once (R-VL-OWN-HAND).
 
 Functions that take the ``BaseGame`` (engine/basegame.py) and move its table (``game.s``),
 as engine/setup.py does: checking a move (engine/validation.py) asks ``check_lap`` while a
@@ -41,7 +42,19 @@ def check_lap(game: BaseGame, move: Move) -> Move:
                               color=s.color)
         return replace(move, color=None)
     if lap.step >= len(game.players):
+        # A lap saved before R-VL-OWN-HAND ended it at once: the own hand is back, kept.
         raise IllegalMoveError("Your own hand is back: you must keep it.")
+    if lap.step + 1 >= len(game.players):
+        # R-VL-OWN-HAND: this pass brings the player's own hand back and ends the lap, so it
+        # names the colour if the play did not (R-VL-COLOR), as a keep would.
+        if s.color is None:
+            if move.color is None:
+                raise ChoiceError("Name the colour as you pass: your own hand comes back and "
+                                  "the Victory Lap was played without one.")
+            return move
+        if move.color is not None and move.color is not s.color:
+            raise ChoiceError("You already named {color} with the Victory Lap.",
+                              color=s.color)
     return replace(move, color=None) if move.color is not None else move
 
 
@@ -56,7 +69,19 @@ def start_lap(game: BaseGame, p: str) -> list[Event]:
 
 
 def lap_step(game: BaseGame) -> list[Event]:
-    """Every hand moves one more seat in the direction of play."""
+    """Every hand moves one more seat in the direction of play; the card's player looks at
+    the hand now in front of them."""
+    s = game.s
+    lap = s.lap
+    assert lap is not None
+    move_hands(game)
+    s.turn = lap.player
+    s.pending = Decision.LAP
+    return [turn_event(game)]
+
+
+def move_hands(game: BaseGame) -> None:
+    """Every hand moves one seat in the direction of play (one step of the lap)."""
     s = game.s
     lap = s.lap
     assert lap is not None
@@ -65,9 +90,6 @@ def lap_step(game: BaseGame) -> list[Event]:
     moved = {seats[(i + s.direction) % n]: s.hands[q] for i, q in enumerate(seats)}
     s.hands = {q: moved[q] for q in s.hands}
     lap.step += 1
-    s.turn = lap.player
-    s.pending = Decision.LAP
-    return [turn_event(game)]
 
 
 def do_lap(game: BaseGame, move: Lap) -> list[Event]:
@@ -77,7 +99,22 @@ def do_lap(game: BaseGame, move: Lap) -> list[Event]:
     assert lap is not None and lap.player == p
     if not move.keep:
         passed = LapPassed(p, len(s.hands[p]), lap.step)
-        return [passed, *lap_step(game)]
+        if lap.step + 1 < len(game.players):
+            return [passed, *lap_step(game)]
+        # R-VL-OWN-HAND: this pass brings the player's own hand back: the lap is over at
+        # once, that hand kept with no further move.
+        move_hands(game)
+        return [passed, *end_lap(game, move)]
+    return end_lap(game, move)
+
+
+def end_lap(game: BaseGame, move: Lap) -> list[Event]:
+    """The hand in front of the card's player is kept (by a keep, or because a pass brought
+    their own hand back): everyone takes the hand in front of them and play goes on."""
+    s = game.s
+    lap = s.lap
+    p = move.player
+    assert lap is not None
     events: list[Event] = [LapKept(p, lap.step)]
     s.lap = None
     if move.color is not None:

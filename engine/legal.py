@@ -140,8 +140,9 @@ def play_needs(game: BaseGame, player: str, card: Card) -> PlayNeeds:
 
 
 def lap_moves(game: BaseGame, p: str) -> list[Move]:
-    """The Victory Lap moves of ``p``: keep (naming the colour if the card named none) and,
-    unless their own hand is back, pass."""
+    """The Victory Lap moves of ``p``: keep (naming the colour if the card named none) and
+    pass (naming it too when the pass brings their own hand back, which ends the lap; no
+    pass in a lap saved with the own hand already back)."""
     s = game.s
     lap = s.lap
     if lap is None or lap.player != p or s.turn != p:
@@ -151,7 +152,11 @@ def lap_moves(game: BaseGame, p: str) -> list[Move]:
         out += [Lap(p, True, c) for c in Color]
     else:
         out.append(Lap(p, True))
-    if lap.step < len(game.players):
+    n = len(game.players)
+    if lap.step + 1 == n and s.color is None:
+        # R-VL-OWN-HAND: this pass ends the lap, so it names the colour (R-VL-COLOR).
+        out += [Lap(p, False, c) for c in Color]
+    elif lap.step < n:
         out.append(Lap(p, False))
     return out
 

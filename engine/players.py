@@ -256,7 +256,8 @@ class HeuristicPlayer:
     def _lap_choice(self, game: Game, player: str, hand: tuple[Card, ...]) -> Lap:
         """Victory Lap: keep the hand in front of us unless a hand still to come is smaller
         (their sizes are public); on equal sizes, keep the one we can see. Our own hand,
-        the last to come, must be kept."""
+        the last to come, is kept as it comes back (R-VL-OWN-HAND): the pass that brings it
+        names its colour if none was named."""
         color = most_common_color(hand) if game.color is None else None
         lap = game.lap
         assert lap is not None
@@ -271,6 +272,9 @@ class HeuristicPlayer:
         to_come = [counts[seats[(i - j * game.direction) % n]] for j in range(1, steps_left + 1)]
         if len(hand) <= min(to_come):
             return Lap(player, True, color)
+        if steps_left == 1 and color is not None:
+            own = game.hand(seats[(i - game.direction) % n])  # ours, coming back
+            return Lap(player, False, most_common_color(own))
         return Lap(player, False)
 
     def _card_to_keep(self, game: Game, hand: tuple[Card, ...]) -> Card:

@@ -17,7 +17,7 @@ ERRORS=(EngineError ParseError SettingsError GameOverError NotAPlayerError NotYo
 REFUSALS=(Refusal SaveFailed)
 
 extract() {
-  local keywords=(-k _:1 -k pgettext:1c,2)
+  local keywords=(-k _:1 -k pgettext:1c,2 -k ngettext:1,2)
   for e in "${ERRORS[@]}" "${REFUSALS[@]}"; do keywords+=(-k "$e:1"); done
   PYTHONPATH=. "$PY" -m babel.messages.frontend -q extract -F babel.cfg --no-default-keywords \
     "${keywords[@]}" --add-comments=TRANSLATORS: --sort-by-file --add-location=file --no-wrap \

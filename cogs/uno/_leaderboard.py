@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 import discord
 from discord import app_commands
 
-from cogs.i18n import Locale, _, server_language
+from cogs.i18n import Locale, _, ngettext, server_language
 from cogs.uno._components import UnoItem, view_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
@@ -83,11 +83,15 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
             body = _("No games finished here yet: start one with /uno new.", locale)
         else:
             body = "\n".join(
-                _("**{rank}.** <@{user}>: {wins} wins in {games} games · {points} points · "
-                  "{rounds} rounds · {towers} towers · best round {best}", locale,
-                  rank=page * LEADERBOARD_PAGE + i + 1, user=r.user_id, wins=r.games_won,
-                  games=r.games_played, points=r.points, rounds=r.rounds_won,
-                  towers=r.towers_grabbed, best=r.best_round)
+                _("**{rank}.** <@{user}>: {wins} in {games} · {points} · {rounds} · {towers} · "
+                  "best round {best}", locale,
+                  rank=page * LEADERBOARD_PAGE + i + 1, user=r.user_id,
+                  wins=ngettext("{n} win", "{n} wins", r.games_won, locale),
+                  games=ngettext("{n} game", "{n} games", r.games_played, locale),
+                  points=ngettext("{n} point", "{n} points", r.points, locale),
+                  rounds=ngettext("{n} round", "{n} rounds", r.rounds_won, locale),
+                  towers=ngettext("{n} tower", "{n} towers", r.towers_grabbed, locale),
+                  best=r.best_round)
                 for i, r in enumerate(rows))
         title = _("Leaderboard by wins", locale) if order == "wins" else \
             _("Leaderboard by points", locale)

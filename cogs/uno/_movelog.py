@@ -1,8 +1,10 @@
 """The move log as people read it (``/uno log``) and as a replay file (``/uno log export``).
 
-A log entry is a move in the replay format (``engine.replay``); the header (seq 0) is the
-replay file's start: edition, players, names, rules and seed. Lines show what the table saw
-and nothing more: the card kept after an instant UNO stays hidden.
+A log entry is a move in the replay format (``engine.replay``), with what the table was told
+of its outcome under ``seen`` (a challenge's verdict, an instant UNO: ``tables.logged``; left
+out of the replay file); the header (seq 0) is the replay file's start: edition, players,
+names, rules and seed. Lines show what the table saw and nothing more: the challenged hand
+and the card kept after an instant UNO stay hidden.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from cogs.i18n import Locale, _
+from cogs.i18n import Locale, _, ngettext
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
 from cogs.uno.show.words import card_label, color_name
 from cogs.uno.table.contracts import Refusal
+from cogs.uno.table.tables import SEEN
 from engine import Card, Color, ParseError
 
 if TYPE_CHECKING:
@@ -44,8 +47,10 @@ def _color(value: Any, locale: Locale) -> str:
 
 
 def log_line(move: dict[str, Any], names: dict[str, str], locale: Locale = None) -> str:
-    """One logged move as the table saw it."""
+    """One logged move as the table saw it (with its verdict or instant UNO, if logged)."""
     who = names.get(str(move.get("player")), str(move.get("player")))
+    logged = move.get(SEEN)
+    seen: dict[str, Any] = logged if isinstance(logged, dict) else {}
     if "play" in move:
         text = _("{name} plays {card}", locale, name=who, card=_card(move["play"], locale))
         if move.get("color"):
@@ -54,6 +59,8 @@ def log_line(move: dict[str, Any], names: dict[str, str], locale: Locale = None)
             text += _(", grabbing {towers}", locale, towers=" ".join(move["towers"]))
         if move.get("uno"):
             text += _(" (UNO!)", locale)
+        if "instant_uno" in seen:  # the last tower grabbed with one card left
+            text += _(" (⚡ instant UNO!)", locale)
         return text + "."
     if move.get("draw"):
         return _("{name} draws.", locale, name=who)
@@ -63,7 +70,23 @@ def log_line(move: dict[str, Any], names: dict[str, str], locale: Locale = None)
         return _("{name} catches {other}.", locale, name=who,
                  other=names.get(str(move["catch"]), str(move["catch"])))
     if move.get("challenge"):
-        return _("{name} challenges the Wild Draw Four.", locale, name=who)
+        verdict = seen.get("challenge")
+        if not isinstance(verdict, dict):  # logged before verdicts were
+            return _("{name} challenges the Wild Draw Four.", locale, name=who)
+        other = names.get(str(verdict.get("against")), str(verdict.get("against")))
+        drawer = names.get(str(verdict.get("drawer")), str(verdict.get("drawer")))
+        drew = int(verdict.get("drew") or 0)
+        if verdict.get("guilty"):
+            return ngettext("⚖️ {name} challenges {other}'s Wild Draw Four: guilty! {drawer} "
+                            "draws {n} card and {name} plays.",
+                            "⚖️ {name} challenges {other}'s Wild Draw Four: guilty! {drawer} "
+                            "draws {n} cards and {name} plays.", drew, locale, name=who,
+                            other=other, drawer=drawer)
+        return ngettext("⚖️ {name} challenges {other}'s Wild Draw Four: it was legal. "
+                        "{drawer} draws {n} card.",
+                        "⚖️ {name} challenges {other}'s Wild Draw Four: it was legal. "
+                        "{drawer} draws {n} cards.", drew, locale, name=who, other=other,
+                        drawer=drawer)
     if move.get("accept"):
         return _("{name} accepts the Wild Draw Four.", locale, name=who)
     if "lap" in move:
@@ -73,9 +96,16 @@ def log_line(move: dict[str, Any], names: dict[str, str], locale: Locale = None)
         if move.get("color"):
             text += _(" and picks {color}", locale, color=_color(move["color"], locale))
         return text + "."
-    if "keep" in move:
+    if "keep" in move:  # only an instant UNO asks for a card to keep
         called = _(" and calls UNO!", locale) if move.get("uno") else "."
-        return _("{name} keeps one card{called}", locale, name=who, called=called)
+        discarded = seen.get("instant_uno")
+        if isinstance(discarded, int):
+            return ngettext("⚡ {name} makes an instant UNO: keeps one card, {n} goes to the "
+                            "discard pile{called}",
+                            "⚡ {name} makes an instant UNO: keeps one card, {n} go to the "
+                            "discard pile{called}", discarded, locale, name=who, called=called)
+        return _("⚡ {name} makes an instant UNO: keeps one card{called}", locale, name=who,
+                 called=called)
     if "color" in move:
         return _("{name} names {color}.", locale, name=who, color=_color(move["color"], locale))
     if move.get("leave"):
@@ -99,7 +129,7 @@ def replay_document(header: dict[str, Any], moves: list[dict[str, Any]]) -> dict
         "names": header.get("names", {}),
         "rules": header["rules"],
         "seed": header["seed"],
-        "moves": moves,
+        "moves": [{k: v for k, v in m.items() if k != SEEN} for m in moves],
     }
 
 

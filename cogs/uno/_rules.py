@@ -50,7 +50,8 @@ def rule_pages(locale: Locale = None) -> list[tuple[str, str]]:
             "In the UNO Victory Lap edition the **Victory Lap** is a wild (50 points): name "
             "a colour, then every hand moves one seat in the direction of play, face down.\n"
             "You alone look at the hand in front of you: **Keep** it, or **Pass** it on (every "
-            "hand moves one seat more). Once your own hand comes back you must keep it.\n"
+            "hand moves one seat more). A pass that brings your own hand back ends the lap: "
+            "you keep it.\n"
             "Everyone then takes the hand in front of them and play goes on. Keep one card "
             "and you must call UNO; played as your last card, it just ends the round.",
             locale)),

@@ -26,6 +26,7 @@ from cogs.i18n import speaking
 from cogs.uno.art import TableView, table_image
 from cogs.uno.show.lobby import lobby_embed, lobby_view
 from cogs.uno.show.table import TableModel, table_embed, table_layout, table_view
+from cogs.uno.show.words import notable
 from cogs.uno.table.session import Session
 from settings import TABLE_BURY
 
@@ -35,6 +36,9 @@ MAX_MESSAGE = 1900
 """Characters of announcements one message carries (Discord's limit is 2,000)."""
 RECENT_LINES = 6
 """Announcement lines a table edited in place keeps showing (the newest)."""
+KEPT_LINES = 18
+"""A challenge's verdict or an instant UNO (``show.words.notable``) stays on a table edited
+in place until this many lines came after it (about six moves), so it can be read."""
 PICTURE_TRIES = 3
 """Times a table's picture is drawn again when the game moved meanwhile."""
 QUIET_KEPT = 4
@@ -87,7 +91,8 @@ class TablePost:
         self.model: TableModel | None = None
         """The table as the newest change left it (None: no game goes on)."""
         self.shown: list[str] = []
-        """The announcement lines the live table shows."""
+        """The announcement lines the live table's text is made of (the last KEPT_LINES):
+        the newest RECENT_LINES and, above them, the notable ones among the others."""
         self.attach = True
         """The bot may attach files here (the table's picture). False when the newest
         interaction says Attach Files is missing, or Discord refused an upload: the table
@@ -223,10 +228,18 @@ class TablePost:
         return self.model
 
     def _lines(self, taken: list[str], new: bool) -> tuple[list[str], str | None]:
-        """The lines the table will show (all of those it brings on a new table, the last
-        few with those it showed on an edit) and their text."""
-        shown = list(taken) if new else (self.shown + taken)[-RECENT_LINES:]
-        return shown, "\n".join(shown)[-MAX_MESSAGE:] if shown else None
+        """The lines the table's text is made of (``shown``) and its text: on a new table
+        all of those it brings; on an edit the last few with those it showed, and a
+        challenge's verdict or an instant UNO that is not among them until KEPT_LINES
+        came after it (one line per event, kept long enough to be read)."""
+        if new:
+            lines = list(taken)
+            kept = lines[-KEPT_LINES:]
+        else:
+            kept = (self.shown + taken)[-KEPT_LINES:]
+            lines = [line for line in kept[:-RECENT_LINES] if notable(line)] + \
+                kept[-RECENT_LINES:]
+        return kept, "\n".join(lines)[-MAX_MESSAGE:] if lines else None
 
     async def _v2_picture(self, session: Session, new: bool, live: Live) -> _Picture | None:
         """The table's picture as the game is now, drawn off the event loop and outside the

@@ -114,12 +114,12 @@ async def test_a_failed_listing_warns_once(caplog: pytest.LogCaptureFixture) -> 
 
 def test_hand_text_with_and_without_faces() -> None:
     cards = [Card.parse("R7"), Card.parse("W+4")]
-    assert hand_text(cards) == "🟥 7 `R7`, 🌈 Wild Draw Four `W+4`"
+    assert hand_text(cards) == "🟥 red 7 `R7`, 🌈 Wild Draw Four `W+4`"
     _emojis.register({"R7": discord.PartialEmoji(name="uno_R7", id=42)})
     assert card_emoji_text(cards[0]) == "<:uno_R7:42>"
-    assert hand_text(cards) == "<:uno_R7:42> 🟥 7 `R7`, 🌈 Wild Draw Four `W+4`"
+    assert hand_text(cards) == "<:uno_R7:42> 🟥 red 7 `R7`, 🌈 Wild Draw Four `W+4`"
     # too long a hand for its faces: plain text (a message holds 2,000 characters)
     _emojis.register({"R7": discord.PartialEmoji(name="uno_R7", id=1574173702730285202)})
-    assert "<:uno_R7:1574173702730285202> 🟥 7 `R7`" in hand_text(cards)
+    assert "<:uno_R7:1574173702730285202> 🟥 red 7 `R7`" in hand_text(cards)
     big = [Card.parse("R7")] * 30
     assert "<:" not in hand_text(big)

@@ -120,7 +120,8 @@ async def test_keep_command_after_instant_uno(loopback: LoopbackTest,
     assert all(h is None for h in game["towers"].values())
     assert game["catchable"] == str(alice.id)
     line = await loopback.channel.wait_for(lambda m: "instant UNO" in m.text(), timeout=10)
-    assert "G6" not in line.text() and "🟩 6" not in line.text(), "the kept card stays private"
+    assert "G6" not in line.text() and "🟩 green 6" not in line.text(), \
+        "the kept card stays private"
 
 
 async def test_rules_pages(loopback: LoopbackTest) -> None:
@@ -159,7 +160,7 @@ async def test_call_uno_command_then_play_is_safe_and_table_command(
         after=mark, timeout=10)
     text = table.text()
     assert "1 card ·" in text and "UNO!" in text
-    assert "B4" not in text and "🟦 4" not in text, "the table shows no card of a hand"
+    assert "B4" not in text and "🟦 blue 4" not in text, "the table shows no card of a hand"
     state = saved_game(loopback)
     assert state is not None and state["game"]["hands"][str(alice.id)] == ["B4"]
 

@@ -368,7 +368,7 @@ async def test_shutdown_flushes_the_winning_announcement(
     assert saved_state(db, channel) is None, "the finished game is recorded, not saved"
     await loopback.bot.start()
     board = (await bob.slash("uno leaderboard")).text
-    assert f"<@{alice.id}>: 1 wins in 1 games" in board, board
+    assert f"<@{alice.id}>: 1 win in 1 game" in board, board
 
 
 # ---------------------------------------------------------------------------- 7

@@ -105,7 +105,7 @@ async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     r = await alice.click("My hand")
     assert r.ephemeral and r.message is not None
-    assert "**Your hand** (3 cards): 🟥 3 `R3`, 🟦 4 `B4`, 🟩 5 `G5`" in r.text
+    assert "**Your hand** (3 cards): 🟥 red 3 `R3`, 🟦 blue 4 `B4`, 🟩 green 5 `G5`" in r.text
     assert not bob.can_see("`B4`")
     assert card_buttons(r.message) == ["R3"]
     assert card_buttons(r.message, enabled=False) == ["R3", "B4", "G5"]
@@ -114,7 +114,7 @@ async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
     s = state(ch)
     assert s["discard"][-1] == "R3" and hand(s, alice) == ["B4", "G5"]
     assert s["turn"] == pid(bob)
-    msg = await said(ch, "alice plays 🟥 3.", mark)
+    msg = await said(ch, "alice plays 🟥 red 3.", mark)
     assert f"<@{bob.id}>, it's your turn." in msg.text()
     assert "**bob's turn.**" in msg.text() and msg.buttons()
     # the panel now shows the hand as it is after the play (no card to play: not alice's
@@ -137,7 +137,7 @@ async def test_slash_play_autocomplete_and_refusals(loopback: LoopbackTest,
     choices = await alice.autocomplete("uno play", "card", "")
     assert [c["value"] for c in choices] == ["R3", "R5", "W+4"]
     assert [c["name"] for c in await alice.autocomplete("uno play", "card", "5")] == [
-        "🟥 5 (R5)"]
+        "🟥 red 5 (R5)"]
     assert await bob.autocomplete("uno play", "card", "") == []
     assert await dave.autocomplete("uno play", "card", "") == []
 
@@ -168,7 +168,7 @@ async def test_slash_play_autocomplete_and_refusals(loopback: LoopbackTest,
     s = state(ch)
     assert s["discard"][-1] == "R5" and hand(s, alice) == ["R3", "B4", "W+4"]
     assert s["turn"] == pid(bob)
-    await said(ch, "alice plays 🟥 5.", mark)
+    await said(ch, "alice plays 🟥 red 5.", mark)
 
 
 @scenario
@@ -235,8 +235,8 @@ async def test_draw_then_play_it(loopback: LoopbackTest, tables: dict[str, Chann
     alice, bob, _c = abc(ch)
     mark = ch.mark()
     r = await alice.click("Draw", message=table_message(ch))
-    assert r.ephemeral and "You drew 🟥 2 `R2`." in r.text
-    assert "You drew 🟥 2: play it or keep it." in r.text
+    assert r.ephemeral and "You drew 🟥 red 2 `R2`." in r.text
+    assert "You drew 🟥 red 2: play it or keep it." in r.text
     assert r.message is not None and r.message.button_labels() == ["Play it", "Keep it"]
     s = state(ch)
     assert s["pending"] == "drawn" and hand(s, alice) == ["B4", "G5", "R2"]
@@ -247,7 +247,7 @@ async def test_draw_then_play_it(loopback: LoopbackTest, tables: dict[str, Chann
     s = state(ch)
     assert s["discard"][-1] == "R2" and hand(s, alice) == ["B4", "G5"]
     assert s["turn"] == pid(bob)
-    await said(ch, "alice plays 🟥 2.", mark)
+    await said(ch, "alice plays 🟥 red 2.", mark)
 
 
 async def test_draw_then_keep_it(loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
@@ -269,7 +269,7 @@ async def test_unplayable_drawn_card_ends_the_turn(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     mark = ch.mark()
     r = await alice.slash("uno draw")
-    assert r.ephemeral and "You drew 🟦 1 `B1`." in r.text
+    assert r.ephemeral and "You drew 🟦 blue 1 `B1`." in r.text
     assert r.message is not None and live_buttons(r.message) == []
     s = state(ch)
     assert hand(s, alice) == ["B4", "G5", "B1"] and s["turn"] == pid(bob)
@@ -356,7 +356,7 @@ async def test_skip_reverse_draw_and_block(loopback: LoopbackTest,
     # alice holds N: bob's Draw Two is blocked and alice plays
     mark = ch.mark()
     await bob.slash("uno play", card="B+2")
-    await said(ch, "🛡️ alice's N tower blocks the 🟦 Draw Two!", mark)
+    await said(ch, "🛡️ alice's N tower blocks the 🟦 blue Draw Two!", mark)
     s = state(ch)
     assert hand(s, alice) == ["R1", "R2"] and s["turn"] == pid(alice)
     # alice draws; then carol and bob: the Draw One hits alice
@@ -424,11 +424,11 @@ async def test_wd4_challenge_guilty(loopback: LoopbackTest,
     refused(await alice.slash("uno draw"), "bob must accept or challenge the Wild Draw Four")
     mark = ch.mark()
     r = await bob.click("Challenge", message=msg)
-    assert r.ephemeral and ("alice's hand when the Wild Draw Four was played: 🟦 3 `B3`, "
-                            "🟥 1 `R1`") in r.text
+    assert r.ephemeral and ("alice's hand when the Wild Draw Four was played: 🟦 blue 3 `B3`, "
+                            "🟥 red 1 `R1`") in r.text
     pub = await said(ch, "⚖️ bob challenges alice's Wild Draw Four: guilty! alice draws 4 and "
                          "bob plays.", mark)
-    assert "B3" not in pub.text() and "🟦 3" not in pub.text()
+    assert "B3" not in pub.text() and "🟦 blue 3" not in pub.text()
     assert not any("`B3`" in m.text() for m in ch.messages)
     assert not alice.can_see("alice's hand")
     s = state(ch)
@@ -443,7 +443,8 @@ async def test_wd4_challenge_innocent(loopback: LoopbackTest,
     await _play_wd4(ch, alice)
     mark = ch.mark()
     r = await bob.slash("uno challenge")
-    assert "alice's hand when the Wild Draw Four was played: 🟥 1 `R1`, 🟩 2 `G2`" in r.text
+    assert "alice's hand when the Wild Draw Four was played: 🟥 red 1 `R1`, " \
+           "🟩 green 2 `G2`" in r.text
     assert "You drew" in r.text
     await said(ch, "it was legal. bob draws 6.", mark)
     s = state(ch)
@@ -459,7 +460,7 @@ async def test_wd4_accept(loopback: LoopbackTest, tables: dict[str, Channel]) ->
     msg = await said(ch, "accept or challenge the Wild Draw Four.", mark)
     mark = ch.mark()
     r = await bob.click("Accept +4", message=msg)
-    assert "You drew 🟥 2 `R2`, 🟥 3 `R3`, 🟥 4 `R4`, 🟥 5 `R5`." in r.text
+    assert "You drew 🟥 red 2 `R2`, 🟥 red 3 `R3`, 🟥 red 4 `R4`, 🟥 red 5 `R5`." in r.text
     await said(ch, "bob accepts the Wild Draw Four and draws 4.", mark)
     s = state(ch)
     assert hand(s, bob) == ["G5", "G6", "G7", "R2", "R3", "R4", "R5"]
@@ -511,7 +512,7 @@ async def test_play_and_call_uno_option(loopback: LoopbackTest,
     r = await alice.click("My hand")
     assert r.message is not None
     assert options(r.message) == ["R3", "R4", "R3|u", "R4|u"]
-    assert "🟥 3 and call UNO!" in r.message.button_labels()
+    assert "🟥 red 3 and call UNO!" in r.message.button_labels()
     mark = ch.mark()
     await play_card(alice, "R3", uno=True, message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)
@@ -531,7 +532,7 @@ async def test_forgot_uno_and_caught(loopback: LoopbackTest,
     # the mover is reminded with an UNO! button of their own
     assert r.message is not None and live_buttons(r.message) == ["UNO!"]
     # a Catch acts on the table its user saw: the one that shows the play
-    await said(ch, "alice plays 🟥 3.", played)
+    await said(ch, "alice plays 🟥 red 3.", played)
     refused(await alice.click("Catch", message=table_message(ch)), "Nobody can be caught")
     mark = ch.mark()
     await bob.click("Catch", message=table_message(ch))
@@ -589,8 +590,8 @@ async def _instant_keep(ch: Channel, alice: Member) -> InteractionResult:
     s = state(ch)
     assert s["pending"] == "keep" and all(h == pid(alice) for h in s["towers"].values())
     mark = ch.mark()
-    await alice.click("Keep 🟩 5", message=r.message)
-    assert "You kept 🟩 5. Don't forget to call UNO!" in r.message.text()
+    await alice.click("Keep 🟩 green 5", message=r.message)
+    assert "You kept 🟩 green 5. Don't forget to call UNO!" in r.message.text()
     msg = await said(ch, "instant UNO!** 2 cards go to the discard pile.", mark)
     assert "The towers go back to the tray." in msg.text()
     s = state(ch)
@@ -624,7 +625,7 @@ async def test_instant_uno_keep_and_call_in_one_step(loopback: LoopbackTest,
     refused(await alice.slash("uno keep", card="G⁵"), "'G⁵' is not a card: pick")
     assert state(ch) == before
     mark = ch.mark()
-    await alice.click("Keep 🟩 5 and call UNO!", message=r.message)
+    await alice.click("Keep 🟩 green 5 and call UNO!", message=r.message)
     await said(ch, "📣 alice calls UNO!", mark)
     refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
     s = state(ch)
@@ -723,13 +724,13 @@ async def test_last_card_wins_and_leaderboard(loopback: LoopbackTest,
     assert r.message is not None and not r.ephemeral
     text = r.message.text()
     assert "Leaderboard by wins" in text and "Page 1 of 2" in text
-    assert f"**1.** <@{alice.id}>: 1 wins in 1 games · 125 points" in text
+    assert f"**1.** <@{alice.id}>: 1 win in 1 game · 125 points" in text
     labels = {b["label"]: b for b in r.message.buttons()}
     assert labels["◀ Previous"].get("disabled") and not labels["Next ▶"].get("disabled")
     await bob.click("Next ▶", message=r.message)
     assert "Page 2 of 2" in r.message.text() and "**11.**" in r.message.text()
     assert "**13.**" in r.message.text() and f"<@{alice.id}>" not in r.message.text()
-    assert f"<@{bob.id}>: 0 wins in 1 games · 0 points" in text + r.message.text()
+    assert f"<@{bob.id}>: 0 wins in 1 game · 0 points" in text + r.message.text()
     await bob.click("By points", message=r.message)
     assert "Leaderboard by points" in r.message.text()
     assert f"**1.** <@{alice.id}>" in r.message.text()

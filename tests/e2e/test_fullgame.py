@@ -53,7 +53,8 @@ def assert_leaderboard(lines: dict[int, str], humans: list[Human], winners: set[
     for h in humans:
         won = 1 if h.name in winners else 0
         assert h.m.id in lines, f"{h.name} missing from the leaderboard: {lines}"
-        assert lines[h.m.id].startswith(f"{won} wins in 1 games"), (h.name, lines[h.m.id])
+        wins = "1 win" if won else "0 wins"
+        assert lines[h.m.id].startswith(f"{wins} in 1 game"), (h.name, lines[h.m.id])
 
 
 async def test_power_grab_to_500_three_people_and_a_computer(

@@ -52,13 +52,14 @@ async def test_the_table_is_edited_in_place_through_the_interaction(
     server = loopback.discord
     restarted = table_message(ch)  # posted through the channel when the bot restarted
     await alice.slash("uno play", card="R3")  # replaced by one posted through Alice's click
-    first = await said(ch, "alice plays 🟥 3.", ch.mark())
+    first = await said(ch, "alice plays 🟥 red 3.", ch.mark())
     assert first.id != restarted.id
     await ch.wait_for(lambda m: m.id == restarted.id and not m.button_labels(), after=0)
     routes = server.rate_limiter.routes.copy()
     messages = len(public_ids(ch))
-    for player, card, line in ((bob, "R6", "bob plays 🟥 6."), (alice, "R4", "alice plays 🟥 4."),
-                               (bob, "R7", "bob plays 🟥 7.")):
+    for player, card, line in ((bob, "R6", "bob plays 🟥 red 6."),
+                               (alice, "R4", "alice plays 🟥 red 4."),
+                               (bob, "R7", "bob plays 🟥 red 7.")):
         mark = ch.mark()
         await player.slash("uno play", card=card)
         shown = await said(ch, line, mark)
@@ -82,13 +83,13 @@ async def test_an_expired_token_falls_back_to_the_channel(
     alice, bob, _c = abc(ch)
     server = loopback.discord
     await alice.slash("uno play", card="R3")
-    first = await said(ch, "alice plays 🟥 3.", ch.mark())
+    first = await said(ch, "alice plays 🟥 red 3.", ch.mark())
     server.interaction_token_life = 0.3
     try:
         await asyncio.sleep(0.5)  # every token the bot holds for this table has expired
         mark = ch.mark()
         await bob.slash("uno play", card="R6")
-        shown = await said(ch, "bob plays 🟥 6.", mark)
+        shown = await said(ch, "bob plays 🟥 red 6.", mark)
     finally:
         server.interaction_token_life = 15 * 60.0
     assert shown.id == first.id, "still edited in place"
@@ -104,7 +105,7 @@ async def test_a_new_table_whose_token_fails_goes_by_the_channel(
     alice, bob, _c = abc(ch)
     server = loopback.discord
     await alice.slash("uno play", card="R3")
-    before = await said(ch, "alice plays 🟥 3.", ch.mark())
+    before = await said(ch, "alice plays 🟥 red 3.", ch.mark())
     for i in range(TABLE_BURY + 1):
         alice.say(f"your go, bob ({i})")
     await asyncio.sleep(0.3)  # the bot hears of the chat: the table is buried, the next is new
@@ -112,7 +113,7 @@ async def test_a_new_table_whose_token_fails_goes_by_the_channel(
     try:
         mark = ch.mark()
         await bob.slash("uno play", card="R6")
-        after = await said(ch, "bob plays 🟥 6.", mark)
+        after = await said(ch, "bob plays 🟥 red 6.", mark)
     finally:
         server.interaction_token_life = 15 * 60.0
     assert after.id > before.id and after.webhook_id is None, "posted by the channel route"

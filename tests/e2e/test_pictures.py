@@ -38,7 +38,7 @@ async def pictured(m: Message | None) -> Message:
 
 
 def shown_hand(text: str) -> list[Card] | None:
-    """The cards a hand menu's text lists ("**Your hand** (7): 🟥 7 `R7`, ..."), or None
+    """The cards a hand menu's text lists ("**Your hand** (7): 🟥 red 7 `R7`, ..."), or None
     when it lists no hand."""
     for line in text.splitlines():
         if line.startswith(("**Your hand**", "**Hand in front of you**")):

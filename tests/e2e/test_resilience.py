@@ -94,8 +94,8 @@ async def test_restart_mid_game(loopback: LoopbackTest) -> None:
     assert "alice won the game" in won.text().replace("*", "")
     assert saved_state(db, channel) is None
     board = await leaderboard(alice)
-    assert f"<@{alice.id}>: 1 wins in 1 games" in board, board
-    assert f"<@{bob.id}>: 0 wins in 1 games" in board, board
+    assert f"<@{alice.id}>: 1 win in 1 game" in board, board
+    assert f"<@{bob.id}>: 0 wins in 1 game" in board, board
 
     mark = channel.mark()
     await loopback.bot.restart()

@@ -38,7 +38,7 @@ async def test_the_embed_table_stays_when_v2_is_off(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     restarted = table_message(ch)
     await alice.slash("uno play", card="R3")
-    first = await said(ch, "alice plays 🟥 3.", ch.mark())
+    first = await said(ch, "alice plays 🟥 red 3.", ch.mark())
     await ch.wait_for(lambda m: m.id == restarted.id and not m.button_labels(), after=0)
     for m in (restarted, first):
         assert not m.flags & IS_COMPONENTS_V2 and not m.attachments
@@ -46,6 +46,6 @@ async def test_the_embed_table_stays_when_v2_is_off(loopback: LoopbackTest,
     assert [c["type"] for c in first.components] == [1]  # a row of buttons
     mark = ch.mark()
     await bob.slash("uno play", card="R6")
-    assert (await said(ch, "bob plays 🟥 6.", mark)).id == first.id
+    assert (await said(ch, "bob plays 🟥 red 6.", mark)).id == first.id
     r = await alice.click("My hand", message=first)
     assert r.ephemeral and "Your hand" in r.text

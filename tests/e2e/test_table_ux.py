@@ -242,7 +242,7 @@ async def test_autocomplete_finds_cards_by_name(loopback: LoopbackTest,
     for typed in ("red", "red 5", "5", "r5u", "Red 5"):
         choices = await alice.autocomplete("uno play", "card", typed)
         assert [c["value"] for c in choices] == ["R5U"], (typed, choices)
-        assert choices[0]["name"] == "🟥 5 [U] (R5U)"
+        assert choices[0]["name"] == "🟥 red 5 [U] (R5U)"
     assert await values("wild four") == ["W+4"]
     assert await values("wild") == ["W+4"]
     assert await values("blue") == [], "B3 can't be played on the red 9"
@@ -261,7 +261,7 @@ async def test_typed_card_name_plays_the_only_match(loopback: LoopbackTest,
     s = state(ch)
     assert s["discard"][-1] == "R5U" and hand(s, alice) == ["W+4", "B3", "G7"]
     assert s["turn"] == pid(bob)
-    await said(ch, "alice plays 🟥 5 [U].", mark)
+    await said(ch, "alice plays 🟥 red 5 [U].", mark)
 
 
 # ------------------------------------------------------------------ (12) lobby settings
@@ -306,20 +306,21 @@ async def test_mover_sees_hand_and_forced_draws_privately(loopback: LoopbackTest
     mark = ch.mark()
     r = await alice.slash("uno play", card="R+2")
     assert r.ephemeral and "Done." not in r.text
-    assert "**Your hand** (2 cards): 🟥 3 `R3`, 🟩 4 `G4`" in r.text, r.text
+    assert "**Your hand** (2 cards): 🟥 red 3 `R3`, 🟩 green 4 `G4`" in r.text, r.text
     await said(ch, "bob draws 2", mark)
     s = state(ch)
     assert hand(s, bob) == ["B1", "B2", "Y7", "Y8"] and s["turn"] == pid(carol)
 
     r = await bob.slash("uno hand")
-    assert ("Since you last looked you were made to draw 🟨 7 `Y7`, 🟨 8 `Y8`." in r.text), \
+    assert ("Since you last looked you were made to draw 🟨 yellow 7 `Y7`, "
+            "🟨 yellow 8 `Y8`." in r.text), \
         r.text
     assert "**Your hand** (4 cards)" in r.text
     again = await bob.click("My hand", message=table_message(ch))
     assert "Since you last looked" not in again.text, "shown once"
     assert not carol.can_see("`Y7`") and not alice.can_see("`Y8`")
     pub = public_text(ch)
-    for shown in ("Y7", "Y8", "🟨 7", "🟨 8"):
+    for shown in ("Y7", "Y8", "🟨 yellow 7", "🟨 yellow 8"):
         assert shown not in pub, f"{shown} was shown in public"
 
 
@@ -331,8 +332,8 @@ async def test_caught_player_sees_the_penalty_cards_privately(
     alice, bob, _c = abc(ch)
     played = ch.mark()
     r_alice = r = await alice.slash("uno play", card="R3")
-    assert "Done." not in r.text and "**Your hand** (1 card): 🟥 4 `R4`" in r.text, r.text
-    await said(ch, "alice plays 🟥 3.", played)
+    assert "Done." not in r.text and "**Your hand** (1 card): 🟥 red 4 `R4`" in r.text, r.text
+    await said(ch, "alice plays 🟥 red 3.", played)
     mark = ch.mark()
     r = await bob.click("Catch", message=table_message(ch))
     assert "Done." not in r.text and "**Your hand** (3 cards)" in r.text, r.text
@@ -341,14 +342,15 @@ async def test_caught_player_sees_the_penalty_cards_privately(
     # alice's panel (the answer to her /uno play) follows: it says what she drew
     assert r_alice.message is not None
     await panel_shows(ch, r_alice.message,
-                      "Since you last looked you were made to draw 🟨 7 `Y7`, 🟨 8 `Y8`.")
+                      "Since you last looked you were made to draw 🟨 yellow 7 `Y7`, "
+                      "🟨 yellow 8 `Y8`.")
     assert "**Your hand** (3 cards)" in r_alice.message.text()
     # told once: a new panel shows the hand without saying it again
     r = await alice.click("My hand", message=table_message(ch))
     assert "Since you last looked" not in r.text and "**Your hand** (3 cards)" in r.text
-    assert not bob.can_see("Y7") and not bob.can_see("🟨 7")
+    assert not bob.can_see("Y7") and not bob.can_see("🟨 yellow 7")
     pub = public_text(ch)
-    assert "Y7" not in pub and "🟨 8" not in pub
+    assert "Y7" not in pub and "🟨 yellow 8" not in pub
 
 
 # ------------------------------------------------------------------ (14) colour, then play
@@ -397,7 +399,7 @@ async def test_one_mention_per_turn(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     mark = ch.mark()
     await bob.slash("uno play", card="R3")
-    started = await said(ch, "bob plays 🟥 3.", mark)
+    started = await said(ch, "bob plays 🟥 red 3.", mark)
     assert f"<@{alice.id}>, it's your turn." in started.text()
     assert mentioned_users(started) == [pid(alice)]
     mark = ch.mark()
@@ -467,7 +469,7 @@ async def test_wd4_victim_calls_uno_then_challenges(loopback: LoopbackTest,
     assert pid(bob) in s["called"] and s["turn"] == pid(bob)
     mark = ch.mark()
     await bob.slash("uno play", card="R5")
-    await said(ch, "bob plays 🟥 5.", mark)
+    await said(ch, "bob plays 🟥 red 5.", mark)
     s = state(ch)
     assert hand(s, bob) == ["G6"] and pid(bob) in s["called"]
     assert "**UNO!**" in table_message(ch).text()
@@ -485,7 +487,7 @@ async def test_call_after_drawing_lapses_when_the_card_is_kept(
     ch = tables["uno_lapses"]
     alice, bob, _c = abc(ch)
     r = await alice.click("Draw", message=table_message(ch))
-    assert r.message is not None and "You drew 🟥 2" in r.text
+    assert r.message is not None and "You drew 🟥 red 2" in r.text
     assert "UNO!" in r.message.button_labels()
     await alice.click("UNO!", message=r.message)
     s = state(ch)
@@ -502,7 +504,7 @@ async def test_call_after_drawing_lapses_when_the_card_is_kept(
     mark = ch.mark()
     r = await alice.slash("uno play", card="R2")
     assert "UNO!" in (r.message.button_labels() if r.message else []), "call again"
-    await said(ch, "alice plays 🟥 2.", mark)
+    await said(ch, "alice plays 🟥 red 2.", mark)
     mark = ch.mark()
     await bob.click("Catch", message=table_message(ch))
     await said(ch, "bob caught alice without UNO: alice draws 2.", mark)
@@ -521,6 +523,35 @@ def logged_instant(ch: Channel) -> Session:
 LOGGED.add("logged_instant")
 
 
+@scenario
+def logged_challenge(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "W+4 B3 R1", b: "G5 G6 G7"}, discard="B9",
+                            draw="R2 R3 R4 R5 R6 R7 R8 Y1 Y2", turn=a, options=OPTS)
+
+
+LOGGED.add("logged_challenge")
+
+
+async def test_log_shows_a_challenges_verdict_but_not_the_hand(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """/uno log shows a challenge with its verdict and who drew how many (issue 17: it said
+    "bob challenges the Wild Draw Four." and nothing more); the challenged hand stays with
+    the challenger (RULINGS, Turn)."""
+    ch = tables["logged_challenge"]
+    alice, bob, _c = abc(ch)
+    await alice.slash("uno play", card="W+4", color="R")
+    s = state(ch)
+    assert s["pending"] == "challenge" and s["turn"] == pid(bob), s
+    await bob.slash("uno challenge")
+    r = await alice.slash("uno log")
+    lines = [line for line in r.text.splitlines() if line.startswith("`")]
+    assert "⚖️ bob challenges alice's Wild Draw Four: guilty! alice draws 4 cards and bob " \
+           "plays." in lines[-1], r.text
+    for hidden in ("B3", "R1", "blue 3", "red 1", "R2", "R5"):
+        assert hidden not in r.text, f"the log shows {hidden}"
+
+
 async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
                                                   tables: dict[str, Channel]) -> None:
     """/uno log shows the last moves privately, by name and played card, never the card
@@ -529,7 +560,7 @@ async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     r = await alice.slash("uno play", card="R4!")
     assert r.message is not None and "Choose the one card to keep" in r.text
-    await alice.click("Keep 🟩 5", message=r.message)
+    await alice.click("Keep 🟩 green 5", message=r.message)
     s = state(ch)
     assert hand(s, alice) == ["G5"] and s["turn"] == pid(bob)
     r = await bob.slash("uno draw")
@@ -541,10 +572,11 @@ async def test_log_shows_moves_but_no_hidden_card(loopback: LoopbackTest,
     assert "**The last moves**" in text
     lines = [line for line in text.splitlines() if line.startswith("`")]
     assert len(lines) == 3, text
-    assert "alice plays 🟥 4 [!]" in lines[0]
-    assert "alice keeps one card." in lines[1]
+    assert "alice plays 🟥 red 4 [!]" in lines[0]
+    assert "⚡ alice makes an instant UNO: keeps one card, 2 go to the discard pile." in \
+        lines[1], lines
     assert "bob draws." in lines[2]
-    for hidden in ("G5", "🟩 5", "Y2", "🟨 2", "B3", "Y6"):
+    for hidden in ("G5", "🟩 green 5", "Y2", "🟨 yellow 2", "B3", "Y6"):
         assert hidden not in text, f"the log shows {hidden}"
     assert not alice.can_see("**The last moves**"), "the log is private"
     refused(await alice.slash("uno log", export=True),

@@ -43,7 +43,7 @@ async def alice_plays_r3(ch: Channel) -> Message:
     alice, _bob, _c = abc(ch)
     restarted = table_message(ch)
     await alice.slash("uno play", card="R3")
-    first = await said(ch, "alice plays 🟥 3.", ch.mark())
+    first = await said(ch, "alice plays 🟥 red 3.", ch.mark())
     await ch.wait_for(lambda m: m.id == restarted.id and not m.button_labels(), after=0)
     return first
 
@@ -79,17 +79,17 @@ async def test_the_table_is_one_v2_message_with_its_picture(
     assert turn_of(table) == alice.id  # the turn line mentions whose turn it is
     first = await alice_plays_r3(ch)
     assert_v2_table(first)
-    assert "Top card: **🟥 3**" in first.text()
+    assert "Top card: **🟥 red 3**" in first.text()
     assert turn_of(first) == bob.id
     before = picture_names(first)
     # Bob's move edits the same message in place, with a new picture under a new name
     mark = ch.mark()
     await bob.slash("uno play", card="R6")
-    edited = await said(ch, "bob plays 🟥 6.", mark)
+    edited = await said(ch, "bob plays 🟥 red 6.", mark)
     assert edited.id == first.id and edited.history
     assert_v2_table(edited)
     assert picture_names(edited) != before and list(edited.files) == picture_names(edited)
-    assert "Top card: **🟥 6**" in edited.text()
+    assert "Top card: **🟥 red 6**" in edited.text()
     assert [m for m in ch.messages[ch.messages.index(first) + 1:] if not m.ephemeral] == []
 
 
@@ -124,7 +124,7 @@ async def test_the_v2_table_never_shows_a_hand(
     _alice, bob, _c = abc(ch)
     await alice_plays_r3(ch)
     await bob.slash("uno play", card="R6")
-    await said(ch, "bob plays 🟥 6.", ch.mark())
+    await said(ch, "bob plays 🟥 red 6.", ch.mark())
     hands = hands_of({"game": state(ch)})
     for m in ch.messages:
         if m.ephemeral:
@@ -155,7 +155,7 @@ async def test_a_refused_edit_with_a_new_picture_posts_the_table_anew(
                      and bool((req.body or {}).get("attachments")), 400, code=50035)
     mark = ch.mark()
     await bob.slash("uno play", card="R6")
-    table = await ch.wait_for(lambda m: is_v2(m) and "bob plays 🟥 6." in m.text()
+    table = await ch.wait_for(lambda m: is_v2(m) and "bob plays 🟥 red 6." in m.text()
                               and bool(m.button_labels()), after=mark, timeout=5)
     assert table.id != first.id
     assert_v2_table(table)
@@ -168,7 +168,7 @@ async def test_a_refused_edit_with_a_new_picture_posts_the_table_anew(
     seen = len(server.requests)
     mark = ch.mark()
     await alice.slash("uno play", card="R4")
-    later = await ch.wait_for(lambda m: is_v2(m) and "alice plays 🟥 4." in m.text()
+    later = await ch.wait_for(lambda m: is_v2(m) and "alice plays 🟥 red 4." in m.text()
                               and bool(m.button_labels()), after=mark, timeout=5)
     assert later.id != table.id
     assert_v2_table(later)

@@ -119,8 +119,8 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     menu = await play_wv(alice)
     text = menu.text()
     # the hand that was in front of alice: carol's (hands move in the direction of play)
-    assert "**Hand in front of you** (5 cards): 🟦 1 `B1`, 🟦 2 `B2`, 🟦 3 `B3`, " \
-           "🟦 5 `B5`, 🟦 6 `B6`" in text, text
+    assert "**Hand in front of you** (5 cards): 🟦 blue 1 `B1`, 🟦 blue 2 `B2`, 🟦 blue 3 `B3`, " \
+           "🟦 blue 5 `B5`, 🟦 blue 6 `B6`" in text, text
     assert "step 1: keep this hand or pass it on (2 more passes before your own hand " \
            "comes back)" in text, text
     assert menu.button_labels() == ["Keep", "Pass"]
@@ -160,10 +160,10 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     r = await alice.click("Pass", message=menu)
     assert r.response_type == 7 and r.message is menu
     text = menu.text()
-    assert "**Hand in front of you** (4 cards): 🟩 6 `G6`, 🟩 7 `G7`, 🟨 1 `Y1`, " \
-           "🟨 2 `Y2`" in text, text
-    assert "step 2: keep this hand or pass it on (1 more pass before your own hand comes " \
-           "back)" in text, text
+    assert "**Hand in front of you** (4 cards): 🟩 green 6 `G6`, 🟩 green 7 `G7`, " \
+           "🟨 yellow 1 `Y1`, 🟨 yellow 2 `Y2`" in text, text
+    assert "step 2: keep this hand or pass it on (a pass brings your own hand back and " \
+           "ends the lap)" in text, text
     await said(ch, "🏁 alice passes the hands on: step 2.", mark)
 
     # a stale Pass (the step-1 menu's) is refused; so is someone else's Keep
@@ -191,13 +191,13 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     await said(ch, "🏁 alice keeps the hand at step 2: every hand moved 2 seats.", mark)
 
     # each other player: their panel follows, showing their new hand with the note once
-    await panel_shows(ch, bob_panel, "**Your hand** (5 cards): 🟦 1 `B1`")
+    await panel_shows(ch, bob_panel, "**Your hand** (5 cards): 🟦 blue 1 `B1`")
     assert bob_panel.text().startswith("🏁 Your hand changed in the Victory Lap: every hand "
                                        "moved 2 seats."), bob_panel.text()
     r = await bob.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text and "**Your hand** (5 cards)" in r.text
     await panel_shows(ch, carol_panel, "Your hand changed in the Victory Lap")
-    assert "**Your hand** (2 cards): 🟥 3 `R3`, 🟦 4 `B4`" in carol_panel.text()
+    assert "**Your hand** (2 cards): 🟥 red 3 `R3`, 🟦 blue 4 `B4`" in carol_panel.text()
     r = await alice.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text, "the card's player chose: no note"
 
@@ -221,26 +221,32 @@ def lap_round(ch: Channel) -> Session:
 
 async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
         loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """R-VL-OWN-HAND, R-VL-UNO (RULINGS, Victory Lap edition: a pass that brings the own hand
+    back ends the lap at once, with no keep; keeping one card needs the call after it): the
+    pass keeps alice's own hand, the table says the lap is over, and her menu offers UNO!."""
     ch = tables["lap_round"]
     alice, bob, _c = abc(ch)
     menu = await play_wv(alice, "Green")
-    assert "**Hand in front of you** (3 cards)" in menu.text()
-    assert "1 more pass before your own hand comes back" in menu.text()
+    text = menu.text()
+    assert "**Hand in front of you** (3 cards)" in text
+    assert "keep this hand or pass it on (a pass brings your own hand back and ends the " \
+           "lap)" in text, text
+    assert menu.button_labels() == ["Keep", "Pass"]
+    mark = ch.mark()
     await alice.click("Pass", message=menu)
     text = menu.text()
-    assert "**Hand in front of you** (1 card): 🟥 3 `R3`" in text, text
-    assert "step 2: this is your own hand: you must keep it." in text
-    assert menu.button_labels() == ["Keep"], "no Pass once the own hand is back"
-    mark = ch.mark()
-    await alice.click("Keep", message=menu)
-    text = menu.text()
-    assert "You kept the hand at step 2. Don't forget to call UNO!" in text, text
+    assert "Your own hand came back: the Victory Lap is over. Don't forget to call UNO!" \
+        in text, text
+    assert "**Your hand** (1 card): 🟥 red 3 `R3`" in text, text
+    assert "Keep" not in menu.button_labels() and "Pass" not in menu.button_labels()
     assert "UNO!" in menu.button_labels(), "the UNO! button after keeping one card"
     s = state(ch)
+    assert s["lap"] is None and s["pending"] == "play"
     assert s["catchable"] == pid(alice) and s["turn"] == pid(bob)
     assert hand(s, alice) == ["R3"] and sorted(hand(s, bob)) == ["G6", "G7", "Y1"]
-    await said(ch, "alice keeps their own hand at step 2: every hand went all the way round.",
-               mark)
+    table = await said(ch, "alice's own hand is back: every hand went all the way round and "
+                       "the Victory Lap is over.", mark)
+    assert "alice passes the hands on: step 2." in table.text()
     r = await bob.click("My hand", message=table_message(ch))
     assert "Your hand changed" not in r.text, "the hands came back: nothing changed"
     mark = ch.mark()
@@ -248,6 +254,10 @@ async def test_lap_all_the_way_round_keeps_the_own_hand_and_uno(
     await said(ch, "📣 alice calls UNO!", mark)
     s = state(ch)
     assert s["catchable"] is None and pid(alice) in s["called"]
+    r = await alice.slash("uno log")
+    lines = [line for line in r.text.splitlines() if line.startswith("`")]
+    assert "alice passes the hands on (Victory Lap)." in lines[-2], lines
+    assert not any("keeps a hand" in line for line in lines), "no keep move was made"
     no_public_card(ch)
 
 
@@ -265,12 +275,13 @@ async def test_a_player_handed_one_card_may_call_but_is_not_caught(
     ch = tables["lap_others_uno"]
     alice, bob, carol = abc(ch)
     menu = await play_wv(alice, "Yellow")
-    assert "**Hand in front of you** (3 cards): 🟩 6 `G6`, 🟩 7 `G7`, 🟩 8 `G8`" in menu.text()
+    assert "**Hand in front of you** (3 cards): 🟩 green 6 `G6`, 🟩 green 7 `G7`, " \
+           "🟩 green 8 `G8`" in menu.text()
     await alice.click("Keep", message=menu)
     s = state(ch)
     assert hand(s, bob) == ["Y1"] and s["turn"] == pid(carol) and s["catchable"] is None
     r = await bob.click("My hand", message=table_message(ch))
-    assert "every hand moved one seat" in r.text and "**Your hand** (1 card): 🟨 1 `Y1`" \
+    assert "every hand moved 1 seat" in r.text and "**Your hand** (1 card): 🟨 yellow 1 `Y1`" \
         in r.text, r.text
     assert r.message is not None and "UNO!" in r.message.button_labels()
     before = state(ch)
@@ -297,7 +308,8 @@ async def test_a_computer_players_lap_completes_on_its_own(
         loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
     ch = tables["lap_cpu"]
     alice, bob, _c = abc(ch)
-    kept = await ch.wait_for(lambda m: "cpu1 keeps" in m.text(), timeout=10)
+    kept = await ch.wait_for(lambda m: "cpu1 keeps" in m.text()
+                             or "cpu1's own hand is back" in m.text(), timeout=10)
     s = await poll_state(ch, lambda s: s["lap"] is None and s["pending"] == "play")
     assert s["turn"] == pid(bob), "play goes on after the computer's seat"
     assert "WV" in s["discard"] and len(hand(s, "cpu1")) in (2, 3, 4)
@@ -344,7 +356,8 @@ async def test_timeout_and_log_lines_of_a_lap() -> None:
         discard=cards("R9"), turn="a")
     game.apply(Play("a", Card.parse("WV"), None))
     assert game.pending is Decision.LAP and game.color is None
-    moves, events = timeout_moves(game)
+    applied = timeout_moves(game)
+    moves, events = applied.moves, applied.events
     assert moves == [Lap("a", True, Color.BLUE)]
     assert game.pending is Decision.PLAY and game.turn == "b"
     assert any(e.kind == "lap_kept" for e in events)

@@ -234,14 +234,19 @@ def test_scenario_victory_lap_kept_at_step_one() -> None:
 
 def test_scenario_victory_lap_full_circle() -> None:
     """R-VL-OWN-HAND, R-VL-COLOR (sheet 004, Victory Lap Card (note); RULINGS, Victory Lap
-    edition): ann passes twice, her own hand comes back and a third pass is refused; the
-    colour left out of the play is named on the keep."""
+    edition: a pass that brings the own hand back ends the lap at once, and a replay file may
+    not send a keep for it): ann's second pass brings her own hand back; without a colour it
+    is refused (the play named none), with one it ends the lap; the keep sent after it is
+    refused and ben plays on."""
     out = lines_of(HERE / "victory_lap_full_circle.json")
     passes = [(e["cards"], e["step"]) for e in out if e["event"] == "lap_passed"]
     assert passes == [(5, 1), (4, 2)]
-    assert {"event": "lap_kept", "player": "ann", "step": 3} in out
-    assert {"event": "color_chosen", "player": "ann", "color": "red"} in out
-    assert out[-1]["hands"]["ann"] == ["R1", "R2"]
+    i = out.index({"event": "lap_kept", "player": "ann", "step": 3})
+    assert out[i - 1] == {"event": "lap_passed", "player": "ann", "cards": 4, "step": 2}
+    assert out[i + 1:i + 3] == [{"event": "color_chosen", "player": "ann", "color": "red"},
+                                {"event": "turn", "player": "ben", "decision": "play"}]
+    assert [e["move"] for e in out if e["event"] == "rejected"] == [2, 4]
+    assert out[-1]["hands"]["ann"] == ["R1", "R2"] and out[-1]["pending"] is None
 
 
 def test_scenario_victory_lap_one_card_uno() -> None:
@@ -266,9 +271,21 @@ def test_scenario_victory_lap_last_card_and_first_card() -> None:
     assert not any(e["event"].startswith("lap") for e in first)
 
 
-def test_scenario_victory_lap_two_players_ends_mid_lap() -> None:
-    """R-VL-LAP with two players (sheet 004, Two-Handed Play: the usual rules otherwise):
-    one pass brings ann's own hand back; the closing state shows the pending lap."""
+def test_scenario_victory_lap_two_players_own_hand_back() -> None:
+    """R-VL-OWN-HAND with two players (sheet 004, Two-Handed Play: the usual rules otherwise;
+    RULINGS, Victory Lap edition): one pass brings ann's own hand back, which ends the lap:
+    ben plays next."""
     out = lines_of(HERE / "victory_lap_two_players.json")
-    assert out[-1]["pending"] == {"decision": "lap", "player": "ann", "step": 2,
-                                  "steps_left": 0}
+    assert out[-3:-1] == [{"event": "lap_kept", "player": "ann", "step": 2},
+                          {"event": "turn", "player": "ben", "decision": "play"}]
+    assert out[-1]["pending"] is None and out[-1]["turn"] == "ben"
+
+
+def test_scenario_partner_alternative_scoring() -> None:
+    """R-TEAM-ALT (RULINGS, Alternative scoring with partners; replay files for partner
+    play): Cy goes out and her partner Ann's cards count for their team; the target is
+    reached and the lowest team total wins; the final state carries ``team_scores``."""
+    out = lines_of(HERE / "partner_alternative_scoring.json")
+    won = next(e for e in out if e["event"] == "round_won")
+    assert won["team"] == ["Ann", "Cy"] and won["gained"]["Cy"] == 14
+    assert out[-1]["team_scores"] == [104, 103] and out[-1]["winners"] == ["Ben", "Dee"]

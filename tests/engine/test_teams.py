@@ -244,6 +244,33 @@ def test_alternative_scoring_with_teams_counts_each_teams_own_hands() -> None:
     assert g.scores == {"Ann": 14, "Ben": 93, "Cy": 14, "Dee": 93}
 
 
+def test_alternative_scoring_with_partners_charges_each_team_its_own_hands() -> None:
+    """R-TEAM-ALT (RULINGS, Alternative scoring with partners): at the end of a hand every
+    team is charged the points left in its members' hands (the player who went out holds
+    none; their partner's cards count); when a team's total reaches the target the game ends
+    and the lowest team total wins."""
+    g = partner_setup(settings=Settings(target=100, scoring="alternative"),
+                      scores={"Ann": 90, "Ben": 10})
+    events = g.apply(Play("Cy", Card.parse("R7")))
+    won = next(e for e in events if isinstance(e, RoundWon))
+    assert won.team == ("Ann", "Cy") and won.points == 0
+    # Cy went out (none); Ann's R5 G9 count for Cy's team; Ben's R3 BS + Dee's Y+2 WG
+    assert won.gained == {"Ann": 14, "Ben": 93, "Cy": 14, "Dee": 93}
+    assert g.team_scores == [104, 103]
+    assert g.is_over and g.winners == ["Ben", "Dee"], "the lowest total wins, not the 100"
+
+
+def test_alternative_scoring_with_partners_ties_for_lowest_all_win() -> None:
+    """R-TEAM-ALT (RULINGS, Alternative scoring with partners: teams tied for lowest all
+    win): two of three teams level on the lowest total share the win."""
+    g = six_setup(settings=Settings(target=100, scoring="alternative"),
+                  scores={"Ann": 40, "Ben": 101, "Cy": 57})
+    g.apply(Play("Eve", Card.parse("B7")))
+    # Ann+Dee 40+14+50, Ben+Eve 101+3, Cy+Fay 57+21+28
+    assert g.team_scores == [104, 104, 106]
+    assert g.is_over and g.winners == ["Ann", "Ben", "Dee", "Eve"]
+
+
 def test_single_hand_game_ends_after_one_round() -> None:
     """R-HANDS (engine): a game of ``max_rounds=1`` ends after its round, highest total
     winning, as a match plays its hands."""

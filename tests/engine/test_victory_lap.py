@@ -185,21 +185,89 @@ def test_keep_after_passes_and_play_goes_on_with_the_next_player() -> None:
     assert g.turn == "Cat"
 
 
-def test_own_hand_back_must_be_kept() -> None:
-    """R-VL-OWN-HAND (sheet 004, Victory Lap Card, the note; RULINGS, Victory Lap edition):
-    when the hands have gone all the way round the card's player must keep their own."""
+def test_own_hand_back_ends_the_lap_at_once() -> None:
+    """R-VL-OWN-HAND (sheet 004, Victory Lap Card, the note; RULINGS, Victory Lap edition:
+    a pass that brings the card's player's own hand back ends the lap at once): that hand is
+    kept with no further move, play goes on with the next player, and a keep sent after it
+    is refused (a replay file may not send one)."""
     g = G(HANDS4, players=P4)
     g.apply(Play("Ann", WV, Color.BLUE))
-    for step in (1, 2, 3):
+    for step in (1, 2):
         assert g.lap == {"player": "Ann", "step": step, "steps_left": 4 - step}
         g.apply(Lap("Ann", False))
-    assert g.lap == {"player": "Ann", "step": 4, "steps_left": 0}
+    assert g.lap == {"player": "Ann", "step": 3, "steps_left": 1}
+    ev = D(g.apply(Lap("Ann", False)))
+    assert ev == [{"event": "lap_passed", "player": "Ann", "cards": 3, "step": 3},
+                  {"event": "lap_kept", "player": "Ann", "step": 4},
+                  {"event": "turn", "player": "Ben", "decision": "play"}]
+    assert g.lap is None and g.pending is Decision.PLAY and g.turn == "Ben"
     assert hands(g) == {p: h.split() for p, h in HANDS4.items()} | {"Ann": ["R1", "R2"]}
-    assert list(g.legal_moves("Ann")) == [Lap("Ann", True)]
-    assert refused(g, Lap("Ann", False), IllegalMoveError) == (
+    assert g.color is Color.BLUE
+    assert refused(g, Lap("Ann", True), NotYourTurnError) == "It's Ben's turn."
+
+
+def test_own_hand_back_names_the_colour_on_the_last_pass() -> None:
+    """R-VL-OWN-HAND, R-VL-COLOR (RULINGS, Victory Lap edition): a Victory Lap played without
+    a colour leaves it to the keep; when the pass ends the lap instead, that pass names it
+    (refused without one); the passes before it need none."""
+    g = G(HANDS4, players=P4)
+    g.apply(Play("Ann", WV))
+    g.apply(Lap("Ann", False))
+    g.apply(Lap("Ann", False))
+    assert refused(g, Lap("Ann", False), ChoiceError) == (
+        "Name the colour as you pass: your own hand comes back and the Victory Lap was "
+        "played without one.")
+    assert {m for m in g.legal_moves("Ann") if not m.keep} == {  # type: ignore[union-attr]
+        Lap("Ann", False, c) for c in Color}
+    ev = D(g.apply(Lap("Ann", False, Color.RED)))
+    assert [e["event"] for e in ev] == ["lap_passed", "lap_kept", "color_chosen", "turn"]
+    assert g.color is Color.RED and g.turn == "Ben" and g.lap is None
+
+    g = G(HANDS4, players=P4)
+    g.apply(Play("Ann", WV, Color.GREEN))
+    g.apply(Lap("Ann", False))
+    g.apply(Lap("Ann", False))
+    assert refused(g, Lap("Ann", False, Color.RED), ChoiceError) == (
+        "You already named green with the Victory Lap.")
+    assert g.validate(Lap("Ann", False, Color.GREEN)) == Lap("Ann", False)
+
+
+def test_own_hand_of_one_card_back_needs_the_call() -> None:
+    """R-VL-UNO, R-VL-OWN-HAND (RULINGS, Victory Lap edition: keeping a one-card hand needs
+    the UNO call after the keep): an own hand of one card that a pass brought back is kept
+    as any kept hand: the card's player can be caught until they call or the next player
+    moves."""
+    g = G({"Ann": "WV R1", "Ben": "B1 B2", "Cat": "G1 G2 G3"})
+    g.apply(Play("Ann", WV, Color.RED))
+    g.apply(Lap("Ann", False))
+    g.apply(Lap("Ann", False))
+    assert hands(g)["Ann"] == ["R1"] and g.lap is None and g.catchable == "Ann"
+    assert CallUno("Ann") in g.legal_moves("Ann")
+    ev = D(g.apply(Catch("Cat", "Ann")))
+    assert ev[0] == {"event": "caught", "player": "Ann", "by": "Cat"}
+
+    g = G({"Ann": "WV R1", "Ben": "B1 B2", "Cat": "G1 G2 G3"})
+    g.apply(Play("Ann", WV, Color.RED))
+    g.apply(Lap("Ann", False))
+    g.apply(Lap("Ann", False))
+    assert D(g.apply(CallUno("Ann"))) == [{"event": "uno", "player": "Ann"}]
+    assert "already called" in refused(g, Catch("Cat", "Ann"), UnoCallError)
+
+
+def test_lap_saved_with_the_own_hand_back_is_kept() -> None:
+    """R-VL-SAVE (engine): a game saved before R-VL-OWN-HAND ended the lap at once, with the
+    own hand already back, still loads: its keep is accepted and a pass refused."""
+    g = G(HANDS4, players=P4)
+    g.apply(Play("Ann", WV, Color.BLUE))
+    saved = g.to_dict()
+    saved["lap"] = {"player": "Ann", "step": 4}
+    saved["hands"] = {p: h.split() for p, h in HANDS4.items()} | {"Ann": ["R1", "R2"]}
+    old = Game.from_dict(saved)
+    assert list(old.legal_moves("Ann")) == [Lap("Ann", True)]
+    assert refused(old, Lap("Ann", False), IllegalMoveError) == (
         "Your own hand is back: you must keep it.")
-    assert D(g.apply(Lap("Ann", True)))[0] == {"event": "lap_kept", "player": "Ann", "step": 4}
-    assert g.turn == "Ben"
+    assert D(old.apply(Lap("Ann", True)))[0] == {"event": "lap_kept", "player": "Ann",
+                                                  "step": 4}
 
 
 def test_colour_with_the_play_or_on_the_keep() -> None:
@@ -341,16 +409,17 @@ def test_two_handed_play(code: str, drawn: int) -> None:
 
 
 def test_two_players_one_pass_brings_the_own_hand_back() -> None:
-    """R-VL-OWN-HAND (sheet 004, Two-Handed Play: the usual rules; Victory Lap Card): with two
-    players the first pass already brings the card's player's own hand back."""
+    """R-VL-OWN-HAND (sheet 004, Two-Handed Play: the usual rules; Victory Lap Card; RULINGS,
+    Victory Lap edition): with two players the first pass already brings the card's
+    player's own hand back, which ends the lap: Ben plays next."""
     g = G({"Ann": "WV R1 R2", "Ben": "G1"}, players=("Ann", "Ben"))
     g.apply(Play("Ann", WV, Color.RED))
     assert hands(g) == {"Ann": ["G1"], "Ben": ["R1", "R2"]}
-    g.apply(Lap("Ann", False))
+    assert set(g.legal_moves("Ann")) == {Lap("Ann", True), Lap("Ann", False)}
+    ev = D(g.apply(Lap("Ann", False)))
+    assert [e["event"] for e in ev] == ["lap_passed", "lap_kept", "turn"]
     assert hands(g) == {"Ann": ["R1", "R2"], "Ben": ["G1"]}
-    assert list(g.legal_moves("Ann")) == [Lap("Ann", True)]
-    g.apply(Lap("Ann", True))
-    assert g.turn == "Ben"
+    assert g.lap is None and g.turn == "Ben"
 
 
 # ---------------------------------------------------------------- views, saving, timeouts

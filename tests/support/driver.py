@@ -76,7 +76,8 @@ def payload_text(p: dict[str, Any]) -> str:
     return "\n".join(bits + component_strings(p))
 
 
-_CARD_LABEL = (r"(?:[🟥🟦🟩🟨] (?:\d(?: \[[UNO!]\])?|Draw One|Draw Two|Skip|Reverse|Grab-2-Towers)"
+_CARD_LABEL = (r"(?:[🟥🟦🟩🟨] (?:(?:red|blue|green|yellow) )?"
+               r"(?:\d(?: \[[UNO!]\])?|Draw One|Draw Two|Skip|Reverse|Grab-2-Towers)"
                r"|🌈 (?:Wild Draw Four|Wild Grab-A-Tower|Wild|Victory Lap))")
 # Where a public message may name a card: one played, turned up, on top of the pile, drawn
 # to choose the dealer (shown to all), or blocked by a tower. Anything else names a card

@@ -60,7 +60,7 @@ async def test_a_move_that_cannot_be_saved_is_undone_and_refused(db: Database) -
     assert [str(c) for c in moved.game.hand("111")] == ["B4"]
     state = saved_state(db, 1)
     assert state is not None and state["game"]["hands"]["111"] == ["B4"]
-    assert "Alice plays 🟥 3." in outbox.text()
+    assert "Alice plays 🟥 red 3." in outbox.text()
     await service.close()
 
 

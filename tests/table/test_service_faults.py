@@ -211,7 +211,7 @@ async def test_the_table_never_shows_a_move_that_was_not_saved(db: Database) -> 
     shown = [line for p in client.posts
              for line in "\n".join([(p["embed"] or {}).get("description", ""), *p["texts"]])
              .splitlines() if line.startswith("Top card")]
-    assert shown and all("🟥 3" in line for line in shown), shown
+    assert shown and all("🟥 red 3" in line for line in shown), shown
 
 
 async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) -> None:

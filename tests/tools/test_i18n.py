@@ -18,7 +18,15 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 from discord.app_commands import TranslationContextLocation as Where
 
-from cogs.i18n import COMMAND_NAME, LOCALE_DIR, _, language_of, pgettext, speaking
+from cogs.i18n import (
+    COMMAND_NAME,
+    LOCALE_DIR,
+    _,
+    language_of,
+    ngettext,
+    pgettext,
+    speaking,
+)
 from cogs.translator import translate_command_string
 from cogs.uno._catalogue import command_strings
 
@@ -65,7 +73,8 @@ def load(path: Path) -> Catalog:
 
 
 def keys(catalog: Catalog) -> set[tuple[str | None, str]]:
-    return {(m.context, m.id) for m in catalog if m.id and isinstance(m.id, str)}
+    """Every message's (context, msgid); a plural message counts by its singular."""
+    return {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in catalog if m.id}
 
 
 def fields(text: str) -> list[str]:
@@ -100,14 +109,22 @@ def test_pot_is_up_to_date_with_the_code(tmp_path: Path, pot: Catalog) -> None:
 
 def test_every_string_is_translated(pot: Catalog, po: Catalog) -> None:
     assert keys(pot) <= keys(po), f"not in the .po: {sorted(keys(pot) - keys(po))[:10]}"
-    missing = [m.id for m in po if m.id and not m.string]
+    missing = [m.id for m in po if m.id and (not m.string if isinstance(m.string, str)
+                                             else not all(m.string))]
     fuzzy = [m.id for m in po if m.id and m.fuzzy]
     assert not missing, f"{len(missing)} untranslated in {po.locale}: {missing[:10]}"
     assert not fuzzy, f"{len(fuzzy)} fuzzy in {po.locale}: {fuzzy[:10]}"
 
 
 def test_placeholders_are_the_same(po: Catalog) -> None:
-    bad = [(m.id, m.string) for m in po if m.id and fields(m.id) != fields(str(m.string))]
+    """Every translation has the msgid's placeholders; every plural form those of the
+    plural msgid (the singular may name the count in words only in English: "{n}" is kept
+    in both here, so a count always shows)."""
+    bad = [(m.id, m.string) for m in po if m.id and isinstance(m.id, str)
+           and fields(m.id) != fields(str(m.string))]
+    bad += [(m.id, m.string) for m in po if m.id and not isinstance(m.id, str)
+            and not (fields(m.id[0]) == fields(m.id[1])
+                     and all(fields(form) == fields(m.id[1]) for form in m.string))]
     assert not bad, f"placeholders differ: {bad[:5]}"
 
 
@@ -117,6 +134,8 @@ def test_compiled_catalogue_matches_the_po(po: Catalog) -> None:
         compiled = gettext.GNUTranslations(f)
     stale = [m.id for m in po if m.id and isinstance(m.id, str) and m.string != (
         compiled.pgettext(m.context, m.id) if m.context else compiled.gettext(m.id))]
+    stale += [m.id for m in po if m.id and not isinstance(m.id, str) and list(m.string) != [
+        compiled.ngettext(m.id[0], m.id[1], n) for n in (1, 2)]]
     assert not stale, f"messages.mo is stale (run scripts/i18n.sh compile): {stale[:5]}"
 
 
@@ -128,7 +147,11 @@ def test_role_lists_name_real_strings(pot: Catalog) -> None:
 def test_translations_fit_discords_limits(po: Catalog) -> None:
     too_long = []
     for m in po:
-        if not m.id or m.context == COMMAND_NAME or not isinstance(m.id, str):
+        if not m.id or m.context == COMMAND_NAME:
+            continue
+        if not isinstance(m.id, str):  # a plural message: its longest form
+            too_long += [(ANY_STRING, rendered_length(f), f) for f in m.string
+                         if rendered_length(f) > ANY_STRING]
             continue
         text = str(m.string)
         limit = LIMITS.get(m.id, ANY_STRING)
@@ -179,6 +202,45 @@ def test_underscore_picks_the_language() -> None:
     assert _("{name} draws.", None, name="Zoé") == "Zoé draws."
     assert _("a string nobody translated", "fr") == "a string nobody translated"
     assert language_of("FR_ca") == "fr"
+
+
+def test_ngettext_picks_the_plural_form_of_each_language() -> None:
+    """Counts take their language's plural form (issue 17, Words): English says "1 card",
+    "2 cards" and "0 cards"; French, whose catalogue says ``plural=(n > 1)``, "0 carte",
+    "1 carte", "2 cartes"."""
+    assert load(LOCALE_DIR / "fr" / "LC_MESSAGES" / "messages.po").plural_expr == "(n > 1)"
+    english = {n: ngettext("{n} card", "{n} cards", n, "en") for n in (0, 1, 2)}
+    assert english == {0: "0 cards", 1: "1 card", 2: "2 cards"}
+    french = {n: ngettext("{n} card", "{n} cards", n, "fr") for n in (0, 1, 2)}
+    assert french == {0: "0 carte", 1: "1 carte", 2: "2 cartes"}
+    assert ngettext("{n} win", "{n} wins", 1, "fr") == "1 victoire"
+    assert ngettext("{n} game", "{n} games", 0, "fr") == "0 partie"
+    assert ngettext("{n} round", "{n} rounds", 2, "fr") == "2 manches"
+    with speaking("fr"):  # no locale: the public language, as _ does
+        assert ngettext("{n} tower", "{n} towers", 1) == "1 tour"
+    assert ngettext("{name} timed out {n} time in a row and leaves the game.",
+                    "{name} timed out {n} times in a row and leaves the game.", 1, "en",
+                    name="Zoé") == "Zoé timed out 1 time in a row and leaves the game."
+
+
+def test_counted_words_in_the_bot_agree_with_their_count() -> None:
+    """The bot's counted words (issue 17: "0 wins in 1 games", "1 rounds", "partners every
+    other 1 times"): rendered for 1 and 2 in English and French, and 0 in French (singular)."""
+    from cogs.uno.show.hand import lap_note
+    from cogs.uno.show.words import card_count
+
+    assert [card_count(n, "en") for n in (1, 2)] == ["1 card", "2 cards"]
+    assert [card_count(n, "fr") for n in (0, 1, 2)] == ["0 carte", "1 carte", "2 cartes"]
+    assert lap_note(1, "en").endswith("every hand moved 1 seat.")
+    assert lap_note(2, "en").endswith("every hand moved 2 seats.")
+    assert lap_note(1, "fr").endswith("de 1 place.") and lap_note(2, "fr").endswith("places.")
+    partners = ("Each player partners every other {n} time; the highest total wins. "
+                "Tournament {gid}", "Each player partners every other {n} times; the highest "
+                "total wins. Tournament {gid}")
+    assert ngettext(*partners, 1, "en", gid="x").startswith(
+        "Each player partners every other 1 time;")
+    assert ngettext(*partners, 2, "en", gid="x").startswith(
+        "Each player partners every other 2 times;")
 
 
 def test_command_translator_names_and_descriptions() -> None:

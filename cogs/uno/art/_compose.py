@@ -55,8 +55,10 @@ class TableWords:
     tray: str = "tray"
     cpu: str = "CPU"
     uno: str = "UNO!"
-    one_card: str = "1 card"
+    one_card: str = "{n} card"
     cards: str = "{n} cards"
+    zero_cards: str = "{n} cards"
+    """The count's plural forms (``ngettext`` of 1, 2 and 0: French says "0 carte")."""
     colour: str = "colour: {color}"
     red: str = "red"
     blue: str = "blue"
@@ -69,7 +71,8 @@ class TableWords:
                 Color.YELLOW: self.yellow}[color]
 
     def count(self, n: int) -> str:
-        return self.one_card if n == 1 else self.cards.format(n=n)
+        return (self.one_card if n == 1 else self.zero_cards if n == 0
+                else self.cards).format(n=n)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _
+from cogs.i18n import Locale, _, ngettext
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -234,8 +234,9 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
 def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
              notes: list[str] | None = None) -> Menu:
     """During a Victory Lap (R-VL-VIEWS): the card's player sees the hand in front of them,
-    how far the lap went, and Keep / Pass (no Pass once their own hand is back); everyone
-    else sees that their hand lies face down, and no card."""
+    how far the lap went, and Keep / Pass (a pass that brings their own hand back ends the
+    lap at once, R-VL-OWN-HAND); everyone else sees that their hand lies face down, and no
+    card."""
     lap = game.lap
     assert lap is not None
     gid, serial = session.game_id, session.serial
@@ -257,12 +258,17 @@ def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
     lines.append(_("**Hand in front of you** ({n}): {cards}", locale,
                    n=card_count(len(hand), locale), cards=hand_text(sorted(hand), locale)))
     lines.append(top)
-    if left > 0:
-        more = _("1 more pass before your own hand comes back", locale) if left == 1 else \
-            _("{n} more passes before your own hand comes back", locale, n=left)
-        lines.append(_("🏁 Victory Lap, step {step}: keep this hand or pass it on ({more}).",
-                       locale, step=step, more=more))
-    else:
+    if left > 1:
+        lines.append(ngettext("🏁 Victory Lap, step {step}: keep this hand or pass it on ({n} "
+                              "more pass before your own hand comes back).",
+                              "🏁 Victory Lap, step {step}: keep this hand or pass it on ({n} "
+                              "more passes before your own hand comes back).", left, locale,
+                              step=step))
+    elif left == 1:
+        # R-VL-OWN-HAND: this pass brings the own hand back and ends the lap at once.
+        lines.append(_("🏁 Victory Lap, step {step}: keep this hand or pass it on (a pass "
+                       "brings your own hand back and ends the lap).", locale, step=step))
+    else:  # a lap saved by an earlier release with the own hand already back
         lines.append(_("🏁 Victory Lap, step {step}: this is your own hand: you must keep it.",
                        locale, step=step))
     items: list[discord.ui.Item[Any]] = []
@@ -277,7 +283,12 @@ def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
     else:
         items.append(LapButton(gid, serial, "keep", "", _("Keep", locale),
                                style=discord.ButtonStyle.success))
-    if left > 0:
+    if left == 1 and game.color is None:
+        # The pass that ends the lap names the colour the play left out (R-VL-OWN-HAND).
+        items += [LapButton(gid, serial, "pass", c.value,
+                            _("Pass, {color}", locale, color=color_name(c, locale)),
+                            emoji=COLOR_EMOJI[c], row=1) for c in Color]
+    elif left > 0:  # none in a lap saved with the own hand already back
         items.append(LapButton(gid, serial, "pass", "", _("Pass", locale),
                                style=discord.ButtonStyle.primary, row=1))
     return "\n".join(lines), view_of(*items)
@@ -285,9 +296,9 @@ def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
 
 def lap_note(step: int, locale: Locale) -> str:
     """Told privately to a player whose hand a Victory Lap replaced."""
-    return _("🏁 Your hand changed in the Victory Lap: every hand moved {step} seats.", locale,
-             step=step) if step != 1 else \
-        _("🏁 Your hand changed in the Victory Lap: every hand moved one seat.", locale)
+    return ngettext("🏁 Your hand changed in the Victory Lap: every hand moved {n} seat.",
+                    "🏁 Your hand changed in the Victory Lap: every hand moved {n} seats.",
+                    step, locale)
 
 
 def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
@@ -306,8 +317,7 @@ def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
                           for c in Color], back_button(session, locale)))
     if needs.towers and towers is None:
         col = color.value if color else "-"
-        word = _("one tower", locale) if needs.towers == 1 else \
-            _("{n} towers", locale, n=needs.towers)
+        word = ngettext("{n} tower", "{n} towers", needs.towers, locale)
         buttons: list[discord.ui.Item[Any]] = []
         for i, pick in enumerate(itertools.combinations(needs.free, needs.towers)):
             label = " + ".join(tower_label(session, game, t, locale) for t in pick)
@@ -352,9 +362,15 @@ def move_notes(session: Session, pid: str, events: list[Event], locale: Locale,
         elif isinstance(e, LapKept) and e.player == pid:
             game = session.game
             one = game is not None and pid in game.players and len(game.hand(pid)) == 1
-            notes.append(_("🏁 You kept the hand at step {step}. Don't forget to call UNO!",
-                           locale, step=e.step) if one else
-                         _("🏁 You kept the hand at step {step}.", locale, step=e.step))
+            if game is not None and not e.step % max(1, len(game.players)):
+                # R-VL-OWN-HAND: the pass brought the own hand back and ended the lap.
+                notes.append(_("🏁 Your own hand came back: the Victory Lap is over. Don't "
+                               "forget to call UNO!", locale) if one else
+                             _("🏁 Your own hand came back: the Victory Lap is over.", locale))
+            else:
+                notes.append(_("🏁 You kept the hand at step {step}. Don't forget to call "
+                               "UNO!", locale, step=e.step) if one else
+                             _("🏁 You kept the hand at step {step}.", locale, step=e.step))
     return notes
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _
+from cogs.i18n import Locale, _, ngettext
 from cogs.uno._components import LobbyButton, view_of
 from cogs.uno.show.words import edition_title, settings_text
 from cogs.uno.table.session import Session
@@ -22,17 +22,19 @@ def standings_embed(session: Session, locale: Locale = None) -> discord.Embed:
     title = (_("UNO tournament: final standings", locale) if match.is_over else
              _("UNO tournament: standings after round {n} of {total}", locale, n=played,
                total=len(match.schedule)))
-    lines = [f"{st.place}. **{session.name(st.player)}**: {st.total} "
-             + _("points · {won} of {played} hands won", locale, won=st.hands_won,
-                 played=st.hands_played)
+    lines = [f"{st.place}. **{session.name(st.player)}**: "
+             + ngettext("{n} point", "{n} points", st.total, locale) + " · "
+             + ngettext("{won} of {n} hand won", "{won} of {n} hands won", st.hands_played,
+                        locale, won=st.hands_won)
              for st in match.standings()]
     embed = discord.Embed(title=title, description="\n".join(lines)[:4000], colour=0xF1C40F)
     embed.add_field(name=_("Tables", locale),
                     value=" · ".join(_("table {n}: <#{t}>", locale, n=i + 1, t=t)
                                      for i, t in enumerate(session.tables)), inline=False)
-    embed.set_footer(text=_("Each player partners every other {n} times; the highest total "
-                            "wins. Tournament {gid}", locale, n=match.hands_per_pairing,
-                            gid=session.game_id))
+    embed.set_footer(text=ngettext(
+        "Each player partners every other {n} time; the highest total wins. Tournament {gid}",
+        "Each player partners every other {n} times; the highest total wins. Tournament {gid}",
+        match.hands_per_pairing, locale, gid=session.game_id))
     return embed
 
 

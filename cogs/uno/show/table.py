@@ -24,7 +24,7 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _, speaking
+from cogs.i18n import Locale, _, ngettext, speaking
 from cogs.uno._components import TableButton, finished, view_of
 from cogs.uno.art import TableView, TableWords
 from cogs.uno.show.words import (
@@ -171,7 +171,9 @@ def table_words(language: str | None) -> TableWords:
             play_goes=_("play goes"), down=_("down the list"), up=_("up the list"),
             towers=_("Towers"), players=_("Players"), tray=_("tray"),
             # TRANSLATORS: the tag beside a computer player's name in the table picture.
-            cpu=_("CPU"), uno=_("UNO!"), one_card=_("1 card"), cards=_("{n} cards"),
+            cpu=_("CPU"), uno=_("UNO!"), one_card=ngettext("{n} card", "{n} cards", 1),
+            cards=ngettext("{n} card", "{n} cards", 2),
+            zero_cards=ngettext("{n} card", "{n} cards", 0),
             colour=_("colour: {color}"), red=_("red"), blue=_("blue"), green=_("green"),
             yellow=_("yellow"), player=_("Player {n}"))
 

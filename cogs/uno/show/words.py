@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cogs.i18n import Locale, _
+from cogs.i18n import Locale, _, ngettext
 from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
@@ -98,15 +98,20 @@ def kind_name(kind: Kind, locale: Locale = None) -> str:
 
 
 def card_label(card: Card, locale: Locale = None) -> str:
-    """A card for people: "🟥 7", "🟦 3 [O]", "🟩 Draw Two", "🌈 Wild Draw Four"."""
+    """A card for people: "🟥 red 7", "🟦 blue 3 [O]", "🟩 green Draw Two", "🌈 Wild Draw
+    Four". The coloured square is led by nothing else, so its colour is named beside it: a
+    colour-blind reader sees red and green as the same olive square (issue 17, Words)."""
     if card.is_wild:
         return f"{WILD_EMOJI} {kind_name(card.kind, locale)}"
     assert card.color is not None
     emoji = COLOR_EMOJI[card.color]
+    color = color_name(card.color, locale)
     if card.kind is Kind.NUMBER:
         icon = f" [{card.icon.value}]" if card.icon else ""
-        return f"{emoji} {card.number}{icon}"
-    return f"{emoji} {kind_name(card.kind, locale)}"
+        return f"{emoji} " + _("{color} {number}{icon}", locale, color=color,
+                               number=card.number, icon=icon)
+    return f"{emoji} " + _("{color} {kind}", locale, color=color,
+                           kind=kind_name(card.kind, locale))
 
 
 def card_name(card: Card, locale: Locale = None) -> str:
@@ -123,7 +128,7 @@ def card_name(card: Card, locale: Locale = None) -> str:
 
 
 def card_count(n: int, locale: Locale = None) -> str:
-    return _("1 card", locale) if n == 1 else _("{n} cards", locale, n=n)
+    return ngettext("{n} card", "{n} cards", n, locale)
 
 
 HAND_TEXT_BUDGET = 1000
@@ -234,13 +239,19 @@ def event_lines(session: Session, events: Sequence[Event],
                            name=n(e.player)))
             quiet_draw = True
         elif isinstance(e, InstantUno):
-            lines.append(_("⚡ {name} holds all four towers: **instant UNO!** {count} go to "
-                           "the discard pile.", locale, name=n(e.player),
-                           count=card_count(e.discarded, locale)))
+            lines.append(ngettext("⚡ {name} holds all four towers: **instant UNO!** {n} card "
+                                  "goes to the discard pile.",
+                                  "⚡ {name} holds all four towers: **instant UNO!** {n} cards "
+                                  "go to the discard pile.", e.discarded, locale,
+                                  name=n(e.player)))
         elif isinstance(e, TowersReturned):
             lines.append(_("The towers go back to the tray.", locale))
         elif isinstance(e, Reshuffled):
             lines.append(_("The discard pile is shuffled into a new draw pile.", locale))
+        elif isinstance(e, ColorChosen) and any(isinstance(x, LapKept) for x in events):
+            # R-VL-COLOR: a Victory Lap played without a colour names it as the lap ends
+            lines.append(_("🏁 {name} names {color} for the Victory Lap.", locale,
+                           name=n(e.player), color=color_name(e.color, locale)))
         elif isinstance(e, ColorChosen):
             lines.append(_("{name} names {color} as the starting colour.", locale,
                            name=n(e.player), color=color_name(e.color, locale)))
@@ -248,15 +259,31 @@ def event_lines(session: Session, events: Sequence[Event],
             lines.append(_("{name} keeps the drawn card.", locale, name=n(e.player)))
         elif isinstance(e, LapPassed | LapKept):
             lines.append(lap_line(session, e, locale))
+        elif isinstance(e, RoundWon) and e.team is not None and lowest_wins(session):
+            # Partners, alternative scoring (RULINGS, Alternative scoring with partners):
+            # every team is charged the cards left in its own members' hands.
+            lines.append(_("🏆 {name} goes out: {team} win round {n}. Each team adds the "
+                           "cards left in its hands: {charged}.", locale, name=n(e.player),
+                           n=e.round, team=team_name(session, e.team, locale),
+                           charged=team_charges(session, e.gained, locale)))
+            lines.append(team_table(session, locale))
         elif isinstance(e, RoundWon) and e.team is not None:
-            lines.append(_("🏆 {name} goes out: {team} win round {n} and score {points} "
-                           "points!", locale, name=n(e.player), n=e.round, points=e.points,
-                           team=team_name(session, e.team, locale)))
+            lines.append(ngettext("🏆 {name} goes out: {team} win round {round} and score "
+                                  "{n} point!",
+                                  "🏆 {name} goes out: {team} win round {round} and score "
+                                  "{n} points!", e.points, locale, name=n(e.player),
+                                  round=e.round, team=team_name(session, e.team, locale)))
             if session.match is None:
                 lines.append(team_table(session, locale))
+        elif isinstance(e, RoundWon) and lowest_wins(session):
+            lines.append(_("🏆 {name} wins round {n}. Everyone adds the cards left in their "
+                           "hand; the lowest total wins.", locale, name=n(e.player),
+                           n=e.round))
+            lines.append(score_table(session, e.scores, e.gained, locale))
         elif isinstance(e, RoundWon):
-            lines.append(_("🏆 {name} wins round {n} and scores {points} points!", locale,
-                           name=n(e.player), n=e.round, points=e.points))
+            lines.append(ngettext("🏆 {name} wins round {round} and scores {n} point!",
+                                  "🏆 {name} wins round {round} and scores {n} points!",
+                                  e.points, locale, name=n(e.player), round=e.round))
             lines.append(score_table(session, e.scores, e.gained, locale))
         elif isinstance(e, GameWon) and (session.match is not None
                                          or session.tournament_of is not None):
@@ -275,6 +302,17 @@ def event_lines(session: Session, events: Sequence[Event],
     return lines
 
 
+NOTABLE_MARKS = ("⚖️", "⚡")
+"""The marks of the lines a table keeps showing longer: a challenge's verdict and an instant
+UNO (each line of ``event_lines`` is one event's)."""
+
+
+def notable(line: str) -> bool:
+    """Whether ``line`` (an announcement) is a challenge's verdict or an instant UNO, which a
+    table edited in place keeps until it can have been read."""
+    return any(mark in line for mark in NOTABLE_MARKS)
+
+
 def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) -> str:
     """A step of a Victory Lap for the channel: who, and how far the hands went (never a
     card: the hands travel face down)."""
@@ -285,13 +323,12 @@ def lap_line(session: Session, e: LapPassed | LapKept, locale: Locale = None) ->
                  step=e.step + 1)
     game = session.game
     if game is not None and e.step % max(1, len(game.players)) == 0:
-        return _("🏁 {name} keeps their own hand at step {step}: every hand went all the "
-                 "way round.", locale, name=name, step=e.step)
-    if e.step == 1:
-        return _("🏁 {name} keeps the hand at step 1: every hand moved one seat.", locale,
-                 name=name)
-    return _("🏁 {name} keeps the hand at step {step}: every hand moved {step} seats.",
-             locale, name=name, step=e.step)
+        # R-VL-OWN-HAND: a pass brought the own hand back, which ends the lap at once.
+        return _("🏁 {name}'s own hand is back: every hand went all the way round and the "
+                 "Victory Lap is over.", locale, name=name)
+    return ngettext("🏁 {name} keeps the hand at step {n}: every hand moved {n} seat.",
+                    "🏁 {name} keeps the hand at step {n}: every hand moved {n} seats.",
+                    e.step, locale, name=name)
 
 
 def team_name(session: Session, team: Sequence[str], locale: Locale = None) -> str:
@@ -299,12 +336,29 @@ def team_name(session: Session, team: Sequence[str], locale: Locale = None) -> s
     return _(" & ", locale).join(session.name(p) for p in team)
 
 
+def lowest_wins(session: Session) -> bool:
+    """Alternative scoring: a total is a penalty and the lowest wins (RULINGS, Scoring)."""
+    game = session.game
+    return game is not None and game.settings.scoring != "standard"
+
+
+def team_charges(session: Session, gained: dict[str, int], locale: Locale = None) -> str:
+    """Partners under alternative scoring: what each team was charged this round ("Ann &
+    Cy +14, Ben & Dee +93"), the points left in its members' hands."""
+    game = session.game
+    assert game is not None
+    return ", ".join(f"{team_name(session, t, locale)} +{max(gained.get(p, 0) for p in t)}"
+                     for t in game.teams)
+
+
 def team_table(session: Session, locale: Locale = None) -> str:
-    """Partner play: each team's running total (sheet 004: the team scores together)."""
+    """Partner play: each team's running total (sheet 004: the team scores together), the
+    leading team first (under alternative scoring the lowest total leads)."""
     locale = locale or session.options.language  # public: the game's
     game = session.game
     assert game is not None
-    rows = sorted(zip(game.teams, game.team_scores, strict=True), key=lambda ts: -ts[1])
+    sign = 1 if lowest_wins(session) else -1
+    rows = sorted(zip(game.teams, game.team_scores, strict=True), key=lambda ts: sign * ts[1])
     body = "\n".join(f"{team_name(session, t, locale)[:30]:<30} {v:>5}" for t, v in rows)
     return _("```\n{body}\n```", locale, body=body)
 
@@ -353,7 +407,8 @@ def hand_banner(session: Session, locale: Locale = None) -> str:
 def score_table(session: Session, scores: dict[str, int], gained: dict[str, int],
                 locale: Locale = None) -> str:
     locale = locale or session.options.language  # public: the game's
-    rows = sorted(scores.items(), key=lambda kv: -kv[1])
+    sign = 1 if lowest_wins(session) else -1  # the leader first: the lowest, if it wins
+    rows = sorted(scores.items(), key=lambda kv: sign * kv[1])
     body = "\n".join(
         f"{session.name(p)[:20]:<20} {v:>5}  (+{gained.get(p, 0)})" for p, v in rows
     )

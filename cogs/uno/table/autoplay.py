@@ -12,14 +12,16 @@ import asyncio
 import functools
 import logging
 import time
+from dataclasses import dataclass, field
+from typing import Any
 
-from cogs.i18n import _
+from cogs.i18n import _, ngettext
 from cogs.uno.table.contracts import SaveFailed
 from cogs.uno.table.session import Session
-from cogs.uno.table.tables import Tables
+from cogs.uno.table.tables import Tables, logged
 from engine import Decision, Game, HeuristicPlayer, Move, Pass
 from engine.events import Event
-from engine.replay import leave_to_json, move_to_json
+from engine.replay import leave_to_json
 
 log = logging.getLogger(__name__)
 
@@ -31,20 +33,37 @@ RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
 """Seconds before a computer move or a timeout that could not be saved is tried again."""
 
 
-def timeout_moves(game: Game) -> tuple[list[Move], list[Event]]:
+@dataclass(slots=True)
+class Applied:
+    """Moves applied one by one outside ``Change.apply``: the moves, all their events, and
+    each move's log entry (``logged``: with its public outcome)."""
+
+    moves: list[Move] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def apply(self, game: Game, move: Move) -> None:
+        events = game.apply(move)
+        self.moves.append(move)
+        self.events += events
+        self.entries.append(logged(move, events))
+
+    def extend(self, other: Applied) -> None:
+        self.moves += other.moves
+        self.events += other.events
+        self.entries += other.entries
+
+
+def timeout_moves(game: Game) -> Applied:
     """Apply what the player to move does when their time runs out (draw and keep, accept,
     name a colour, keep a card), move by move so each can be logged."""
     player = game.turn
-    moves: list[Move] = []
-    events: list[Event] = []
+    applied = Applied()
     for move in game.timeout_moves():
-        events += game.apply(move)
-        moves.append(move)
+        applied.apply(game, move)
         if game.pending is Decision.DRAWN and game.turn == player:
-            keep = Pass(player)
-            events += game.apply(keep)
-            moves.append(keep)
-    return moves, events
+            applied.apply(game, Pass(player))
+    return applied
 
 
 class Autoplay:
@@ -121,18 +140,20 @@ class Autoplay:
             player = game.turn
             if session.is_cpu(player):
                 return
-            moves, events = timeout_moves(game)
+            applied = timeout_moves(game)
             session.serial += 1
             count = session.timeouts.get(player, 0) + 1
             session.timeouts[player] = count
             change.lines.append(_("⏰ {name} ran out of time.", name=session.name(player)))
-            change.took(events)  # (forced draws are shown to everyone, the mover too)
-            change.moves += [move_to_json(m) for m in moves]
+            change.took(applied.events)  # (forced draws are shown to everyone, the mover too)
+            change.moves += applied.entries
             change.mover = player
             if (count >= MAX_TIMEOUTS and not game.is_over and player in game.players
                     and session.tournament_of is None):  # nobody leaves a tournament
-                change.lines.append(_("{name} timed out {n} times in a row and leaves the "
-                                      "game.", name=session.name(player), n=count))
+                change.lines.append(ngettext(
+                    "{name} timed out {n} time in a row and leaves the game.",
+                    "{name} timed out {n} times in a row and leaves the game.", count,
+                    name=session.name(player)))
                 if await tables.take_out(change, player):
                     return
                 change.moves.append(leave_to_json(player))
@@ -171,25 +192,21 @@ class Autoplay:
             if (game is None or game.is_over or not tables.is_live(session)
                     or session.paused):
                 return False
-            events: list[Event] = []
-            moves: list[Move] = []
+            applied = Applied()
             for p in list(game.players):
                 if not session.is_cpu(p) or game.is_over:
                     continue
                 reaction = HeuristicPlayer(session.serial).react(game, p)
                 if reaction is not None and reaction in game.legal_moves(p):
-                    events += game.apply(reaction)
-                    moves.append(reaction)
+                    applied.apply(game, reaction)
             mover = game.turn
             if not game.is_over and session.is_cpu(game.turn):
-                played, more_events = self._cpu_move(session, game)
-                events += more_events
-                moves += played
+                applied.extend(self._cpu_move(session, game))
                 session.serial += 1
-            if not moves:
+            if not applied.moves:
                 return False
-            change.moves += [move_to_json(m) for m in moves]
-            change.took(events)  # (forced draws are shown to everyone, the mover too)
+            change.moves += applied.entries
+            change.took(applied.events)  # (forced draws are shown to everyone, the mover too)
             change.mover = mover
             await change.save()
             # the session's game now: a match's next hand may have replaced this one
@@ -203,7 +220,7 @@ class Autoplay:
         return more
 
     @staticmethod
-    def _cpu_move(session: Session, game: Game) -> tuple[list[Move], list[Event]]:
+    def _cpu_move(session: Session, game: Game) -> Applied:
         """The computer player's move; if its strategy fails, it lets its time run out
         (the engine's timeout moves), so the game never waits on a broken player."""
         p = game.turn
@@ -211,7 +228,9 @@ class Autoplay:
             move = HeuristicPlayer(session.serial * 7 + 1).choose(game, p)
             if move is None:
                 raise RuntimeError("the heuristic player had no move")
-            return [move], game.apply(move)
+            applied = Applied()
+            applied.apply(game, move)
+            return applied
         except Exception:
             log.exception("Computer player %s failed in channel %s; it times out instead",
                           p, session.channel_id)

@@ -46,13 +46,46 @@ from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.session import Session
 from data import DatabaseVanishedError, LogEntry
 from engine import Game, Kind, Move
-from engine.events import Drew, Event, LapKept, Played, RoundStarted
+from engine.events import (
+    ChallengeResolved,
+    Drew,
+    Event,
+    InstantUno,
+    LapKept,
+    Played,
+    RoundStarted,
+)
 from engine.replay import move_to_json
 
 log = logging.getLogger(__name__)
 
 PING_AWAY = 45.0
 """Seconds without a move after which a player is mentioned when their turn comes."""
+
+
+SEEN = "seen"
+"""The key of a logged move's public outcome (``logged``): not part of the replay format,
+left out of the replay file (``/uno log export``)."""
+
+
+def logged(move: Move, events: Sequence[Event]) -> dict[str, Any]:
+    """A move's log entry: its replay-format object and, under ``SEEN``, what the table was
+    told of its outcome that the move alone does not say, for ``/uno log``: a challenge's
+    verdict (``guilty``, who drew how many) and an instant UNO (how many cards went to the
+    discard pile). Never a card of a hand (the challenged hand, the kept card)."""
+    entry = move_to_json(move)
+    seen: dict[str, Any] = {}
+    for i, e in enumerate(events):
+        if isinstance(e, ChallengeResolved):
+            drew = next((d for d in events[i + 1:] if isinstance(d, Drew)), None)
+            seen["challenge"] = {"guilty": e.guilty, "against": e.against,
+                                 "drawer": drew.player if drew is not None else None,
+                                 "drew": drew.count if drew is not None else 0}
+        elif isinstance(e, InstantUno):
+            seen["instant_uno"] = e.discarded
+    if seen:
+        entry[SEEN] = seen
+    return entry
 
 
 @dataclass(slots=True)
@@ -78,7 +111,7 @@ class Change:
         """Apply ``move`` (checked by the engine: an EngineError changes nothing), note it
         for the move log and the announcement; the events it made."""
         events = game.apply(move)
-        self.moves.append(move_to_json(move))
+        self.moves.append(logged(move, events))
         self.took(events)
         return events
 
