@@ -111,27 +111,27 @@ async def test_chat_that_buries_the_table_brings_it_to_the_bottom(
     ch = tables["chatty"]
     ch.overwrite("bot", read_message_history=False)
     alice, bob, carol = abc(ch)
-    first = await move(alice, "R3", "alice plays 🟥 3.")
+    first = await move(alice, "R3", "alice plays 🟥 red 3.")
     chat([bob, carol, alice], TABLE_BURY)
     await heard()
-    shown = await move(bob, "R6", "bob plays 🟥 6.")
+    shown = await move(bob, "R6", "bob plays 🟥 red 6.")
     assert shown.id == first.id, f"{TABLE_BURY} messages below: edited in place"
     assert ch.messages[-1] is not first, "the chat is below it"
 
     carol.say("one more")
     await heard()
-    after = await move(alice, "R4", "alice plays 🟥 4.")
+    after = await move(alice, "R4", "alice plays 🟥 red 4.")
     assert after.id != first.id and ch.messages[-1] is after, "a new table at the bottom"
     assert table_message(ch) is after and "My hand" in after.button_labels()
     await until(lambda: closed(first), "the old table closed")
-    assert "bob plays 🟥 6." in first.text(), "the old table keeps its text"
+    assert "bob plays 🟥 red 6." in first.text(), "the old table keeps its text"
     state = saved_state(db_of(ch), ch)
     assert state is not None and state["table_message_id"] == after.id, "its id saved"
 
     # the count starts over below the new table
     chat([bob, carol], TABLE_BURY)
     await heard()
-    again = await move(bob, "R7", "bob plays 🟥 7.")
+    again = await move(bob, "R7", "bob plays 🟥 red 7.")
     assert again.id == after.id
 
 
@@ -142,15 +142,15 @@ async def test_chat_buries_only_its_own_thread_game(
     goes to the bottom of its thread, the second's is edited in place."""
     parent, first, second = tables["threads"], tables["first"], tables["second"]
     # (the tables posted at the restart are replaced once by ones a click posts)
-    one = await move(first.member("alice"), "R3", "alice plays 🟥 3.")
-    two = await move(second.member("alice"), "R3", "alice plays 🟥 3.")
+    one = await move(first.member("alice"), "R3", "alice plays 🟥 red 3.")
+    two = await move(second.member("alice"), "R3", "alice plays 🟥 red 3.")
     chat([parent.member("bob"), parent.member("carol")], 3 * TABLE_BURY)
     chat([first.member("bob"), first.member("carol")], TABLE_BURY + 1)
     chat([second.member("carol")], TABLE_BURY)  # as many as the first's, but one
     await heard()
-    edited = await move(second.member("bob"), "R6", "bob plays 🟥 6.")
+    edited = await move(second.member("bob"), "R6", "bob plays 🟥 red 6.")
     assert edited.id == two.id, "the second game's table is edited in place"
-    reposted = await move(first.member("bob"), "R6", "bob plays 🟥 6.")
+    reposted = await move(first.member("bob"), "R6", "bob plays 🟥 red 6.")
     assert reposted.id != one.id and first.messages[-1] is reposted
     await until(lambda: closed(one), "the first game's old table closed")
     assert not any("My hand" in m.button_labels() for m in parent.messages), (

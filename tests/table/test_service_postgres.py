@@ -63,5 +63,5 @@ async def test_a_move_lost_with_the_connection_is_undone_and_the_next_one_saved(
     assert [str(c) for c in moved.game.hand("111")] == ["B4"]
     state = saved_state(pg_db, 1)
     assert state is not None and state["game"]["hands"]["111"] == ["B4"]
-    assert "Alice plays 🟥 3." in outbox.text()
+    assert "Alice plays 🟥 red 3." in outbox.text()
     await service.close()
