@@ -399,9 +399,9 @@ class Channel:
 
 
 class Guild:
-    def __init__(self, server: Hub, name: str) -> None:
+    def __init__(self, server: Hub, name: str, guild_id: int | None = None) -> None:
         self.server = server
-        self.id = snowflake()
+        self.id = guild_id if guild_id is not None else snowflake()
         self.name = name
         self.channels: list[Channel] = []
         self.identities: dict[str, Identity] = {}
