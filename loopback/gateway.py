@@ -276,14 +276,14 @@ class Gateway:
             return None
         shard = self._shard(data.get("shard"))
         if shard is None:
-            await conn.ws.close(code=4010, message=b"Invalid shard.")
             server.problem("gateway", f"IDENTIFY with an invalid shard: {data.get('shard')!r}")
+            await conn.ws.close(code=4010, message=b"Invalid shard.")
             return None
         guilds = [g for g in server.guilds if shard_of(g.id, shard[1]) == shard[0]]
         if len(guilds) > self.max_guilds:
-            await conn.ws.close(code=4011, message=b"Sharding required.")
             server.problem("gateway", f"IDENTIFY as shard {list(shard)} would handle "
                                       f"{len(guilds)} guilds (at most {self.max_guilds})")
+            await conn.ws.close(code=4011, message=b"Sharding required.")
             return None
         if not self._identify_allowed(shard[0]):
             conn.send({"op": 9, "d": False})
