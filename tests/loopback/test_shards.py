@@ -9,6 +9,7 @@ Driven by a bare websocket client, as a bot's gateway connection."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -45,10 +46,8 @@ class Shard:
 
     async def settle(self) -> None:
         """Read what is already on its way."""
-        try:
+        with contextlib.suppress(TimeoutError):
             await self.read(lambda f: False, timeout=0.3)
-        except TimeoutError:
-            pass
 
 
 @pytest_asyncio.fixture
@@ -135,7 +134,7 @@ async def test_no_shard_is_shard_0_of_1(
         server: LoopbackDiscord, http: aiohttp.ClientSession) -> None:
     """An unsharded bot (the playground, every other test) gets every guild."""
     guilds = [server.add_guild(f"g{i}") for i in range(3)]
-    conn, ready = await connect(server, http, None)
+    _conn, ready = await connect(server, http, None)
     assert {g["id"] for g in ready["d"]["guilds"]} == {str(g.id) for g in guilds}
 
 
