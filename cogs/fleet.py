@@ -31,9 +31,13 @@ FleetLock = Callable[[str], AbstractAsyncContextManager[None]]
 manager may be left from another task than the one that entered it (the identify pacer
 releases its key five seconds after the IDENTIFY, in a task of its own)."""
 
-IDENTIFY_WINDOW = 5.0
+IDENTIFY_WINDOW = 5.5
 """Discord allows ``max_concurrency`` IDENTIFYs per 5 s: one per bucket
-(``shard_id % max_concurrency``); one too early is answered Invalid Session (op 9)."""
+(``shard_id % max_concurrency``); one too early is answered Invalid Session (op 9). The
+key is held half a second more than that: Discord counts from when an IDENTIFY arrives,
+which is a little after the hook let it go (held exactly 5 s, the loopback, which counts
+from arrival as Discord does, refused one of two processes starting together on a loaded
+machine)."""
 
 POLL = 0.05
 """Seconds between two tries of a lock file that another process holds."""

@@ -156,6 +156,8 @@ class Gateway:
         """Per bucket, when its last IDENTIFY was accepted (the loop's clock)."""
         self.identify_refused = 0
         """IDENTIFYs answered op 9 because they came too soon in their bucket."""
+        self.too_soon: list[tuple[int, float]] = []
+        """Each of them: (shard, seconds since its bucket's last IDENTIFY)."""
         self.session_starts_total = 1000
         self.session_starts_left = 1000
 
@@ -344,7 +346,8 @@ class Gateway:
         last = self.last_identify.get(bucket)
         if self.pace_identify and last is not None and now - last < self.identify_window:
             self.identify_refused += 1
-            log.info("IDENTIFY of shard %d refused: bucket %d identified %.2f s ago",
+            self.too_soon.append((shard, now - last))
+            log.warning("IDENTIFY of shard %d refused: bucket %d identified %.2f s ago",
                      shard, bucket, now - last)
             return False
         self.last_identify[bucket] = now

@@ -480,6 +480,13 @@ class Guild:
                 role.permissions = perms
         return ident
 
+    def admit(self, ident: Identity) -> Identity:
+        """The account of a member of another guild joins this one too (one person in two
+        servers: the same user id, the same personal settings)."""
+        if self.identities.get(ident.name) is not ident:
+            self._add_identity(ident)
+        return ident
+
     def permissions_of(self, ident: Identity) -> discord.Permissions:
         if ident.id == self.owner.id:
             return discord.Permissions.all()
