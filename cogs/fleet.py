@@ -31,13 +31,13 @@ FleetLock = Callable[[str], AbstractAsyncContextManager[None]]
 manager may be left from another task than the one that entered it (the identify pacer
 releases its key five seconds after the IDENTIFY, in a task of its own)."""
 
-IDENTIFY_WINDOW = 5.5
+IDENTIFY_WINDOW = 5.0
 """Discord allows ``max_concurrency`` IDENTIFYs per 5 s: one per bucket
-(``shard_id % max_concurrency``); one too early is answered Invalid Session (op 9). The
-key is held half a second more than that: Discord counts from when an IDENTIFY arrives,
-which is a little after the hook let it go (held exactly 5 s, the loopback, which counts
-from arrival as Discord does, refused one of two processes starting together on a loaded
-machine)."""
+(``shard_id % max_concurrency``); one too early is answered Invalid Session (op 9)."""
+
+READY_WAIT = 15.0
+"""Seconds a bucket's key waits for its shard's READY before the window starts anyway (an
+IDENTIFY refused or lost gets no READY)."""
 
 POLL = 0.05
 """Seconds between two tries of a lock file that another process holds."""
@@ -124,32 +124,49 @@ def local_locks(database_path: str) -> FleetLock:
 
 class IdentifyPacer:
     """One IDENTIFY per bucket (``shard_id % max_concurrency``) per ``window`` seconds in
-    the whole fleet: before identifying, a shard takes its bucket's key and keeps it
-    ``window`` seconds after (the next shard of the bucket, in this process or another,
-    waits for it). discord.py calls ``turn`` from ``before_identify_hook``."""
+    the whole fleet: before identifying, a shard takes its bucket's key, and keeps it until
+    ``window`` seconds after its READY (the next shard of the bucket, in this process or
+    another, waits for it). Counted from READY, not from the IDENTIFY's sending: Discord
+    counts from when an IDENTIFY reaches it, which READY comes after; counted from the
+    sending, a slow arrival let the next shard's IDENTIFY come too soon (the loopback,
+    busy, refused one 4.85 s after the other with the key held 5.5 s from the sending).
+    discord.py calls ``turn`` from ``before_identify_hook``; the bot calls ``identified``
+    on each shard's READY (``on_shard_connect``)."""
 
     def __init__(self, lock: FleetLock, max_concurrency: int,
-                 window: float = IDENTIFY_WINDOW) -> None:
+                 window: float = IDENTIFY_WINDOW, ready_wait: float = READY_WAIT) -> None:
         self.lock = lock
         self.max_concurrency = max(1, max_concurrency)
         self.window = window
+        self.ready_wait = ready_wait
+        self._ready: dict[int, asyncio.Event] = {}
         self._releases: set[asyncio.Task[None]] = set()
 
     def bucket(self, shard_id: int) -> int:
         return shard_id % self.max_concurrency
 
     async def turn(self, shard_id: int) -> None:
-        """Return when ``shard_id`` may IDENTIFY now; its bucket stays taken ``window``
-        seconds from now."""
+        """Return when ``shard_id`` may IDENTIFY now; its bucket stays taken until
+        ``window`` seconds after its READY."""
         held = self.lock(f"identify:{self.bucket(shard_id)}")
         await held.__aenter__()
         log.debug("Shard %d identifies (bucket %d)", shard_id, self.bucket(shard_id))
-        task = asyncio.create_task(self._release(held), name=f"identify-{shard_id}")
+        ready = self._ready[shard_id] = asyncio.Event()
+        task = asyncio.create_task(self._release(held, ready), name=f"identify-{shard_id}")
         self._releases.add(task)
         task.add_done_callback(self._releases.discard)
 
-    async def _release(self, held: AbstractAsyncContextManager[None]) -> None:
+    def identified(self, shard_id: int) -> None:
+        """``shard_id`` got its READY: its bucket's window starts now."""
+        ready = self._ready.pop(shard_id, None)
+        if ready is not None:
+            ready.set()
+
+    async def _release(self, held: AbstractAsyncContextManager[None],
+                       ready: asyncio.Event) -> None:
         try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ready.wait(), self.ready_wait)
             await asyncio.sleep(self.window)
         finally:
             await held.__aexit__(None, None, None)
@@ -158,4 +175,3 @@ class IdentifyPacer:
         for task in list(self._releases):
             task.cancel()
         await asyncio.gather(*self._releases, return_exceptions=True)
-

@@ -151,6 +151,10 @@ class UnoBot(commands.AutoShardedBot):
         # one IDENTIFY per bucket per 5 s in the whole fleet, not only in this process
         await self.pacer.turn(shard_id or 0)
 
+    async def on_shard_connect(self, shard_id: int) -> None:
+        # READY: the next IDENTIFY of this shard's bucket may come 5 s from now
+        self.pacer.identified(shard_id)
+
     async def on_ready(self) -> None:
         user = self.user
         log.info("Ready as %s (%s): shards %s, %d servers", user, user.id if user else "?",

@@ -75,7 +75,8 @@ async def test_a_killed_holder_releases_the_lock(tmp_path: Path) -> None:
 
 async def test_identify_is_paced_per_bucket_across_processes(tmp_path: Path) -> None:
     """Two pacers on one database file, as two processes: the shards of one bucket
-    identify ``window`` apart whichever process runs them; another bucket does not wait."""
+    identify ``window`` after the READY of the one before, whichever process runs them;
+    another bucket does not wait."""
     db = str(tmp_path / "bot.db")
     first, second = (IdentifyPacer(FileLocks(db), max_concurrency=2, window=0.4)
                      for _ in range(2))
@@ -83,11 +84,25 @@ async def test_identify_is_paced_per_bucket_across_processes(tmp_path: Path) -> 
     await first.turn(0)
     await second.turn(1)  # bucket 1: at once
     other_bucket = time.monotonic() - start
-    await second.turn(2)  # bucket 0 again: after first's window
+    await asyncio.sleep(0.3)
+    first.identified(0)  # shard 0's READY, 0.3 s after its IDENTIFY
+    await second.turn(2)  # bucket 0 again: 0.4 s after that READY
     same_bucket = time.monotonic() - start
     await first.close()
     await second.close()
-    assert other_bucket < 0.3 and same_bucket >= 0.4, (other_bucket, same_bucket)
+    assert other_bucket < 0.25 and same_bucket >= 0.7, (other_bucket, same_bucket)
+
+
+async def test_a_shard_without_ready_frees_its_bucket_in_the_end(tmp_path: Path) -> None:
+    """An IDENTIFY refused or lost never gets its READY: the key goes after
+    ``ready_wait`` and the window."""
+    pacer = IdentifyPacer(FileLocks(str(tmp_path / "bot.db")), max_concurrency=1,
+                          window=0.2, ready_wait=0.3)
+    start = time.monotonic()
+    await pacer.turn(0)
+    await pacer.turn(1)
+    assert time.monotonic() - start >= 0.5
+    await pacer.close()
 
 
 async def test_an_in_memory_database_locks_in_the_process() -> None:
@@ -96,6 +111,7 @@ async def test_an_in_memory_database_locks_in_the_process() -> None:
     pacer = IdentifyPacer(locks, max_concurrency=1, window=0.3)
     start = time.monotonic()
     await pacer.turn(0)
+    pacer.identified(0)
     await pacer.turn(1)
-    assert time.monotonic() - start >= 0.3
+    assert 0.3 <= time.monotonic() - start < 1
     await pacer.close()
