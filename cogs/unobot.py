@@ -132,7 +132,15 @@ class UnoBot(commands.AutoShardedBot):
         """Ask Discord (``GET /gateway/bot``) for its recommended shard count (when
         SHARD_COUNT is unset) and the identify concurrency; fix this process's shards
         before the saved games are restored (only those of its servers)."""
-        recommended, url, limits = await self.http.get_bot_gateway()
+        limits: dict[str, Any] = {}
+        try:
+            recommended, url, given = await self.http.get_bot_gateway()
+            limits = dict(given)
+        except discord.GatewayNotFound:
+            if self.config.shard_count is None:
+                raise  # discord.py could not start without it either
+            log.warning("GET /gateway/bot failed: IDENTIFY paced one at a time")
+            recommended, url = self.config.shard_count, ""
         if self.config.shard_count is None:
             self.shard_count = recommended
             self.fleet = Shards(recommended)

@@ -252,3 +252,32 @@ def test_the_database_is_shared_in_wal(fleet_database: FleetDatabase) -> None:
 
     with sqlite3.connect(fleet_database.oracle) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_without_settings_one_process_runs_every_recommended_shard(
+        tmp_path: Path) -> None:
+    """No SHARD_COUNT: the bot asks GET /gateway/bot and runs every shard it recommends in
+    one process, serving the servers of all of them; past ``max_guilds`` servers on one
+    connection Discord would close an unsharded bot with 4011."""
+    async with LoopbackDiscord() as discord_:
+        discord_.recommended_shards = 2
+        discord_.gateway.max_guilds = 1  # one connection for both servers: 4011
+        discord_.gateway.pace_identify = True
+        guilds = [discord_.add_guild(f"shard-{s}", shard=(s, 2)) for s in (0, 1)]
+        plays = [g.new_channel("play") for g in guilds]
+        db = str(tmp_path / "one.db")
+        await install(db, *(pair(ch) for ch in plays))
+        bot = await discord_.start_bot(env={**FAST_ENV, "DATABASE_PATH": db,
+                                            "DEV_GUILD_ID": ""}, ready_timeout=60)
+        await logged(bot, r"Ready as .*: shards 0,1 of 2, 2 servers")
+        assert "Shards 0,1 of 2 (Discord's recommendation)" in bot.log_text()
+        assert sorted(discord_.gateway.by_shard) == [(0, 2), (1, 2)]
+        assert discord_.gateway.identify_refused == 0, discord_.gateway.too_soon
+        for ch in plays:
+            await ch.wait_for(lambda m: "goes on" in m.text(), timeout=15)
+        await asyncio.gather(*(ch.member("alice").slash("uno play", card="R3")
+                               for ch in plays))
+        for ch in plays:
+            await played(FleetDatabase({}, db), ch, "R3")
+        assert not discord_.take_problems() and not bot.take_tracebacks()
+        await bot.stop()
