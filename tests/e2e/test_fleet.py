@@ -281,3 +281,22 @@ async def test_without_settings_one_process_runs_every_recommended_shard(
             await played(FleetDatabase({}, db), ch, "R3")
         assert not discord_.take_problems() and not bot.take_tracebacks()
         await bot.stop()
+
+
+async def test_a_process_without_shard_0_starts_alone_and_syncs_nothing(
+        tmp_path: Path) -> None:
+    """The process of shard 1 started first (or alone): it serves its server without
+    syncing the commands, which is the work of the process of shard 0."""
+    async with LoopbackDiscord() as discord_:
+        guild = discord_.add_guild("shard-1", shard=(1, 2))
+        bot = await discord_.start_bot(env={
+            **FAST_ENV, "DATABASE_PATH": str(tmp_path / "one.db"), "DEV_GUILD_ID": "",
+            "SHARD_COUNT": "2", "SHARD_IDS": "1"}, ready_timeout=60)
+        await logged(bot, r"Ready as .*: shards 1 of 2, 1 servers")
+        assert "the process that runs shard 0 syncs them" in bot.log_text()
+        assert discord_.command_syncs == 0
+        assert sorted(discord_.gateway.by_shard) == [(1, 2)]
+        assert [g["id"] for g in discord_.gateway.by_shard[(1, 2)].buffer[0]["d"]["guilds"]] \
+            == [str(guild.id)]
+        assert not discord_.take_problems() and not bot.take_tracebacks()
+        await bot.stop()
