@@ -11,17 +11,17 @@ loopback Discord with a server on each shard and ONE shared database; started at
 - Each server's leaderboard counts its own games exactly; a ``/uno appearance`` change
   made in one shard's server is what the other shard's server shows.
 
-The database is the ``fleet_database`` fixture's parameter: today one SQLite file in WAL
-that both processes open (the SQLite backend allows it: its writes take SQLite's own file
-lock, and the fleet's lock is a lock file beside it); the PostgreSQL backend adds a
-parameter that gives ``DATABASE_URL`` instead.
+The database is the ``fleet_database`` fixture's parameter: one SQLite file in WAL that
+both processes open (the SQLite backend allows it: its writes take SQLite's own file lock,
+and the fleet's lock is a lock file beside it), then PostgreSQL (``DATABASE_URL``; the
+fleet's lock an advisory lock).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from cogs.uno.table.session import Options, Session
 from loopback.bot_process import BotProcess
 from loopback.models import Channel
 from loopback.server import LoopbackDiscord
+from support import postgres
 from support.e2e import FAST_ENV
 from support.games import install, saved_state, scenario_session
 
@@ -55,14 +56,21 @@ class FleetDatabase:
         return saved_state(self.oracle, ch)
 
 
-@pytest.fixture(scope="module", params=["sqlite"])
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
 def fleet_database(request: pytest.FixtureRequest,
-                   tmp_path_factory: pytest.TempPathFactory) -> FleetDatabase:
-    """One SQLite file for both processes (the PostgreSQL backend: a parameter giving
-    ``DATABASE_URL`` and an oracle that reads it)."""
-    assert request.param == "sqlite"
-    path = str(tmp_path_factory.mktemp("fleet-db") / "fleet.db")
-    return FleetDatabase({"DATABASE_PATH": path}, path)
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[FleetDatabase]:
+    """The fleet's one database: a SQLite file both processes open, then a database on the
+    tests' throwaway PostgreSQL server (skipped, saying why, where PostgreSQL is not
+    installed)."""
+    if request.param == "sqlite":
+        path = str(tmp_path_factory.mktemp("fleet-db") / "fleet.db")
+        yield FleetDatabase({"DATABASE_PATH": path}, path)
+        return
+    server: postgres.PgServer = request.getfixturevalue("pg_server")
+    url = postgres.new_database(server)
+    unused = str(tmp_path_factory.mktemp("fleet-pg") / "never.db")
+    yield FleetDatabase({"DATABASE_URL": url, "DATABASE_PATH": unused}, url)
+    postgres.drop_database(server, url)
 
 
 @dataclass
@@ -246,7 +254,7 @@ async def test_appearance_is_one_persons_across_shards(fleet: Fleet) -> None:
 
 
 def test_the_database_is_shared_in_wal(fleet_database: FleetDatabase) -> None:
-    if not Path(fleet_database.oracle).exists():
+    if "DATABASE_PATH" not in fleet_database.env or "DATABASE_URL" in fleet_database.env:
         pytest.skip("not a SQLite file")
     import sqlite3
 
