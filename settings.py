@@ -97,6 +97,12 @@ class Config:
     database_url: str | None = field(default=None, repr=False)
     """A PostgreSQL server shared by several bot processes (DATABASE_URL); None: the SQLite
     file ``database_path``. Not in ``repr``: it may hold a password."""
+    shard_count: int | None = None
+    """Discord's shard count for the whole fleet (SHARD_COUNT); None: the count Discord
+    recommends (``GET /gateway/bot``), every shard in this process."""
+    shard_ids: tuple[int, ...] | None = None
+    """The shards this process runs (SHARD_IDS, e.g. ``0-3`` or ``4,5``); None: all of
+    ``shard_count``."""
 
     @property
     def database(self) -> str:
@@ -126,6 +132,7 @@ class Config:
         writes = positive_float("UNO_CHANNEL_WRITES", CHANNEL_WRITES)
         if writes <= 0:
             raise ConfigError("UNO_CHANNEL_WRITES must be more than 0 (writes per second).")
+        shard_count, shard_ids = _shards()
         return cls(
             token=token,
             database_path=os.environ.get("DATABASE_PATH", "").strip() or "uno.db",
@@ -144,7 +151,55 @@ class Config:
             channel_writes=writes,
             uvloop=_flag("UNO_UVLOOP", True),
             database_url=database_url,
+            shard_count=shard_count,
+            shard_ids=shard_ids,
         )
+
+
+def _shards() -> tuple[int | None, tuple[int, ...] | None]:
+    """SHARD_COUNT and SHARD_IDS, checked together (Discord closes a connection whose
+    shard is not below the count with 4010: this says so before connecting)."""
+    raw_count = os.environ.get("SHARD_COUNT", "").strip()
+    raw_ids = os.environ.get("SHARD_IDS", "").strip()
+    if not raw_count:
+        if raw_ids:
+            raise ConfigError(f"SHARD_IDS={raw_ids} needs SHARD_COUNT (the fleet's number "
+                              "of shards), e.g. SHARD_COUNT=4 SHARD_IDS=0-1.")
+        return None, None
+    if not (raw_count.isascii() and raw_count.isdigit()) or int(raw_count) < 1:
+        raise ConfigError(f"SHARD_COUNT must be a whole number of 1 or more, not "
+                          f"'{raw_count}'.")
+    count = int(raw_count)
+    if not raw_ids:
+        return count, None
+    ids = parse_shard_ids(raw_ids)
+    if ids is None:
+        raise ConfigError(f"SHARD_IDS must be shard numbers and ranges separated by "
+                          f"commas (e.g. 0-3 or 4,5), not '{raw_ids}'.")
+    wrong = [i for i in ids if i >= count]
+    if wrong:
+        raise ConfigError(f"SHARD_IDS={raw_ids} names shard {wrong[0]}, but SHARD_COUNT="
+                          f"{count} numbers the shards 0 to {count - 1}.")
+    return count, ids
+
+
+def parse_shard_ids(raw: str) -> tuple[int, ...] | None:
+    """``0-3`` -> (0, 1, 2, 3); ``4,5`` -> (4, 5); ``0-1,6`` -> (0, 1, 6); sorted, each
+    once. None when ``raw`` is not that shape (a range backwards counts as malformed)."""
+    found: set[int] = set()
+    for part in raw.split(","):
+        part = part.strip()
+        first, dash, last = part.partition("-")
+        first, last = first.strip(), last.strip()
+        if not (first.isascii() and first.isdigit()):
+            return None
+        if not dash:
+            found.add(int(first))
+            continue
+        if not (last.isascii() and last.isdigit()) or int(last) < int(first):
+            return None
+        found.update(range(int(first), int(last) + 1))
+    return tuple(sorted(found))
 
 
 def _flag(name: str, default: bool) -> bool:

@@ -25,6 +25,10 @@ class ApplicationServer(RestServer, Hub, Protocol):
     @property
     def gateway_url(self) -> str: ...
 
+    recommended_shards: int
+
+    def session_start_limit(self) -> dict[str, int]: ...
+
     global_commands: list[dict[str, Any]]
     guild_commands: dict[int, list[dict[str, Any]]]
     command_syncs: int
@@ -105,13 +109,8 @@ class ApplicationRoutes:
         return json_response(
             {
                 "url": self.server.gateway_url,
-                "shards": 1,
-                "session_start_limit": {
-                    "total": 1000,
-                    "remaining": 999,
-                    "reset_after": 14400000,
-                    "max_concurrency": 1,
-                },
+                "shards": self.server.recommended_shards,
+                "session_start_limit": self.server.session_start_limit(),
             }
         )
 

@@ -89,7 +89,9 @@ class BotProcess:
     async def start(self, *, ready_timeout: float = 30.0) -> None:
         assert not self.running, "bot already running"
         identifies = self.server.identify_count
-        need_sync = not (self.server.global_commands or self.server.guild_commands)
+        # the process that runs shard 0 syncs the commands (a fleet's others never do)
+        need_sync = (not (self.server.global_commands or self.server.guild_commands)
+                     and self.runs_shard_0())
         syncs = self.server.command_syncs
         self.starts += 1
         with self.log_path.open("ab") as log:
@@ -129,6 +131,12 @@ class BotProcess:
             check_alive("on_ready")
             await asyncio.sleep(0.02)
         check_alive("ready")
+
+    def runs_shard_0(self) -> bool:
+        """Whether this process runs shard 0 (no SHARD_IDS: it runs them all)."""
+        ids = self.environment().get("SHARD_IDS", "").strip()
+        return not ids or any(part.strip().split("-")[0].strip() == "0"
+                              for part in ids.split(","))
 
     @property
     def running(self) -> bool:

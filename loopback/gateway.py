@@ -2,6 +2,15 @@
 GUILD_CREATE per guild), RESUME (the events the bot missed), heartbeats, member requests,
 and the dispatch of events to the connected bot (``dispatch_soon``). A test can drop the
 connection (``drop_gateway``) or ask the bot to reconnect (``request_reconnect``).
+
+Sharding as Discord does it (docs: gateway, "Sharding"): an IDENTIFY with ``shard: [id,
+count]`` gets the guilds with ``(guild_id >> 22) % count == id`` and their events only
+(interactions included); events without a guild (DMs) go to shard 0. An IDENTIFY without
+``shard`` is shard ``[0, 1]``. A shard that is not below its count is closed with 4010; a
+session that would handle more than ``max_guilds`` guilds with 4011 (Discord: 2,500). With
+``pace_identify``, a second IDENTIFY in one bucket (``shard_id % max_concurrency``) within
+``identify_window`` seconds is answered Invalid Session (op 9, ``d: false``), as Discord
+answers an app past its ``max_concurrency``.
 """
 
 from __future__ import annotations
@@ -47,7 +56,20 @@ class GatewayServer(Protocol):
 
     def find_guild(self, guild_id: int) -> Guild | None: ...
 
+    def channel_guild(self, channel_id: int) -> int | None:
+        """The guild of a channel or thread (None: a DM, or unknown)."""
+        ...
+
     def problem(self, kind: str, message: str) -> Problem: ...
+
+
+GUILD_EVENTS = ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE")
+"""Events whose guild is their own ``id`` (every other names it ``guild_id``)."""
+
+
+def shard_of(guild_id: int, count: int) -> int:
+    """Discord's sharding formula."""
+    return (guild_id >> 22) % count
 
 
 class Connection:
@@ -77,12 +99,22 @@ class Connection:
 class GatewaySession:
     """A gateway session: sequence numbers and every dispatched event, for RESUME."""
 
-    def __init__(self, session_id: str, intents: int) -> None:
+    def __init__(self, session_id: str, intents: int,
+                 shard: tuple[int, int] = (0, 1)) -> None:
         self.session_id = session_id
         self.intents = intents
+        self.shard = shard
+        """``[id, count]`` as the IDENTIFY gave it (``[0, 1]`` without one)."""
         self.seq = 0
         self.buffer: list[dict[str, Any]] = []
         self.conn: Connection | None = None
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether this session gets the events of ``guild_id`` (None: shard 0's)."""
+        shard, count = self.shard
+        if guild_id is None:
+            return shard == 0
+        return shard_of(guild_id, count) == shard
 
     @property
     def ws(self) -> web.WebSocketResponse | None:
@@ -105,8 +137,29 @@ class Gateway:
         self.server = server
         self.sessions: dict[str, GatewaySession] = {}
         self.current_session: GatewaySession | None = None
+        """The session identified or resumed last (the only one of an unsharded bot)."""
+        self.by_shard: dict[tuple[int, int], GatewaySession] = {}
+        """The newest session of each ``[id, count]``: the ones events are sent to (a
+        session whose process died keeps its events for a RESUME until a new IDENTIFY of
+        its shard replaces it)."""
         self.identify_count = 0
         self.resume_count = 0
+        self.max_guilds = 2500
+        """Guilds one session may handle; past it IDENTIFY is closed with 4011."""
+        self.max_concurrency = 1
+        """``session_start_limit.max_concurrency`` (GET /gateway/bot)."""
+        self.pace_identify = False
+        """Refuse an IDENTIFY that comes too soon in its bucket (op 9), as Discord does;
+        off by default, so that tests restarting an unsharded bot are not slowed."""
+        self.identify_window = 5.0
+        self.last_identify: dict[int, float] = {}
+        """Per bucket, when its last IDENTIFY was accepted (the loop's clock)."""
+        self.identify_refused = 0
+        """IDENTIFYs answered op 9 because they came too soon in their bucket."""
+        self.too_soon: list[tuple[int, float]] = []
+        """Each of them: (shard, seconds since its bucket's last IDENTIFY)."""
+        self.session_starts_total = 1000
+        self.session_starts_left = 1000
 
     async def close(self) -> None:
         """Close every session's websocket and stop its writer."""
@@ -116,22 +169,39 @@ class Gateway:
             if session.conn is not None:
                 session.conn.close()
 
+    def guild_of(self, name: str, data: Any) -> int | None:
+        """The guild an event belongs to (None: a DM or a guildless event, shard 0's)."""
+        if not isinstance(data, dict):
+            return None
+        if name in GUILD_EVENTS:
+            return int(data["id"])
+        if data.get("guild_id"):
+            return int(data["guild_id"])
+        if data.get("channel_id"):
+            return self.server.channel_guild(int(data["channel_id"]))
+        return None
+
+    def owners(self, name: str, data: Any) -> list[GatewaySession]:
+        """The sessions that get this event: the newest of each shard that owns it."""
+        guild_id = self.guild_of(name, data)
+        return [s for s in self.by_shard.values() if s.serves(guild_id)]
+
     def dispatch_soon(self, name: str, data: Any) -> None:
-        """Send an event to the connected bot (no-op when none is identified)."""
-        session = self.current_session
-        if session is None:
-            return
-        if name in MESSAGE_EVENTS:
-            # a guild's message events need GUILD_MESSAGES, a DM's DIRECT_MESSAGES
-            needed = INTENT_GUILD_MESSAGES if "guild_id" in data else INTENT_DIRECT_MESSAGES
-            if not session.intents & needed:
-                return
-        session.send_event(name, data)
+        """Send an event to the bot's sessions that own it (no-op when none is
+        identified)."""
+        for session in self.owners(name, data):
+            if name in MESSAGE_EVENTS:
+                # a guild's message events need GUILD_MESSAGES, a DM's DIRECT_MESSAGES
+                needed = INTENT_GUILD_MESSAGES if "guild_id" in data else INTENT_DIRECT_MESSAGES
+                if not session.intents & needed:
+                    continue
+            session.send_event(name, data)
 
     def dispatch(self, name: str, data: Any) -> None:
-        session = self.current_session
-        assert session is not None, "no bot is connected to the gateway"
-        session.send_event(name, data)
+        sessions = self.owners(name, data)
+        assert sessions, f"no bot session serves this {name}"
+        for session in sessions:
+            session.send_event(name, data)
 
     async def drop_gateway(self, code: int = 4000, *, wait_resume: float | None = 10.0) -> None:
         """Close the bot's websocket (a resumable close code by default) and, unless
@@ -181,6 +251,7 @@ class Gateway:
                 elif op == 2:
                     session = await self._identify(conn, data)
                     if session is None:
+                        await asyncio.sleep(0.05)  # let op 9 go out first
                         break
                 elif op == 6:
                     session = self._resume(conn, data)
@@ -205,9 +276,25 @@ class Gateway:
             await conn.ws.close(code=4004, message=b"Authentication failed.")
             server.problem("gateway", "IDENTIFY with a wrong token")
             return None
-        session = GatewaySession(secrets.token_hex(16), int(data.get("intents", 0)))
+        shard = self._shard(data.get("shard"))
+        if shard is None:
+            server.problem("gateway", f"IDENTIFY with an invalid shard: {data.get('shard')!r}")
+            await conn.ws.close(code=4010, message=b"Invalid shard.")
+            return None
+        guilds = [g for g in server.guilds if shard_of(g.id, shard[1]) == shard[0]]
+        if len(guilds) > self.max_guilds:
+            server.problem("gateway", f"IDENTIFY as shard {list(shard)} would handle "
+                                      f"{len(guilds)} guilds (at most {self.max_guilds})")
+            await conn.ws.close(code=4011, message=b"Sharding required.")
+            return None
+        if not self._identify_allowed(shard[0]):
+            conn.send({"op": 9, "d": False})
+            return None
+        self.session_starts_left = max(0, self.session_starts_left - 1)
+        session = GatewaySession(secrets.token_hex(16), int(data.get("intents", 0)), shard)
         session.conn = conn
         self.sessions[session.session_id] = session
+        self.by_shard[shard] = session
         self.current_session = session
         ready = {
             "v": 10,
@@ -217,7 +304,7 @@ class Gateway:
                 "mfa_enabled": False,
                 "email": None,
             },
-            "guilds": [{"id": str(g.id), "unavailable": True} for g in server.guilds],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
             "session_id": session.session_id,
             "session_type": "normal",
             "resume_gateway_url": server.gateway_url,
@@ -234,10 +321,37 @@ class Gateway:
         if data.get("shard") is not None:
             ready["shard"] = data["shard"]
         session.send_event("READY", ready)
-        for guild in server.guilds:
+        for guild in guilds:
             session.send_event("GUILD_CREATE", guild.create_payload())
         self.identify_count += 1
         return session
+
+    @staticmethod
+    def _shard(raw: Any) -> tuple[int, int] | None:
+        """IDENTIFY's ``shard`` as (id, count): (0, 1) when absent, None when invalid."""
+        if raw is None:
+            return (0, 1)
+        if (not isinstance(raw, list) or len(raw) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in raw)):
+            return None
+        shard, count = raw
+        if count < 1 or not 0 <= shard < count:
+            return None
+        return (shard, count)
+
+    def _identify_allowed(self, shard: int) -> bool:
+        """One IDENTIFY per bucket per ``identify_window`` when ``pace_identify``."""
+        bucket = shard % max(1, self.max_concurrency)
+        now = asyncio.get_running_loop().time()
+        last = self.last_identify.get(bucket)
+        if self.pace_identify and last is not None and now - last < self.identify_window:
+            self.identify_refused += 1
+            self.too_soon.append((shard, now - last))
+            log.warning("IDENTIFY of shard %d refused: bucket %d identified %.2f s ago",
+                     shard, bucket, now - last)
+            return False
+        self.last_identify[bucket] = now
+        return True
 
     def _resume(self, conn: Connection, data: dict[str, Any]) -> GatewaySession | None:
         session = self.sessions.get(data.get("session_id", ""))
@@ -250,6 +364,7 @@ class Gateway:
             if frame["s"] > since:
                 conn.send(frame)
         self.current_session = session
+        self.by_shard.setdefault(session.shard, session)
         session.send_event("RESUMED", {"_trace": ["loopback"]})
         self.resume_count += 1
         return session

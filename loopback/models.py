@@ -399,9 +399,9 @@ class Channel:
 
 
 class Guild:
-    def __init__(self, server: Hub, name: str) -> None:
+    def __init__(self, server: Hub, name: str, guild_id: int | None = None) -> None:
         self.server = server
-        self.id = snowflake()
+        self.id = guild_id if guild_id is not None else snowflake()
         self.name = name
         self.channels: list[Channel] = []
         self.identities: dict[str, Identity] = {}
@@ -478,6 +478,13 @@ class Guild:
                 )
             else:
                 role.permissions = perms
+        return ident
+
+    def admit(self, ident: Identity) -> Identity:
+        """The account of a member of another guild joins this one too (one person in two
+        servers: the same user id, the same personal settings)."""
+        if self.identities.get(ident.name) is not ident:
+            self._add_identity(ident)
         return ident
 
     def permissions_of(self, ident: Identity) -> discord.Permissions:

@@ -27,7 +27,7 @@ from .bot_process import BotProcess
 from .emojis import EmojiRoutes
 from .faults import Fault as Fault
 from .faults import FaultInjector
-from .gateway import Gateway, GatewaySession
+from .gateway import Gateway, GatewaySession, shard_of
 from .interactions import InteractionRoutes
 from .interactions import InteractionState as InteractionState
 from .messages import MessageRoutes
@@ -99,6 +99,10 @@ class LoopbackDiscord:
             ]
         )
         self.guilds: list[Guild] = []
+        self.recommended_shards = 1
+        """``shards`` of GET /gateway/bot: what Discord recommends (the bot runs that many
+        when no SHARD_COUNT is set). The gateway's sharding: ``gateway.max_guilds``,
+        ``max_concurrency``, ``pace_identify`` (gateway.py)."""
         self.channels: dict[int, Channel] = {}
         self.messages: dict[int, Message] = {}
         self.global_commands: list[dict[str, Any]] = []
@@ -252,8 +256,14 @@ class LoopbackDiscord:
         return bot
 
     # -- state helpers -----------------------------------------------------------
-    def add_guild(self, name: str = "Test") -> Guild:
-        guild = Guild(self, name)
+    def add_guild(self, name: str = "Test", *, shard: tuple[int, int] | None = None) -> Guild:
+        """A new guild; ``shard=(id, count)``: one whose id Discord routes to that shard."""
+        guild_id = None
+        if shard is not None:
+            guild_id = snowflake()
+            while shard_of(guild_id, shard[1]) != shard[0]:
+                guild_id = snowflake()
+        guild = Guild(self, name, guild_id)
         self.guilds.append(guild)
         self.dispatch_soon("GUILD_CREATE", guild.create_payload())
         return guild
@@ -373,6 +383,18 @@ class LoopbackDiscord:
 
     def find_guild(self, guild_id: int) -> Guild | None:
         return next((g for g in self.guilds if g.id == guild_id), None)
+
+    def channel_guild(self, channel_id: int) -> int | None:
+        channel = self.channels.get(channel_id)
+        return channel.guild_id if channel is not None else None
+
+    def session_start_limit(self) -> dict[str, int]:
+        """GET /gateway/bot's ``session_start_limit``."""
+        gateway = self.gateway
+        return {"total": gateway.session_starts_total,
+                "remaining": gateway.session_starts_left,
+                "reset_after": 14400000,
+                "max_concurrency": gateway.max_concurrency}
 
     # -- gateway (gateway.py) -------------------------------------------------------------
     def dispatch_soon(self, name: str, data: Any) -> None:

@@ -95,7 +95,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def cog_load(self) -> None:
         self.sweeper.change_interval(seconds=max(0.5, 60 * self.service.scale))
         self.sweeper.start()
-        await self.service.restore()
+        # this process's servers only: the other processes of a fleet restore theirs
+        fleet = self.bot.fleet
+        await self.service.restore(fleet.owns, prune=fleet.leads)
         if self.bot.config.card_emojis:
             # in the background: READY and the restored games do not wait for the uploads
             self.card_emojis.start()

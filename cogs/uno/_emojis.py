@@ -105,7 +105,12 @@ class CardEmojis:
 
     async def sync(self) -> None:
         """List the application's emojis, upload the missing card faces; never raises
-        (but for cancellation)."""
+        (but for cancellation). Under the fleet's lock: processes starting together take
+        turns, so the first uploads and the others find every face already there."""
+        async with self.bot.fleet_lock("card-emojis"):
+            await self._sync()
+
+    async def _sync(self) -> None:
         cards = all_cards()
         try:
             existing = await self.bot.fetch_application_emojis()

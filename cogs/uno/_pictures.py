@@ -161,12 +161,13 @@ class HandPictures:
             _key, dropped = self._drawn.popitem(last=False)
             self.drawn_bytes -= len(dropped)
 
-    async def high_contrast(self, user: int) -> bool:
+    async def high_contrast(self, user: int, *, fresh: bool = False) -> bool:
         """The person's look, read from the database at most once a minute (another process
-        of the bot may have changed it)."""
+        of the bot may have changed it); ``fresh``: read now (the person asks what it is,
+        and may have changed it through another process of the fleet)."""
         now = time.monotonic()
         known = self._looks.get(user)
-        if known is not None and now - known[1] < LOOK_TTL:
+        if known is not None and now - known[1] < LOOK_TTL and not fresh:
             return known[0]
         try:
             contrast = (await self.db.get_user_settings(user)).high_contrast

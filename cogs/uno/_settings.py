@@ -159,7 +159,8 @@ class SettingsCog(UnoSubCog, name="Settings"):
                 except DatabaseError:
                     raise Refusal("Your choice couldn't be saved: try again in a "
                                   "moment.") from None
-            contrast = await self.pictures.high_contrast(user)
+            # read now: the change may have come through another process of the fleet
+            contrast = await self.pictures.high_contrast(user, fresh=high_contrast is None)
             await reply.send(_("Your cards are drawn in high contrast (in every server).", locale)
                              if contrast else
                              _("Your cards are drawn in the normal look (in every server).",

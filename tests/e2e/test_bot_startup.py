@@ -118,6 +118,44 @@ def test_no_channel_writes_at_all_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2 and "UNO_CHANNEL_WRITES must be more than 0" in result.stderr
 
 
+@pytest.mark.parametrize(("shards", "says"), [
+    ({"SHARD_COUNT": "2", "SHARD_IDS": "5"},
+     "SHARD_IDS=5 names shard 5, but SHARD_COUNT=2 numbers the shards 0 to 1."),
+    ({"SHARD_COUNT": "two"}, "SHARD_COUNT must be a whole number of 1 or more, not 'two'."),
+    ({"SHARD_COUNT": "0"}, "SHARD_COUNT must be a whole number of 1 or more, not '0'."),
+    ({"SHARD_COUNT": "4", "SHARD_IDS": "3-1"}, "SHARD_IDS must be shard numbers and ranges"),
+    ({"SHARD_COUNT": "4", "SHARD_IDS": "0,,1"}, "SHARD_IDS must be shard numbers and ranges"),
+    ({"SHARD_IDS": "0-1"}, "SHARD_IDS=0-1 needs SHARD_COUNT"),
+])
+def test_bad_shard_settings_are_one_line_and_exit_2(
+        tmp_path: Path, shards: dict[str, str], says: str) -> None:
+    """Discord would close the connection with 4010 (invalid shard): the bot says what is
+    wrong before connecting, in one line."""
+    result = run_bot({"DISCORD_TOKEN": fake_token(), "DATABASE_PATH": str(tmp_path / "x.db"),
+                      **shards})
+    assert result.returncode == 2, result.stderr
+    assert says in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_shard_ids_read_as_ranges_and_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    from settings import Config, parse_shard_ids
+
+    assert parse_shard_ids("0-3") == (0, 1, 2, 3)
+    assert parse_shard_ids("4,5") == (4, 5)
+    assert parse_shard_ids(" 6, 0-1 ,1") == (0, 1, 6)
+    assert parse_shard_ids("a") is None and parse_shard_ids("1-") is None
+    monkeypatch.setenv("DISCORD_TOKEN", fake_token())
+    monkeypatch.setenv("SHARD_COUNT", "8")
+    monkeypatch.setenv("SHARD_IDS", "4-7")
+    config = Config.from_env()
+    assert config.shard_count == 8 and config.shard_ids == (4, 5, 6, 7)
+    monkeypatch.delenv("SHARD_IDS")
+    monkeypatch.delenv("SHARD_COUNT")
+    config = Config.from_env()
+    assert config.shard_count is None and config.shard_ids is None
+
+
 def test_the_lag_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from settings import Config, ConfigError
 

@@ -329,14 +329,21 @@ class TableService(Tables):
             self.outbox.notice(session.parent_id, session.guild_id, [text])
 
     # ================================================================ life cycle
-    async def restore(self) -> int:
-        """Load every saved game; upgrade old formats; set aside what can't be read."""
-        try:
-            await self.store.prune_logs(int(time.time()) - LOG_DAYS * 86400)
-        except Exception as exc:
-            log.warning("Pruning old move logs failed (%s); they stay for now", exc)
+    async def restore(self, owns: Callable[[int], bool] | None = None, *,
+                      prune: bool = True) -> int:
+        """Load every saved game of this process's servers (``owns``: all when None; the
+        other processes of a fleet restore theirs); upgrade old formats; set aside what
+        can't be read. ``prune``: also delete the move logs past ``LOG_DAYS`` (the work of
+        one process of a fleet)."""
+        if prune:
+            try:
+                await self.store.prune_logs(int(time.time()) - LOG_DAYS * 86400)
+            except Exception as exc:
+                log.warning("Pruning old move logs failed (%s); they stay for now", exc)
         restored = 0
         for saved in await self.store.load_games():
+            if owns is not None and not owns(saved.guild_id):
+                continue
             try:
                 session = Session.from_json(saved.state)
             except SavedFormatError as exc:

@@ -1,0 +1,60 @@
+"""The table service as one process of a fleet (README "Running several processes"): at
+start it restores only the saved games of its shards' servers, leaves the others' (even an
+unreadable one: its owner sets it aside) and prunes old move logs only when asked (the
+process of shard 0)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from cogs.fleet import Shards
+from data import Database, SavedGame
+from support.games import install, scenario_session
+from support.service import ALICE, BOB, make_service
+
+SHARDS = Shards(2, (0,))
+MINE = (1000 << 22) | 1   # shard 1000 % 2 == 0: this process's
+THEIRS = (1001 << 22) | 1  # shard 1: another process's
+
+
+def game(channel_id: int, guild_id: int) -> SavedGame:
+    s = scenario_session(channel_id, [ALICE, BOB], guild_id=guild_id, seed=3,
+                         hands={ALICE: "R3 R4", BOB: "R6 G1"}, discard="R9", turn=ALICE)
+    return SavedGame(channel_id=s.channel_id, guild_id=guild_id, game_id=s.game_id,
+                     state=s.to_json(), updated_at=int(time.time()))
+
+
+@pytest.mark.parametrize("prune", [True, False])
+async def test_restore_takes_only_this_processes_servers(db: Database, prune: bool) -> None:
+    assert SHARDS.owns(MINE) and not SHARDS.owns(THEIRS)
+    await db.save_game(game(1, MINE))
+    await db.save_game(game(2, THEIRS))
+    await db.save_game(SavedGame(channel_id=3, guild_id=THEIRS, game_id="x",
+                                 state="{not json", updated_at=int(time.time())))
+    service, outbox = make_service(db)
+    pruned: list[int] = []
+    real_prune = db.prune_logs
+
+    async def spy(older_than: int) -> int:
+        pruned.append(older_than)
+        return await real_prune(older_than)
+
+    service.store.prune_logs = spy  # type: ignore[method-assign]
+    assert await service.restore(SHARDS.owns, prune=prune) == 1
+    assert set(service.sessions) == {1}
+    assert {c for c, *_ in outbox.announced} == {1}, "only its own table goes on"
+    assert outbox.notices == [], "another process's unreadable game is its owner's"
+    assert {g.channel_id for g in await db.load_games()} == {1, 2, 3}, "nothing set aside"
+    assert bool(pruned) == prune
+    await service.close()
+
+
+async def test_without_a_filter_every_game_is_restored(db: Database) -> None:
+    await install(db)
+    await db.save_game(game(1, MINE))
+    await db.save_game(game(2, THEIRS))
+    service, _outbox = make_service(db)
+    assert await service.restore() == 2
+    await service.close()
