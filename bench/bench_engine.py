@@ -29,6 +29,14 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
 * ``ours power-grab, uniform``: the uniform loop on the Power Grab edition.
 * ``ours heuristic games``: 4 ``HeuristicPlayer`` seats, whole games to 500 points via
   ``engine.simulate.run_game`` (reactions -- UNO calls, catches -- included).
+* ``fastsim ...``: the playout simulator (engine/fastsim.py, engine/playouts.py, issue 19).
+  A round is ``FastSim.deal`` (the shuffle, deal and first card of ``Game``'s
+  ``start_round``) then ``playout`` to the end of the hand
+  with one policy for every seat: ``random`` is the rlcard-like policy above (play a random
+  card that fits, draw only when none does, play the drawn card, accept a Wild Draw Four;
+  random colours; every player calls UNO), ``uniform`` the uniform loop above, ``greedy``
+  the cheap heuristic of engine/playouts.py. ``fastsim clone + random playout`` is what a
+  search does: clone one dealt Power Grab hand and play the copy out (no deal).
 
 ``µs/move`` is wall-clock time per applied move, ``cpu µs`` the process CPU time per move
 (steadier on a busy machine). Every figure is the median of ``--repeats`` timed batches
@@ -72,6 +80,9 @@ from engine import (  # noqa: E402
     Play,
     Settings,
 )
+from engine.editions import get_edition  # noqa: E402
+from engine.fastsim import FastSim  # noqa: E402
+from engine.playouts import POLICIES, playout  # noqa: E402
 from engine.simulate import run_game  # noqa: E402
 
 PLAYERS = ("p0", "p1", "p2", "p3")
@@ -154,6 +165,45 @@ def ours_heuristic_games(seed: int) -> Batch:
             games += 1
             moves += game.counters.moves
         return games, moves, 0
+
+    return batch
+
+
+# ---------------------------------------------------------------------------- the simulator
+def fastsim_rounds(edition: str, seed: int, policy: str) -> Batch:
+    """A hand dealt by ``FastSim.deal`` per round, played out with ``policy``."""
+    rng = random.Random(seed)
+    rand = rng.random
+    ed = get_edition(edition)
+    play = POLICIES[policy]
+
+    def batch(deadline: float) -> tuple[int, int, int]:
+        rounds = moves = 0
+        clock = time.perf_counter
+        deal = FastSim.deal
+        while clock() < deadline:
+            sim = deal(ed, PLAYERS, rng, dealer=rounds % 4)
+            moves += playout(sim, play, rand)
+            rounds += 1
+        return rounds, moves, 0
+
+    return batch
+
+
+def fastsim_clones(seed: int) -> Batch:
+    """One dealt Power Grab hand, cloned and played out with the random policy."""
+    rng = random.Random(seed)
+    rand = rng.random
+    root = FastSim.deal(get_edition("power-grab"), PLAYERS, rng)
+    play = POLICIES["random"]
+
+    def batch(deadline: float) -> tuple[int, int, int]:
+        rounds = moves = 0
+        clock = time.perf_counter
+        while clock() < deadline:
+            moves += playout(root.clone(), play, rand)
+            rounds += 1
+        return rounds, moves, 0
 
     return batch
 
@@ -331,23 +381,35 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed
     plan: list[tuple[str, str, str, Batch, float]] = [
         ("ours_classic_uniform", "ours classic, uniform", "rounds",
-         ours_rounds("classic", seed, _uniform), 0.20),
+         ours_rounds("classic", seed, _uniform), 0.12),
         ("ours_classic_rlcard_policy", "ours classic, rlcard-like policy", "rounds",
-         ours_rounds("classic", seed, _rlcard_like), 0.15),
+         ours_rounds("classic", seed, _rlcard_like), 0.10),
         ("ours_classic_rlcard_policy_apply", "ours classic, rlcard-like, apply", "rounds",
-         ours_rounds("classic", seed, _rlcard_like, validated=True), 0.10),
-        ("rlcard_step", "rlcard UnoGame.step", "rounds", rlcard_step(seed), 0.20),
-        ("rlcard_round_bare", "rlcard UnoRound (bare)", "rounds", rlcard_round_bare(seed), 0.10),
+         ours_rounds("classic", seed, _rlcard_like, validated=True), 0.06),
+        ("rlcard_step", "rlcard UnoGame.step", "rounds", rlcard_step(seed), 0.15),
+        ("rlcard_round_bare", "rlcard UnoRound (bare)", "rounds", rlcard_round_bare(seed), 0.07),
         ("ours_power_grab_uniform", "ours power-grab, uniform", "rounds",
-         ours_rounds("power-grab", seed, _uniform), 0.15),
+         ours_rounds("power-grab", seed, _uniform), 0.08),
         ("ours_heuristic_games", "ours heuristic games to 500", "games",
-         ours_heuristic_games(seed), 0.20),
+         ours_heuristic_games(seed), 0.10),
+        ("fastsim_classic_random", "fastsim classic, random (rlcard-like)", "rounds",
+         fastsim_rounds("classic", seed, "random"), 0.12),
+        ("fastsim_classic_uniform", "fastsim classic, uniform", "rounds",
+         fastsim_rounds("classic", seed, "uniform"), 0.06),
+        ("fastsim_classic_greedy", "fastsim classic, greedy", "rounds",
+         fastsim_rounds("classic", seed, "greedy"), 0.04),
+        ("fastsim_power_grab_random", "fastsim power-grab, random", "rounds",
+         fastsim_rounds("power-grab", seed, "random"), 0.05),
+        ("fastsim_clone_playout", "fastsim clone + random playout", "rounds",
+         fastsim_clones(seed), 0.05),
     ]
     info = machine_info()
     print(f"Python {info['python']} ({info['implementation']}) on {info['platform']}, "
           f"{info['machine']}, {info['cpu_count']} CPUs; {info['date']}")
     print(f"{len(PLAYERS)} players, seed {seed}, ~{args.seconds:g} s, "
-          f"median of {args.repeats} batches\n", flush=True)
+          f"median of {args.repeats} batches")
+    print(f"reproduce: python bench/bench_engine.py --seconds {args.seconds:g} "
+          f"--repeats {args.repeats} --seed {seed}\n", flush=True)
 
     results: dict[str, dict[str, Any]] = {}
     for key, label, unit, batch, share in plan:
@@ -376,9 +438,17 @@ def main(argv: list[str] | None = None) -> int:
         "move_speed_rlcard_policy": ratio(rl["us_per_move"], policy["us_per_move"]),
         "rounds_per_s_rlcard_policy_vs_bare":
             ratio(policy["per_s"], results["rlcard_round_bare"]["per_s"]),
+        "fastsim_rounds_per_s_random": ratio(results["fastsim_classic_random"]["per_s"],
+                                             rl["per_s"]),
+        "fastsim_rounds_per_s_uniform": ratio(results["fastsim_classic_uniform"]["per_s"],
+                                              rl["per_s"]),
+        "fastsim_rounds_per_s_random_vs_bare":
+            ratio(results["fastsim_classic_random"]["per_s"],
+                  results["rlcard_round_bare"]["per_s"]),
     }
     met = ratios["rounds_per_s_uniform"] >= TARGET_RATIO
     met_policy = ratios["rounds_per_s_rlcard_policy"] >= TARGET_RATIO
+    met_fastsim = ratios["fastsim_rounds_per_s_random"] >= TARGET_RATIO
     print("\nours / rlcard UnoGame.step (higher is better for us):")
     print(f"  rounds/s, uniform random (as specified):  {ratios['rounds_per_s_uniform']:6.2f}x  "
           f"target >= {TARGET_RATIO:g}x: {'MET' if met else 'NOT MET'}")
@@ -389,6 +459,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  speed per move, rlcard-like policy:       {ratios['move_speed_rlcard_policy']:6.2f}x")
     print(f"  rounds/s, rlcard-like vs bare UnoRound:   "
           f"{ratios['rounds_per_s_rlcard_policy_vs_bare']:6.2f}x")
+    print("\nthe playout simulator (FastSim) / rlcard UnoGame.step:")
+    print(f"  rounds/s, random (rlcard-like) policy:    "
+          f"{ratios['fastsim_rounds_per_s_random']:6.2f}x  "
+          f"target >= {TARGET_RATIO:g}x: {'MET' if met_fastsim else 'NOT MET'}")
+    print(f"  rounds/s, uniform random:                 "
+          f"{ratios['fastsim_rounds_per_s_uniform']:6.2f}x")
+    print(f"  rounds/s, random vs bare UnoRound:        "
+          f"{ratios['fastsim_rounds_per_s_random_vs_bare']:6.2f}x")
     print("\nRules rlcard 1.2.0 (rlcard/games/uno) skips or simplifies that we implement:")
     for line in RLCARD_SKIPS:
         print(f"  - {line}")
@@ -405,6 +483,7 @@ def main(argv: list[str] | None = None) -> int:
             "target_ratio": TARGET_RATIO,
             "target_met": met,
             "target_met_rlcard_policy": met_policy,
+            "target_met_fastsim": met_fastsim,
             "rlcard_skips": RLCARD_SKIPS,
         }, indent=2))
 

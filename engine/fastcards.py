@@ -75,15 +75,25 @@ face (16: only the colour counts) in that colour (``Game.can_play_on_top``)."""
 
 
 def card_points(settings: Settings) -> tuple[int, ...]:
-    """What each card left in a hand scores (``Edition.points``; the same in every
-    edition)."""
-    ed = next(iter(EDITIONS.values()))
-    return tuple(ed.points(c, settings) for c in CARDS)
+    """What each card left in a hand scores (``Edition.points``: the same in every
+    edition, but for the house rule on Grab-2-Towers)."""
+    table = _POINTS.get(settings.grab2_points)
+    if table is None:
+        ed = next(iter(EDITIONS.values()))
+        table = _POINTS[settings.grab2_points] = tuple(ed.points(c, settings) for c in CARDS)
+    return table
 
 
 def deck_of(edition: Edition) -> list[int]:
-    """The edition's deck as card numbers, in ``edition.deck``'s order."""
-    return [CARD_ID[c] for c in edition.deck]
+    """The edition's deck as card numbers, in ``edition.deck``'s order (a new list)."""
+    deck = _DECKS.get(edition.name)
+    if deck is None:
+        deck = _DECKS[edition.name] = tuple(CARD_ID[c] for c in edition.deck)
+    return list(deck)
+
+
+_POINTS: dict[int, tuple[int, ...]] = {}
+_DECKS: dict[str, tuple[int, ...]] = {}
 
 
 # ---------------------------------------------------------------------------- the moves

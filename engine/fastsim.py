@@ -76,6 +76,8 @@ from engine.fastcards import (
 )
 from engine.settings import Settings
 
+_DEFAULT: Final = Settings()
+_TAG_MASK: Final = ~(TAG - 1)
 _PLAIN: Final = frozenset({K_NUMBER, K_GRAB2, K_WILD, K_WILD_GRAB})
 """Kinds that only end the turn: a number, Grab-2-Towers, Wild, Wild Grab-A-Tower."""
 
@@ -200,18 +202,20 @@ class FastSim:
         if teams:
             where = {p: i for i, t in enumerate(teams) for p in t}
             team_of = tuple(where[p] for p in players)
-        sim = cls._empty(players, edition.towers, settings or Settings(), team_of, rng)
+        sim = cls._empty(players, edition.towers, settings or _DEFAULT, team_of, rng)
         n = sim.n
         dealer %= n
         deck = deck_of(edition)
         rng.shuffle(deck)
+        # one card at a time from the top, starting left of the dealer
+        dealt = deck[:-7 * n - 1:-1]
+        del deck[-7 * n:]
         hands: list[list[int]] = [[] for _ in range(n)]
-        pop = deck.pop
-        for _ in range(7):
-            for i in range(1, n + 1):
-                hands[(dealer + i) % n].append(pop())
+        for i in range(n):
+            hands[(dealer + 1 + i) % n] = dealt[i::n]
         sim.hands = hands
         sim.draw = deck
+        pop = deck.pop
         while True:
             card = pop()
             if KIND[card] != K_W4:
@@ -350,11 +354,15 @@ class FastSim:
     def step(self, m: int) -> None:
         """Make move ``m``, known to be legal (``Game.push``)."""
         if m < TAG:
-            self._close(self.turn)
-            self.play(self.turn, m & 127, ((m >> 7) & 7) ^ 4, (m >> 10) & 15,
-                      m & UNO_BIT != 0)
+            p = self.turn
+            if self.catchable >= 0 and self.catchable != p:
+                self.catchable = -1  # a move by anyone else closes the catch window
+            if m < 128:  # the play of a card that needs no choice
+                self.play(p, m, NO_COLOR, 0, False)
+            else:
+                self.play(p, m & 127, ((m >> 7) & 7) ^ 4, (m >> 10) & 15, m & UNO_BIT != 0)
             return
-        tag = m & ~(TAG - 1)
+        tag = m & _TAG_MASK
         if tag == CALL:
             self.call(m & 15)
             return
@@ -362,7 +370,8 @@ class FastSim:
             self.catch(m >> 4 & 15)
             return
         p = self.turn
-        self._close(p)
+        if self.catchable >= 0 and self.catchable != p:
+            self.catchable = -1
         if tag == DRAW:
             self.draw_one(p)
         elif tag == PASS:
@@ -400,14 +409,14 @@ class FastSim:
         self._draw_cards(target, 2)
 
     def play(self, p: int, card: int, color: int, towers: int, uno: bool) -> None:
-        """``p`` plays ``card`` (engine/effects.py's ``_do_play``; the catch window is
-        closed by ``step``)."""
+        """``p``, the turn's player, plays ``card`` (engine/effects.py's ``_do_play``; the
+        catch window is closed by ``step``)."""
         hand = self.hands[p]
-        prev = self.color
         hand.remove(card)
         kind = KIND[card]
         guilty = False
         if kind == K_W4:
+            prev = self.color
             for c in hand:
                 if COLOR_OF[c] == prev:
                     guilty = True
@@ -417,43 +426,46 @@ class FastSim:
         self.drawn = -1
         self.color_only = False
         left = len(hand)
-        if left == 1:
-            if kind != K_LAP:
-                if uno or self.called >> p & 1:
-                    self.called |= 1 << p
-                else:
-                    self.catchable = p
-        elif left:
-            self.called &= ~(1 << p)
-        t = self.towers
+        if left > 1:
+            if self.called:
+                self.called &= ~(1 << p)
+        elif left == 1 and kind != K_LAP:
+            if uno or self.called >> p & 1:
+                self.called |= 1 << p
+            else:
+                self.catchable = p
         if self.towers_on:
+            t = self.towers
             if ICON[card] >= 0:
                 t[ICON[card]] = p
             if towers:
                 for i in range(4):
                     if towers >> i & 1:
                         t[i] = p
+            if left and t[0] == p and t[1] == p and t[2] == p and t[3] == p:
+                if left >= 2:
+                    self.pending = KEEPING
+                    self.after_keep = (p + self.direction) % self.n
+                    return
+                self.towers = [-1, -1, -1, -1]  # instant UNO with one card left
         if not left:
             n = DRAWS[kind]
             if n:
                 victim = (p + self.direction) % self.n
-                if not (self.towers_on and t[BLOCK[kind]] == victim):
+                if not (self.towers_on and self.towers[BLOCK[kind]] == victim):
                     self._draw_cards(victim, n)
             self._end_hand(p)
-            return
-        if self.towers_on and t[0] == p and t[1] == p and t[2] == p and t[3] == p:
-            if left >= 2:
-                self.pending = KEEPING
-                self.after_keep = (p + self.direction) % self.n
-                return
-            self.towers = [-1, -1, -1, -1]  # instant UNO with one card left
-        self._effect(p, kind, guilty)
+        elif kind in _PLAIN:
+            # _end_turn(p) for the turn's player, whose call, if any, still stands (it was
+            # dropped above unless one card is left)
+            self.turn = (p + self.direction) % self.n
+            self.pending = PLAY
+        else:
+            self._effect(p, kind, guilty)
 
     def _effect(self, p: int, kind: int, guilty: bool) -> None:
-        """What a played card does to the next player (``_card_effect``)."""
-        if kind in _PLAIN:
-            self._end_turn(p)
-            return
+        """What a played card does to the next player (``_card_effect``), but for a card
+        that only ends the turn."""
         victim = (p + self.direction) % self.n
         if kind == K_REVERSE:
             self.direction = -self.direction
@@ -513,13 +525,24 @@ class FastSim:
 
     def draw_one(self, p: int) -> None:
         """``p`` draws instead of playing; a card that fits waits to be played or kept."""
-        if self._draw_cards(p, 1):
+        if self.draw:
+            card = self.draw.pop()
+            self.hands[p].append(card)
+            if self.called:
+                self.called &= ~(1 << p)
+            if self.catchable == p:
+                self.catchable = -1
+        elif self._draw_cards(p, 1):
             card = self.hands[p][-1]
-            if self.fits()[card]:
-                self.pending = DRAWN
-                self.drawn = card
-                return
-        self._end_turn(p)
+        else:
+            self._end_turn(p)
+            return
+        face = NO_FACE if self.color_only else FACE[self.discard[-1]]
+        if MATCH[self.color * 16 + face][card]:
+            self.pending = DRAWN
+            self.drawn = card
+        else:
+            self._end_turn(p)
 
     def accept(self, p: int) -> None:
         self.w4_player = self.w4_victim = -1

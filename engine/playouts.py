@@ -37,6 +37,7 @@ from engine.fastcards import (
     DECISIONS,
     DRAW,
     DRAWN,
+    FACE,
     GRABS,
     K_GRAB2,
     K_W4,
@@ -46,7 +47,9 @@ from engine.fastcards import (
     LAP,
     LAP_KEEP,
     LAP_PASS,
+    MATCH,
     NO_COLOR,
+    NO_FACE,
     OVER,
     PLAY,
     TOWERS,
@@ -68,21 +71,23 @@ _ATTACKS = frozenset({1, 2, 3, K_W4})
 """Kinds that hurt the next player: Draw One, Draw Two, Skip, Wild Draw Four."""
 
 
-def playout(sim: FastSim, policy: Policy, rand: Rand, max_moves: int = MAX_MOVES) -> list[int]:
-    """Play ``sim`` to the end of the hand with ``policy`` for every seat; returns what
-    each seat scored (``sim.gained``; with partners, each seat its team's points)."""
+def playout(sim: FastSim, policy: Policy, rand: Rand, max_moves: int = MAX_MOVES) -> int:
+    """Play ``sim`` to the end of the hand with ``policy`` for every seat; returns how
+    many moves that took. What each seat scored is then ``sim.gained`` (with partners,
+    each seat its team's points)."""
+    if sim.pending == OVER:
+        return 0
     step = sim.step
-    moves = 0
-    while sim.pending != OVER:
+    for moves in range(1, max_moves + 1):
         if sim.catchable >= 0:
             sim.call(sim.catchable)
         step(policy(sim, rand))
-        moves += 1
-        if moves >= max_moves:
-            sim.pending = OVER
-            sim.gained = [0] * sim.n
-            break
-    return sim.gained
+        if sim.pending == OVER:
+            return moves
+    if sim.pending != OVER:
+        sim.pending = OVER
+        sim.gained = [0] * sim.n
+    return max_moves
 
 
 # ---------------------------------------------------------------------------- random
@@ -92,7 +97,7 @@ def random_policy(sim: FastSim, rand: Rand) -> int:
     pending = sim.pending
     hand = sim.hands[p]
     if pending == PLAY:
-        fits = sim.fits()
+        fits = MATCH[sim.color * 16 + (NO_FACE if sim.color_only else FACE[sim.discard[-1]])]
         ok = [c for c in hand if fits[c]]
         if not ok:
             return DRAW
