@@ -39,7 +39,7 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
   search does: clone one dealt Power Grab hand and play the copy out (no deal).
 
 ``µs/move`` is wall-clock time per applied move, ``cpu µs`` the process CPU time per move
-(steadier on a busy machine). Every figure is the median of ``--repeats`` timed batches
+and ``per cpu s`` units per second of process CPU time (both steadier on a busy machine). Every figure is the median of ``--repeats`` timed batches
 (time.perf_counter) after a warm-up; each batch plays whole rounds (or games) until its time
 slice is used up.
 """
@@ -275,6 +275,7 @@ def measure(name: str, unit: str, batch: Batch, seconds: float, repeats: int) ->
     batch(time.perf_counter() + warm)
     slice_ = (seconds - warm) / repeats
     per_s: list[float] = []
+    per_cpu_s: list[float] = []
     us_move: list[float] = []
     cpu_us_move: list[float] = []
     units_total = moves_total = aborted_total = 0
@@ -289,6 +290,7 @@ def measure(name: str, unit: str, batch: Batch, seconds: float, repeats: int) ->
         moves_total += moves
         aborted_total += aborted
         per_s.append(units / elapsed)
+        per_cpu_s.append(units / cpu if cpu else float("nan"))
         us_move.append(elapsed / moves * 1e6 if moves else float("nan"))
         cpu_us_move.append(cpu / moves * 1e6 if moves else float("nan"))
     return {
@@ -296,6 +298,7 @@ def measure(name: str, unit: str, batch: Batch, seconds: float, repeats: int) ->
         "unit": unit,
         "per_s": statistics.median(per_s),
         "per_s_runs": [round(x, 2) for x in per_s],
+        "per_cpu_s": statistics.median(per_cpu_s),
         "us_per_move": statistics.median(us_move),
         "cpu_us_per_move": statistics.median(cpu_us_move),
         "moves_per_unit": moves_total / max(units_total, 1),
@@ -415,13 +418,14 @@ def main(argv: list[str] | None = None) -> int:
     for key, label, unit, batch, share in plan:
         results[key] = measure(label, unit, batch, args.seconds * share, args.repeats)
 
-    head = (f"{'measurement':<34} {'per s':>10} {'unit':<7} {'µs/move':>9} {'cpu µs':>8} "
-            f"{'moves/unit':>11}")
+    head = (f"{'measurement':<38} {'per s':>10} {'per cpu s':>10} {'unit':<7} {'µs/move':>9} "
+            f"{'cpu µs':>8} {'moves/unit':>11}")
     print(head)
     print("-" * len(head))
     for r in results.values():
         extra = f"  ({r['aborted']} aborted)" if r["aborted"] else ""
-        print(f"{r['name']:<34} {r['per_s']:>10.1f} {r['unit']:<7} {r['us_per_move']:>9.2f} "
+        print(f"{r['name']:<38} {r['per_s']:>10.1f} {r['per_cpu_s']:>10.1f} {r['unit']:<7} "
+              f"{r['us_per_move']:>9.2f} "
               f"{r['cpu_us_per_move']:>8.2f} {r['moves_per_unit']:>11.1f}{extra}")
 
     rl = results["rlcard_step"]
@@ -440,6 +444,8 @@ def main(argv: list[str] | None = None) -> int:
             ratio(policy["per_s"], results["rlcard_round_bare"]["per_s"]),
         "fastsim_rounds_per_s_random": ratio(results["fastsim_classic_random"]["per_s"],
                                              rl["per_s"]),
+        "fastsim_rounds_per_cpu_s_random": ratio(
+            results["fastsim_classic_random"]["per_cpu_s"], rl["per_cpu_s"]),
         "fastsim_rounds_per_s_uniform": ratio(results["fastsim_classic_uniform"]["per_s"],
                                               rl["per_s"]),
         "fastsim_rounds_per_s_random_vs_bare":
@@ -463,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  rounds/s, random (rlcard-like) policy:    "
           f"{ratios['fastsim_rounds_per_s_random']:6.2f}x  "
           f"target >= {TARGET_RATIO:g}x: {'MET' if met_fastsim else 'NOT MET'}")
+    print(f"  rounds per CPU second, random policy:     "
+          f"{ratios['fastsim_rounds_per_cpu_s_random']:6.2f}x  (steadier on a shared machine)")
     print(f"  rounds/s, uniform random:                 "
           f"{ratios['fastsim_rounds_per_s_uniform']:6.2f}x")
     print(f"  rounds/s, random vs bare UnoRound:        "

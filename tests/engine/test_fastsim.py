@@ -128,7 +128,7 @@ def test_fastsim_agrees_with_game_move_for_move() -> None:
 @pytest.mark.slow
 def test_fastsim_agrees_with_game_over_thousands_of_hands() -> None:
     seen = check_hands(2000, seed=2)
-    assert seen["hands"] >= 3000
+    assert seen["hands"] >= 2800
 
 
 def test_deal_is_the_games_deal() -> None:
