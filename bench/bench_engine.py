@@ -39,9 +39,9 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
   search does: clone one dealt Power Grab hand and play the copy out (no deal).
 
 ``µs/move`` is wall-clock time per applied move, ``cpu µs`` the process CPU time per move
-and ``per cpu s`` units per second of process CPU time (both steadier on a busy machine). Every figure is the median of ``--repeats`` timed batches
-(time.perf_counter) after a warm-up; each batch plays whole rounds (or games) until its time
-slice is used up.
+and ``per cpu s`` units per second of process CPU time (both steadier on a busy machine).
+Every figure is the median of ``--repeats`` timed batches (time.perf_counter) after a
+warm-up; each batch plays whole rounds (or games) until its time slice is used up.
 """
 
 from __future__ import annotations
@@ -183,7 +183,8 @@ def fastsim_rounds(edition: str, seed: int, policy: str) -> Batch:
         deal = FastSim.deal
         while clock() < deadline:
             sim = deal(ed, PLAYERS, rng, dealer=rounds % 4)
-            moves += playout(sim, play, rand)
+            playout(sim, play, rand)
+            moves += sim.moves
             rounds += 1
         return rounds, moves, 0
 
@@ -201,7 +202,9 @@ def fastsim_clones(seed: int) -> Batch:
         rounds = moves = 0
         clock = time.perf_counter
         while clock() < deadline:
-            moves += playout(root.clone(), play, rand)
+            sim = root.clone()
+            playout(sim, play, rand)
+            moves += sim.moves
             rounds += 1
         return rounds, moves, 0
 

@@ -4,7 +4,8 @@ The same rules as ``Game`` (engine/effects.py, engine/lap.py, engine/turns.py,
 engine/scoring.py, engine/teams.py) on small integers: a card is an index into ``CARDS``,
 a hand a list of them, a seat an index into ``players``, a tower holder a seat (-1: none),
 the UNO calls a bit mask, a move one ``int`` (``play_move``, ``DRAW``, ...). No events, no
-validation (``step`` is ``Game.push``: it trusts a move taken from ``legal``), no Card
+validation (``step`` is ``Game.push``: it trusts a move taken from
+``playouts.legal_moves``), no Card
 objects, no statistics; ``clone`` copies a few lists. A hand ends with ``pending`` ==
 ``OVER`` and ``gained``: what each seat scored for the hand (with partners, every seat its
 team's figure). It never deals the next hand and never reads a clock.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from itertools import combinations
 from typing import Final
 
 from engine.basegame import BaseGame
@@ -42,7 +42,6 @@ from engine.fastcards import (
     DRAWN,
     DRAWS,
     FACE,
-    GRABS,
     ICON,
     K_DRAW1,
     K_DRAW2,
@@ -72,7 +71,6 @@ from engine.fastcards import (
     WILD,
     card_points,
     deck_of,
-    play_move,
 )
 from engine.settings import Settings
 
@@ -87,8 +85,9 @@ class FastSim:
 
     __slots__ = ("after_keep", "alternative", "called", "catchable", "color", "color_only",
                  "direction", "discard", "draw", "drawn", "gained", "hands", "lap_player",
-                 "lap_step", "n", "pending", "players", "points", "rng", "team_of", "towers",
-                 "towers_on", "turn", "w4_guilty", "w4_player", "w4_victim", "winner")
+                 "lap_step", "moves", "n", "pending", "players", "points", "rng", "team_of",
+                 "towers", "towers_on", "turn", "w4_guilty", "w4_player", "w4_victim",
+                 "winner")
 
     players: tuple[str, ...]
     """The seats' player names (to speak of moves in the engine's terms)."""
@@ -122,6 +121,9 @@ class FastSim:
     winner: int
     gained: list[int]
     """At the end of the hand: what each seat scored (zeros before)."""
+    moves: int
+    """How many moves ``playouts.playout`` made on this simulator (and on the one it was
+    cloned from)."""
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -147,6 +149,7 @@ class FastSim:
         sim.called = 0
         sim.catchable = sim.winner = -1
         sim.gained = [0] * sim.n
+        sim.moves = 0
         return sim
 
     @classmethod
@@ -271,6 +274,7 @@ class FastSim:
         c.catchable = self.catchable
         c.winner = self.winner
         c.gained = self.gained[:]
+        c.moves = self.moves
         return c
 
     # ------------------------------------------------------------------ questions
@@ -285,69 +289,6 @@ class FastSim:
         out = [0] * (max(self.team_of) + 1)
         for i, t in enumerate(self.team_of):
             out[t] = self.gained[i]
-        return out
-
-    def legal(self, seat: int) -> list[int]:
-        """Every move ``seat`` may make now (``Game.legal_moves``), calls and catches
-        included."""
-        pending = self.pending
-        if pending == OVER:
-            return []
-        if pending == LAP:
-            if seat != self.lap_player or seat != self.turn:
-                return []
-            out = [LAP_KEEP | (c ^ 4) << 7 for c in range(4)] if self.color == NO_COLOR \
-                else [LAP_KEEP]
-            if self.lap_step < self.n:
-                out.append(LAP_PASS)
-            return out
-        out = []
-        hand = self.hands[seat]
-        size = len(hand)
-        if not self.called >> seat & 1 and (size == 1 or (size == 2 and self.turn == seat)):
-            out.append(CALL | seat)
-        if self.catchable >= 0 and self.catchable != seat:
-            out.append(CATCH | seat | self.catchable << 4)
-        if self.turn != seat:
-            return out
-        if pending == PLAY:
-            fits = self.fits()
-            for card in dict.fromkeys(hand):
-                if fits[card]:
-                    out += self.variants(seat, card, size == 2)
-            out.append(DRAW)
-        elif pending == DRAWN:
-            out += self.variants(seat, self.drawn, size == 2)
-            out.append(PASS)
-        elif pending == COLOR:
-            out += [CHOOSE | c for c in range(4)]
-        elif pending == CHALLENGED:
-            out += [ACCEPT, CHALLENGE]
-        elif pending == KEEPING:
-            for card in dict.fromkeys(hand):
-                out += [KEEP | card, KEEP | card | UNO_BIT]
-        return out
-
-    def variants(self, seat: int, card: int, uno_too: bool) -> list[int]:
-        """The plays of ``card`` by ``seat``: each colour (a wild), each set of towers
-        (a grab), with and without the UNO call (``uno_too``)."""
-        kind = KIND[card]
-        colors = [0, 1, 2, 3] if WILD[card] else [NO_COLOR]
-        if kind == K_LAP and len(self.hands[seat]) > 1:
-            colors.append(NO_COLOR)
-        sets = [0]
-        if self.towers_on and kind in GRABS:
-            free = [t for t in range(4) if self.towers[t] != seat]
-            need = min(2 if kind == K_GRAB2 else 1, len(free))
-            if need:
-                sets = [sum(1 << t for t in ts) for ts in combinations(free, need)]
-        out = []
-        for col in colors:
-            for ts in sets:
-                m = play_move(card, col, ts)
-                out.append(m)
-                if uno_too:
-                    out.append(m | UNO_BIT)
         return out
 
     # ------------------------------------------------------------------ moves

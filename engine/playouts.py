@@ -1,5 +1,6 @@
-"""Playing a ``FastSim`` hand (engine/fastsim.py) to its end: the policies and ``playout``
-(issue 19), and ``describe`` (a simulator's table in the engine's terms).
+"""Playing a ``FastSim`` hand (engine/fastsim.py) to its end (issue 19): the legal moves
+(``legal_moves``), the policies and ``playout``, and ``describe`` (a simulator's table in
+the engine's terms).
 
 A policy is a function ``policy(sim, rand) -> move`` for the decision ``sim.turn`` owes
 (``rand`` is a ``random.Random().random``: a float in [0, 1)); it only reads what the
@@ -11,7 +12,7 @@ pile or whether a Wild Draw Four was a bluff:
   every Wild Draw Four, keeps a random card after an instant UNO, keeps or passes a lap's
   hand by coin toss. What rlcard's rules leave a random player (bench/README.md).
 * ``greedy_policy``: a cheap heuristic (below).
-* ``uniform_policy``: uniform among every legal move of the turn (``sim.legal``), as
+* ``uniform_policy``: uniform among every legal move of the turn (``legal_moves``), as
   bench/bench_engine.py's uniform rows; slow (it lists every move) and long hands.
 
 ``playout`` simplifies the UNO calls, which the simulator itself plays exactly: in a
@@ -25,11 +26,16 @@ which a search asks about at its root, where the catch is a move of its own.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import combinations
 from typing import Any
 
 from engine.fastcards import (
     ACCEPT,
+    CALL,
     CARDS,
+    CATCH,
+    CHALLENGE,
+    CHALLENGED,
     CHOOSE,
     COLOR,
     COLOR_OF,
@@ -40,6 +46,7 @@ from engine.fastcards import (
     FACE,
     GRABS,
     K_GRAB2,
+    K_LAP,
     K_W4,
     KEEP,
     KEEPING,
@@ -51,6 +58,7 @@ from engine.fastcards import (
     NO_COLOR,
     NO_FACE,
     OVER,
+    PASS,
     PLAY,
     TOWERS,
     UNO_BIT,
@@ -71,23 +79,94 @@ _ATTACKS = frozenset({1, 2, 3, K_W4})
 """Kinds that hurt the next player: Draw One, Draw Two, Skip, Wild Draw Four."""
 
 
-def playout(sim: FastSim, policy: Policy, rand: Rand, max_moves: int = MAX_MOVES) -> int:
-    """Play ``sim`` to the end of the hand with ``policy`` for every seat; returns how
-    many moves that took. What each seat scored is then ``sim.gained`` (with partners,
-    each seat its team's points)."""
+def playout(sim: FastSim, policy: Policy, rand: Rand,
+            max_moves: int = MAX_MOVES) -> list[int]:
+    """Play ``sim`` to the end of the hand with ``policy`` for every seat; returns what
+    each seat scored (``sim.gained``; with partners, each seat its team's points). The
+    moves it made are added to ``sim.moves``."""
     if sim.pending == OVER:
-        return 0
+        return sim.gained
     step = sim.step
     for moves in range(1, max_moves + 1):
         if sim.catchable >= 0:
             sim.call(sim.catchable)
         step(policy(sim, rand))
         if sim.pending == OVER:
-            return moves
+            sim.moves += moves
+            return sim.gained
+    sim.moves += max_moves
     if sim.pending != OVER:
         sim.pending = OVER
         sim.gained = [0] * sim.n
-    return max_moves
+    return sim.gained
+
+
+# ---------------------------------------------------------------------------- legal moves
+def legal_moves(sim: FastSim, seat: int) -> list[int]:
+    """Every move ``seat`` may make now (``Game.legal_moves``), calls and catches
+    included."""
+    pending = sim.pending
+    if pending == OVER:
+        return []
+    if pending == LAP:
+        if seat != sim.lap_player or seat != sim.turn:
+            return []
+        if sim.color == NO_COLOR:
+            out = [LAP_KEEP | (c ^ 4) << 7 for c in range(4)]
+        else:
+            out = [LAP_KEEP]
+        if sim.lap_step < sim.n:
+            out.append(LAP_PASS)
+        return out
+    out = []
+    hand = sim.hands[seat]
+    size = len(hand)
+    if not sim.called >> seat & 1 and (size == 1 or (size == 2 and sim.turn == seat)):
+        out.append(CALL | seat)
+    if sim.catchable >= 0 and sim.catchable != seat:
+        out.append(CATCH | seat | sim.catchable << 4)
+    if sim.turn != seat:
+        return out
+    if pending == PLAY:
+        fits = sim.fits()
+        for card in dict.fromkeys(hand):
+            if fits[card]:
+                out += play_variants(sim, seat, card, size == 2)
+        out.append(DRAW)
+    elif pending == DRAWN:
+        out += play_variants(sim, seat, sim.drawn, size == 2)
+        out.append(PASS)
+    elif pending == COLOR:
+        out += [CHOOSE | c for c in range(4)]
+    elif pending == CHALLENGED:
+        out += [ACCEPT, CHALLENGE]
+    elif pending == KEEPING:
+        for card in dict.fromkeys(hand):
+            out += [KEEP | card, KEEP | card | UNO_BIT]
+    return out
+
+
+def play_variants(sim: FastSim, seat: int, card: int, uno_too: bool) -> list[int]:
+    """The plays of ``card`` by ``seat``: each colour (a wild), each set of towers
+    (a grab), with and without the UNO call (``uno_too``)."""
+    kind = KIND[card]
+    colors = [0, 1, 2, 3] if WILD[card] else [NO_COLOR]
+    if kind == K_LAP and len(sim.hands[seat]) > 1:
+        colors.append(NO_COLOR)
+    sets = [0]
+    if sim.towers_on and kind in GRABS:
+        free = [t for t in range(4) if sim.towers[t] != seat]
+        need = min(2 if kind == K_GRAB2 else 1, len(free))
+        if need:
+            sets = [sum(1 << t for t in ts) for ts in combinations(free, need)]
+    out = []
+    for col in colors:
+        for ts in sets:
+            m = play_move(card, col, ts)
+            out.append(m)
+            if uno_too:
+                out.append(m | UNO_BIT)
+    return out
 
 
 # ---------------------------------------------------------------------------- random
@@ -228,7 +307,7 @@ def _greedy_towers(sim: FastSim, p: int, kind: int) -> int:
 # ---------------------------------------------------------------------------- uniform
 def uniform_policy(sim: FastSim, rand: Rand) -> int:
     """Uniform among the legal moves of the turn (no call, no catch)."""
-    moves = [m for m in sim.legal(sim.turn) if is_turn_move(m)]
+    moves = [m for m in legal_moves(sim, sim.turn) if is_turn_move(m)]
     return moves[int(rand() * len(moves))]
 
 
