@@ -48,16 +48,17 @@ def engine_table(game: Game) -> dict[str, Any]:
 
 
 def new_game(i: int) -> Game:
-    """Game ``i`` of the run: editions in turn, 2-6 players (up to 10 without towers),
-    partners at 4 and 6 seats every other time, both scorings, both Grab-2 values."""
+    """Game ``i`` of a run: the editions in turn, partners (4 or 6 seats) or not (2-6
+    seats, up to 10 without towers), both scorings, both Grab-2-Towers values."""
     edition = EDITION_NAMES[i % 3]
-    top = 6 if edition == "power-grab" else (10 if i % 7 == 0 else 6)
-    n = 2 + (i // 3) % (top - 1)
     teams = None
-    if n in (4, 6) and i % 2:
-        half = n // 2
-        teams = [[NAMES[k], NAMES[k + half]] for k in range(half)]
-    settings = Settings(target=100, scoring="alternative" if i % 5 == 0 else "standard",
+    if (i // 3) % 2:
+        n = 4 if (i // 12) % 2 else 6
+        teams = [[NAMES[k], NAMES[k + n // 2]] for k in range(n // 2)]
+    else:
+        top = 6 if edition == "power-grab" or i % 7 else 10
+        n = 2 + (i // 12) % (top - 1)
+    settings = Settings(target=100, scoring="alternative" if (i // 6) % 2 else "standard",
                         grab2_points=50 if i % 4 == 0 else 20)
     game = Game.new(NAMES[:n], edition=edition, settings=settings, seed=i, teams=teams)
     game.start()
@@ -86,7 +87,7 @@ def check_hands(games: int, seed: int) -> Counter[str]:
     seen: Counter[str] = Counter()
     rng = random.Random(seed)
     for i in range(games):
-        game = new_game(seed * 100_003 + i)
+        game = new_game(i + seed * 100_003)
         sim = FastSim.from_game(game)
         for _ in range(2000):
             assert describe(sim) == engine_table(game)
@@ -110,6 +111,8 @@ def check_hands(games: int, seed: int) -> Counter[str]:
             if game.teams:
                 assert sim.team_points() == [won.gained[t[0]] for t in game.teams]
             seen["hands"] += 1
+            seen[f"hand, {game.edition.name}, {'teams' if game.teams else 'alone'}, "
+                 f"{game.settings.scoring}"] += 1
             if game.is_over or game.round_number > 2:
                 break
             sim = FastSim.from_game(game)  # the next hand, as dealt by the game
@@ -124,12 +127,67 @@ def test_fastsim_agrees_with_game_move_for_move() -> None:
                  "Challenge", "Accept", "Keep", "ChooseColor", "Lap", "Pass", "reshuffled",
                  "blocked", "instant_uno", "caught", "reversed", "skipped"):
         assert seen[what], what
+    for edition in EDITION_NAMES:  # ... and every kind of table ended a hand
+        for table in ("alone", "teams"):
+            for scoring in ("standard", "alternative"):
+                assert seen[f"hand, {edition}, {table}, {scoring}"], (edition, table, scoring)
 
 
 @pytest.mark.slow
 def test_fastsim_agrees_with_game_over_thousands_of_hands() -> None:
     seen = check_hands(2000, seed=2)
     assert seen["hands"] >= 2800
+
+
+def lockstep(game: Game, moves: list[Move]) -> FastSim:
+    """Make ``moves`` in ``game`` and in a simulator read from it, comparing the legal
+    moves before each, the tables after each and the points when the hand ends."""
+    sim = FastSim.from_game(game)
+    for move in moves:
+        for seat, p in enumerate(game.players):
+            mine = {move_of(m, sim.players, sim.turn) for m in legal_moves(sim, seat)}
+            assert mine == set(game.legal_moves(p))
+        won = round_won(game.apply(move))
+        sim.step(encode_move(move, sim.players))
+        if won is not None:
+            assert sim.gained == [won.gained[p] for p in sim.players]
+            return sim
+        assert describe(sim) == engine_table(game)
+    return sim
+
+
+def test_a_blocked_last_card() -> None:
+    """R-TOWERS: a Draw Two played as the last card still makes the next player draw,
+    unless they hold the tower that blocks it (then the hand is scored without)."""
+    from engine import Card, Tower
+    hands = {"a": [Card.parse("B+2")], "b": [Card.parse("G3"), Card.parse("Y9")]}
+    for holder, cards in ((None, 4), ("b", 2)):
+        game, _ = Game.from_setup(["a", "b"], seed=1, hands=hands,
+                                  discard=[Card.parse("B5")], turn="a",
+                                  towers={Tower.N: holder})
+        sim = lockstep(game, [Play("a", Card.parse("B+2"))])
+        assert len(sim.hands[1]) == cards
+        if holder:
+            assert sim.gained == [12, 0]
+
+
+def test_empty_draw_pile_edges() -> None:
+    """R-RESHUFFLE: with the draw pile empty a draw turns the discard pile under its top
+    card (one card is enough); with nothing under it, nothing is drawn and the turn ends.
+    R-UNO-CALL: a call made with two cards lapses when the turn ends with two."""
+    from engine import Card, Draw
+    from engine.moves import CallUno
+    cards = [Card.parse(c) for c in ("R1", "B2", "G3", "Y5", "Y6")]
+    game, _ = Game.from_setup(["a", "b"], edition="classic", seed=1,
+                              hands={"a": cards[:2], "b": cards[2:3]}, draw=[],
+                              discard=cards[3:5], turn="a")
+    sim = lockstep(game, [CallUno("a"), Draw("a")])
+    assert sim.pending == 1 and sim.hands[0][-1] == CARD_ID[cards[3]]  # Y5 came back
+    game, _ = Game.from_setup(["a", "b"], edition="classic", seed=1,
+                              hands={"a": cards[:2], "b": cards[2:3]}, draw=[],
+                              discard=cards[4:5], turn="a")
+    sim = lockstep(game, [CallUno("a"), Draw("a")])
+    assert sim.turn == 1 and sim.called == 0  # nothing drawn, the call lapsed
 
 
 def test_deal_is_the_games_deal() -> None:
