@@ -25,7 +25,7 @@ which a search asks about at its root, where the catch is a move of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -309,6 +309,16 @@ def uniform_policy(sim: FastSim, rand: Rand) -> int:
     """Uniform among the legal moves of the turn (no call, no catch)."""
     moves = [m for m in legal_moves(sim, sim.turn) if is_turn_move(m)]
     return moves[int(rand() * len(moves))]
+
+
+def per_seat(policies: Sequence[Policy]) -> Policy:
+    """One policy per seat (``policies[seat]``), as one policy for ``playout``."""
+    table = tuple(policies)
+
+    def policy(sim: FastSim, rand: Rand) -> int:
+        return table[sim.turn](sim, rand)
+
+    return policy
 
 
 POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": greedy_policy,

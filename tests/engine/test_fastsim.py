@@ -26,6 +26,7 @@ from engine.playouts import (
     describe,
     greedy_policy,
     legal_moves,
+    per_seat,
     playout,
     random_policy,
 )
@@ -216,8 +217,8 @@ def test_policies_make_legal_moves_and_playout_is_their_moves() -> None:
     both tables equal; ``playout`` returns the hand's points as the game scores them."""
     for i in range(60):
         game = new_game(10_000 + i)
-        name = ("random", "greedy", "uniform")[i % 3]
-        policy = POLICIES[name]
+        policy = (POLICIES["random"], POLICIES["greedy"], POLICIES["uniform"],
+                  per_seat([greedy_policy, random_policy] * 5))[i % 4]
         sim = FastSim.from_game(game)
         twin = FastSim.from_game(game)  # its own copy of the game's generator
         rand = random.Random(i).random
