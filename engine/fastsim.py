@@ -160,7 +160,8 @@ class FastSim:
         when the draw pile runs out (default: a copy of ``game.rng``, so the simulator
         shuffles as the game would). ``hands`` (player -> cards) and ``draw`` (bottom to
         top, as ``game.s.draw``) replace those of the game: a seat's sampled view. A pending
-        Wild Draw Four's guilt is then judged on the sampled hand of its player."""
+        Wild Draw Four's guilt is then judged on the sampled hand of its player, and a drawn
+        card waiting to be played or kept is the last card of its player's sampled hand."""
         s = game.s
         players = list(game.players)
         seat = {p: i for i, p in enumerate(players)}
@@ -180,6 +181,8 @@ class FastSim:
         sim.direction = s.direction
         sim.pending = DECISION_ID[s.pending]
         sim.drawn = -1 if s.drawn is None else CARD_ID[s.drawn]
+        if hands is not None and s.turn in hands and sim.pending == DRAWN:
+            sim.drawn = sim.hands[sim.turn][-1]
         sim.color_only = s.color_only
         if s.w4 is not None:
             sim.w4_player, sim.w4_victim = seat[s.w4.player], seat[s.w4.victim]

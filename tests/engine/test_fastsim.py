@@ -289,6 +289,22 @@ def test_a_pending_wild_draw_four_is_judged_on_the_sampled_hand() -> None:
     assert not FastSim.from_game(game, hands=sampled).w4_guilty
 
 
+def test_a_sampled_drawn_card_is_the_last_of_the_sampled_hand() -> None:
+    """The card a player drew and may play is hidden too: in a sampled view it is the
+    last card of that player's sampled hand (as ``Game`` appends a drawn card)."""
+    from engine import Card, Draw
+    game, _ = Game.from_setup(["a", "b"], edition="classic", seed=1, hands={
+        "a": [Card.parse("B1")], "b": [Card.parse("G2"), Card.parse("Y3")]},
+        draw=[Card.parse("R9")], discard=[Card.parse("R5")], turn="a")
+    game.apply(Draw("a"))
+    assert game.pending is Decision.DRAWN and game.drawn_card == Card.parse("R9")
+    assert FastSim.from_game(game).drawn == CARD_ID[Card.parse("R9")]
+    sim = FastSim.from_game(game, hands={"a": [Card.parse("G2"), Card.parse("R4")]})
+    assert sim.drawn == CARD_ID[Card.parse("R4")]
+    sim.step(sim.drawn)  # it can be played
+    assert sim.hands[0] == [CARD_ID[Card.parse("G2")]] and sim.pending == 0
+
+
 def test_a_playout_that_cannot_end_stops() -> None:
     """Every card in the hands, none fits, both piles empty: nobody can move on; the
     playout stops after ``MAX_MOVES`` with nobody scoring."""
