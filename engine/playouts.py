@@ -45,6 +45,7 @@ from engine.fastcards import (
     DRAWN,
     FACE,
     GRABS,
+    ICON,
     K_GRAB2,
     K_LAP,
     K_W4,
@@ -213,11 +214,12 @@ def random_policy(sim: FastSim, rand: Rand) -> int:
 # ---------------------------------------------------------------------------- greedy
 def greedy_policy(sim: FastSim, rand: Rand) -> int:
     """A cheap heuristic: sheds its costliest card that fits, staying in the colour it
-    holds most and keeping wilds for last; hits an opponent next in turn with a draw card
-    or a Skip (more so when they are low on cards), never a partner; names its commonest
-    colour; grabs the towers of the next opponent first; accepts every Wild Draw Four;
-    keeps a wild (else its commonest colour) after an instant UNO; keeps a lap's hand of
-    three cards or fewer; always calls UNO. Ties go to the first card in the hand."""
+    holds most, taking a tower with a card's icon and keeping wilds for last; hits an
+    opponent next in turn with a draw card or a Skip (more so when they are low on cards),
+    never a partner; names its commonest colour; grabs the towers of the next opponent
+    first; accepts every Wild Draw Four; keeps a wild (else its commonest colour) after an
+    instant UNO; keeps a lap's hand of three cards or fewer; always calls UNO. Ties go to
+    the first card in the hand."""
     p = sim.turn
     pending = sim.pending
     hand = sim.hands[p]
@@ -225,12 +227,14 @@ def greedy_policy(sim: FastSim, rand: Rand) -> int:
     for c in hand:
         counts[COLOR_OF[c]] += 1
     if pending == PLAY:
-        fits = sim.fits()
+        fits = MATCH[sim.color * 16 + (NO_FACE if sim.color_only else FACE[sim.discard[-1]])]
         team_of = sim.team_of
         nxt = (p + sim.direction) % sim.n
         friend = team_of is not None and team_of[nxt] == team_of[p]
-        urgent = 25 if len(sim.hands[nxt]) <= 2 else 8
-        best = -1
+        attack = -30 if friend else (25 if len(sim.hands[nxt]) <= 2 else 8)
+        held = sim.towers if sim.towers_on else None
+        points = sim.points
+        card = -1
         best_score = -1000
         for c in hand:
             if not fits[c]:
@@ -239,14 +243,15 @@ def greedy_policy(sim: FastSim, rand: Rand) -> int:
             if WILD[c]:
                 score = -40 if kind == K_W4 else -30
             else:
-                score = sim.points[c] + 2 * counts[COLOR_OF[c]]
+                score = points[c] + 2 * counts[COLOR_OF[c]]
+                if held is not None and ICON[c] >= 0 and held[ICON[c]] != p:
+                    score += 6
             if kind in _ATTACKS:
-                score += -30 if friend else urgent
+                score += attack
             if score > best_score:
-                best, best_score = c, score
-        if best < 0:
+                card, best_score = c, score
+        if card < 0:
             return DRAW
-        card = best
     elif pending == DRAWN:
         card = sim.drawn
     elif pending == LAP:
