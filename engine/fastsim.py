@@ -80,6 +80,27 @@ _PLAIN: Final = frozenset({K_NUMBER, K_GRAB2, K_WILD, K_WILD_GRAB})
 """Kinds that only end the turn: a number, Grab-2-Towers, Wild, Wild Grab-A-Tower."""
 
 
+_BITS: Final = tuple(n.bit_length() for n in range(200))
+
+
+def shuffle(cards: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(cards)``, the same order from the same generator, in about half the
+    time: CPython's Fisher-Yates with its ``_randbelow`` (one ``getrandbits`` call a card,
+    again while the number is too large) written out in the loop. ``random.Random``'s own
+    shuffle is used for a generator of another class or a pile past 200 cards."""
+    n = len(cards)
+    if type(rng) is not random.Random or n > 200:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(n - 1, 0, -1):
+        k = _BITS[i + 1]
+        j = getrandbits(k)
+        while j > i:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class FastSim:
     """One hand of UNO on integers, from a ``Game`` or a deal to its end (module doc)."""
 
@@ -212,7 +233,7 @@ class FastSim:
         n = sim.n
         dealer %= n
         deck = deck_of(edition)
-        rng.shuffle(deck)
+        shuffle(deck, rng)
         # one card at a time from the top, starting left of the dealer
         dealt = deck[:-7 * n - 1:-1]
         del deck[-7 * n:]
@@ -227,7 +248,7 @@ class FastSim:
             if KIND[card] != K_W4:
                 break
             deck.append(card)  # R-FIRST-W4: returned and reshuffled
-            rng.shuffle(deck)
+            shuffle(deck, rng)
         sim.discard = [card]
         sim.color = COLOR_OF[card]
         first = (dealer + 1) % n
@@ -456,7 +477,7 @@ class FastSim:
                 if len(discard) <= 1:
                     break
                 top = discard.pop()
-                self.rng.shuffle(discard)
+                shuffle(discard, self.rng)
                 self.draw = discard
                 self.discard = [top]
             hand.append(self.draw.pop())

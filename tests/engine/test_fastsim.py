@@ -18,7 +18,7 @@ import pytest
 from engine import Game, Settings
 from engine.events import Event, RoundWon
 from engine.fastcards import CARD_ID, DECISIONS, encode_move, is_turn_move, move_of
-from engine.fastsim import FastSim
+from engine.fastsim import FastSim, shuffle
 from engine.moves import Move, Play
 from engine.playouts import (
     MAX_MOVES,
@@ -189,6 +189,18 @@ def test_empty_draw_pile_edges() -> None:
                               discard=cards[4:5], turn="a")
     sim = lockstep(game, [CallUno("a"), Draw("a")])
     assert sim.turn == 1 and sim.called == 0  # nothing drawn, the call lapsed
+
+
+def test_shuffle_is_randoms_shuffle() -> None:
+    """The simulator's shuffle puts the cards in ``random.Random.shuffle``'s order and leaves
+    the generator in the same state, so a reshuffle brings up the cards the game's would."""
+    for n in (0, 1, 2, 3, 7, 50, 108, 112, 199, 250):
+        for seed in range(20):
+            ours, theirs = list(range(n)), list(range(n))
+            a, b = random.Random(seed), random.Random(seed)
+            shuffle(ours, a)
+            b.shuffle(theirs)
+            assert ours == theirs and a.getstate() == b.getstate(), (n, seed)
 
 
 def test_deal_is_the_games_deal() -> None:
