@@ -87,15 +87,18 @@ def playout(sim: FastSim, policy: Policy, rand: Rand,
     moves it made are added to ``sim.moves``."""
     if sim.pending == OVER:
         return sim.gained
-    step = sim.step
-    for moves in range(1, max_moves + 1):
-        if sim.catchable >= 0:
-            sim.call(sim.catchable)
-        step(policy(sim, rand))
-        if sim.pending == OVER:
-            sim.moves += moves
-            return sim.gained
-    sim.moves += max_moves
+    if policy is random_policy:
+        sim.moves += _random_playout(sim, rand, max_moves)
+    else:
+        step = sim.step
+        for moves in range(1, max_moves + 1):
+            if sim.catchable >= 0:
+                sim.call(sim.catchable)
+            step(policy(sim, rand))
+            if sim.pending == OVER:
+                sim.moves += moves
+                return sim.gained
+        sim.moves += max_moves
     if sim.pending != OVER:
         sim.pending = OVER
         sim.gained = [0] * sim.n
@@ -181,34 +184,78 @@ def random_policy(sim: FastSim, rand: Rand) -> int:
         ok = [c for c in hand if fits[c]]
         if not ok:
             return DRAW
-        card = ok[int(rand() * len(ok))]
-    elif pending == DRAWN:
-        card = sim.drawn
-    elif pending == LAP:
+        return _random_play(sim, p, ok[int(rand() * len(ok))], len(hand) == 2, rand)
+    if pending == DRAWN:
+        return _random_play(sim, p, sim.drawn, len(hand) == 2, rand)
+    if pending == LAP:
         if sim.lap_step < sim.n and rand() < 0.5:
             return LAP_PASS
         return LAP_KEEP | ((int(rand() * 4) if sim.color == NO_COLOR else NO_COLOR) ^ 4) << 7
-    elif pending == KEEPING:
+    if pending == KEEPING:
         return KEEP | hand[int(rand() * len(hand))] | UNO_BIT
-    elif pending == COLOR:
+    if pending == COLOR:
         return CHOOSE | int(rand() * 4)
-    else:
-        return ACCEPT
-    uno = UNO_BIT if len(hand) == 2 else 0
+    return ACCEPT
+
+
+def _random_play(sim: FastSim, p: int, card: int, uno: bool, rand: Rand) -> int:
+    """The play of ``card`` with random choices: a colour for a wild, towers for a grab."""
+    call = UNO_BIT if uno else 0
+    kind = KIND[card]
     if WILD[card]:
         color = int(rand() * 4)
-    elif not (sim.towers_on and KIND[card] == K_GRAB2):
-        return card | uno
+    elif not (kind == K_GRAB2 and sim.towers_on):
+        return card | call
     else:
         color = NO_COLOR
     towers = 0
-    if sim.towers_on and KIND[card] in GRABS:
+    if sim.towers_on and kind in GRABS:
         free = [t for t in range(4) if sim.towers[t] != p]
-        need = min(2 if KIND[card] == K_GRAB2 else 1, len(free))
+        need = min(2 if kind == K_GRAB2 else 1, len(free))
         for _ in range(need):
             t = free.pop(int(rand() * len(free)))
             towers |= 1 << t
-    return play_move(card, color, towers) | uno
+    return play_move(card, color, towers) | call
+
+
+def _random_playout(sim: FastSim, rand: Rand, max_moves: int) -> int:
+    """``playout`` with ``random_policy`` for every seat, its commonest moves (a plain card
+    played, a draw) made straight away instead of as a move number: the same choices from
+    the same ``rand``, the same rules (``FastSim.play``, ``draw_one``). Returns the number
+    of moves (``max_moves`` when the hand did not end)."""
+    step = sim.step
+    play = sim.play
+    draw_one = sim.draw_one
+    towers_on = sim.towers_on
+    for moves in range(1, max_moves + 1):
+        if sim.catchable >= 0:
+            sim.call(sim.catchable)  # the catch window is closed for the move below
+        pending = sim.pending
+        if pending == PLAY:
+            p = sim.turn
+            hand = sim.hands[p]
+            fits = MATCH[sim.color * 16 + (NO_FACE if sim.color_only else FACE[sim.discard[-1]])]
+            ok = [c for c in hand if fits[c]]
+            if not ok:
+                draw_one(p)
+            else:
+                card = ok[int(rand() * len(ok))]
+                if WILD[card] or (towers_on and KIND[card] == K_GRAB2):
+                    step(_random_play(sim, p, card, len(hand) == 2, rand))
+                else:
+                    play(p, card, NO_COLOR, 0, len(hand) == 2)
+        elif pending == DRAWN:
+            p = sim.turn
+            card = sim.drawn
+            if WILD[card] or (towers_on and KIND[card] == K_GRAB2):
+                step(_random_play(sim, p, card, len(sim.hands[p]) == 2, rand))
+            else:
+                play(p, card, NO_COLOR, 0, len(sim.hands[p]) == 2)
+        else:
+            step(random_policy(sim, rand))
+        if sim.pending == OVER:
+            return moves
+    return max_moves
 
 
 # ---------------------------------------------------------------------------- greedy

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engine import Game, Settings
+from engine.editions import get_edition
 from engine.events import Event, RoundWon
 from engine.fastcards import CARD_ID, DECISIONS, encode_move, is_turn_move, move_of
 from engine.fastsim import FastSim, shuffle
@@ -248,6 +249,25 @@ def test_policies_make_legal_moves_and_playout_is_their_moves() -> None:
                 break
         assert playout(twin, policy, random.Random(i).random) == sim.gained
         assert twin.moves > 0
+
+
+def test_the_random_playouts_shortcut_changes_nothing() -> None:
+    """``playout`` with ``random_policy`` makes its commonest moves without encoding them:
+    the same hands as the general loop (any other function object takes it) from the same
+    generator, every edition, partners included."""
+    for i in range(300):
+        edition = EDITION_NAMES[i % 3]
+        n = 4 if i % 2 else 2 + i % 5
+        teams = [["a", "c"], ["b", "d"]] if n == 4 else None
+        rng = random.Random(i)
+        fast = FastSim.deal(get_edition(edition), "abcdef"[:n], rng, teams=teams)
+        slow = fast.clone()
+        slow.rng = random.Random(i)
+        fast.rng = random.Random(i)
+        points = playout(fast, random_policy, random.Random(i).random)
+        assert points == playout(slow, lambda s, r: random_policy(s, r),
+                                 random.Random(i).random)
+        assert describe(fast) == describe(slow) and fast.moves == slow.moves > 0
 
 
 def test_clone_is_independent() -> None:
