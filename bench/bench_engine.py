@@ -41,7 +41,9 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
 ``µs/move`` is wall-clock time per applied move, ``cpu µs`` the process CPU time per move
 and ``per cpu s`` units per second of process CPU time (both steadier on a busy machine).
 Every figure is the median of ``--repeats`` timed batches (time.perf_counter) after a
-warm-up; each batch plays whole rounds (or games) until its time slice is used up.
+warm-up; each batch plays whole rounds (or games) until its time slice is used up. The rows
+take turns: one batch of every row, then the next batch of every row, so a load that
+drifts during the run weighs on every row alike.
 """
 
 from __future__ import annotations
@@ -273,40 +275,52 @@ def rlcard_round_bare(seed: int) -> Batch:
 
 
 # ---------------------------------------------------------------------------- harness
-def measure(name: str, unit: str, batch: Batch, seconds: float, repeats: int) -> dict[str, Any]:
-    warm = max(0.2, seconds * 0.1)
-    batch(time.perf_counter() + warm)
-    slice_ = (seconds - warm) / repeats
-    per_s: list[float] = []
-    per_cpu_s: list[float] = []
-    us_move: list[float] = []
-    cpu_us_move: list[float] = []
-    units_total = moves_total = aborted_total = 0
+def measure_all(plan: list[tuple[str, str, str, Batch, float]], seconds: float,
+                repeats: int) -> dict[str, dict[str, Any]]:
+    """Time every row of ``plan`` (key, label, unit, batch, share of ``seconds``): a warm-up
+    each, then ``repeats`` rounds in which every row plays one timed batch in turn, so that
+    a machine whose load drifts slows every row alike and the ratios stay fair."""
+    runs: dict[str, dict[str, list[float]]] = {}
+    totals: dict[str, list[int]] = {}
+    slices: dict[str, float] = {}
+    for key, _label, _unit, batch, share in plan:
+        warm = max(0.2, seconds * share * 0.1)
+        batch(time.perf_counter() + warm)
+        slices[key] = (seconds * share - warm) / repeats
+        runs[key] = {"per_s": [], "per_cpu_s": [], "us_move": [], "cpu_us_move": []}
+        totals[key] = [0, 0, 0]
     for _ in range(repeats):
-        gc.collect()
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        units, moves, aborted = batch(t0 + slice_)
-        elapsed = time.perf_counter() - t0
-        cpu = time.process_time() - c0
-        units_total += units
-        moves_total += moves
-        aborted_total += aborted
-        per_s.append(units / elapsed)
-        per_cpu_s.append(units / cpu if cpu else float("nan"))
-        us_move.append(elapsed / moves * 1e6 if moves else float("nan"))
-        cpu_us_move.append(cpu / moves * 1e6 if moves else float("nan"))
+        for key, _label, _unit, batch, _share in plan:
+            gc.collect()
+            c0 = time.process_time()
+            t0 = time.perf_counter()
+            units, moves, aborted = batch(t0 + slices[key])
+            elapsed = time.perf_counter() - t0
+            cpu = time.process_time() - c0
+            t = totals[key]
+            t[0] += units
+            t[1] += moves
+            t[2] += aborted
+            r = runs[key]
+            r["per_s"].append(units / elapsed)
+            r["per_cpu_s"].append(units / cpu if cpu else float("nan"))
+            r["us_move"].append(elapsed / moves * 1e6 if moves else float("nan"))
+            r["cpu_us_move"].append(cpu / moves * 1e6 if moves else float("nan"))
+    median = statistics.median
     return {
-        "name": name,
-        "unit": unit,
-        "per_s": statistics.median(per_s),
-        "per_s_runs": [round(x, 2) for x in per_s],
-        "per_cpu_s": statistics.median(per_cpu_s),
-        "us_per_move": statistics.median(us_move),
-        "cpu_us_per_move": statistics.median(cpu_us_move),
-        "moves_per_unit": moves_total / max(units_total, 1),
-        "units": units_total,
-        "aborted": aborted_total,
+        key: {
+            "name": label,
+            "unit": unit,
+            "per_s": median(runs[key]["per_s"]),
+            "per_s_runs": [round(x, 2) for x in runs[key]["per_s"]],
+            "per_cpu_s": median(runs[key]["per_cpu_s"]),
+            "us_per_move": median(runs[key]["us_move"]),
+            "cpu_us_per_move": median(runs[key]["cpu_us_move"]),
+            "moves_per_unit": totals[key][1] / max(totals[key][0], 1),
+            "units": totals[key][0],
+            "aborted": totals[key][2],
+        }
+        for key, label, unit, _batch, _share in plan
     }
 
 
@@ -417,9 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"reproduce: python bench/bench_engine.py --seconds {args.seconds:g} "
           f"--repeats {args.repeats} --seed {seed}\n", flush=True)
 
-    results: dict[str, dict[str, Any]] = {}
-    for key, label, unit, batch, share in plan:
-        results[key] = measure(label, unit, batch, args.seconds * share, args.repeats)
+    results = measure_all(plan, args.seconds, args.repeats)
 
     head = (f"{'measurement':<38} {'per s':>10} {'per cpu s':>10} {'unit':<7} {'µs/move':>9} "
             f"{'cpu µs':>8} {'moves/unit':>11}")

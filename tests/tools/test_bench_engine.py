@@ -30,3 +30,15 @@ def test_the_simulator_rows_play_whole_hands() -> None:
         rounds, moves, aborted = batch(time.perf_counter() + 0.05)
         assert rounds >= 1 and aborted == 0
         assert 10 <= moves / rounds <= 2000  # whole hands: tens of moves, not one or none
+
+
+def test_rows_take_turns_and_report_each() -> None:
+    """``measure_all`` times every row in turns and reports each one's figures."""
+    bench = load_bench()
+    plan = [("a", "fastsim classic", "rounds", bench.fastsim_rounds("classic", 2, "random"), 0.5),
+            ("b", "fastsim clones", "rounds", bench.fastsim_clones(2), 0.5)]
+    results = bench.measure_all(plan, 0.6, 2)
+    assert list(results) == ["a", "b"]
+    for r in results.values():
+        assert r["units"] >= 2 and len(r["per_s_runs"]) == 2
+        assert r["per_s"] > 0 and r["per_cpu_s"] > 0 and r["moves_per_unit"] > 10
