@@ -16,11 +16,12 @@ pile or whether a Wild Draw Four was a bluff:
   bench/bench_engine.py's uniform rows; slow (it lists every move) and long hands.
 
 ``playout`` simplifies the UNO calls, which the simulator itself plays exactly: in a
-playout nobody forgets. Every player calls with the play (or the keep) that leaves one
-card, and a player at risk (one left catchable when the playout starts, or keeping a
-one-card hand in a Victory Lap) calls before the next move. A call is always legal there,
-so this never changes what is legal; it only leaves out the two-card penalty of a catch,
-which a search asks about at its root, where the catch is a move of its own.
+playout nobody forgets. The random and greedy policies call with the play (or the keep)
+that leaves one card, and any player at risk (one left catchable when the playout starts,
+by a uniform play, or keeping a one-card hand in a Victory Lap) calls before the next
+move. A call is always legal there, so this never changes what is legal; it only leaves out
+the two-card penalty of a catch, which a search asks about at its root, where the catch is a
+move of its own.
 """
 
 from __future__ import annotations
