@@ -29,11 +29,21 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
 * ``ours power-grab, uniform``: the uniform loop on the Power Grab edition.
 * ``ours heuristic games``: 4 ``HeuristicPlayer`` seats, whole games to 500 points via
   ``engine.simulate.run_game`` (reactions -- UNO calls, catches -- included).
+* ``fastsim ...``: the playout simulator (engine/fastsim.py, engine/playouts.py, issue 19).
+  A round is ``FastSim.deal`` (the shuffle, deal and first card of ``Game``'s
+  ``start_round``) then ``playout`` to the end of the hand
+  with one policy for every seat: ``random`` is the rlcard-like policy above (play a random
+  card that fits, draw only when none does, play the drawn card, accept a Wild Draw Four;
+  random colours; every player calls UNO), ``uniform`` the uniform loop above, ``greedy``
+  the cheap heuristic of engine/playouts.py. ``fastsim clone + random playout`` is what a
+  search does: clone one dealt Power Grab hand and play the copy out (no deal).
 
 ``µs/move`` is wall-clock time per applied move, ``cpu µs`` the process CPU time per move
-(steadier on a busy machine). Every figure is the median of ``--repeats`` timed batches
-(time.perf_counter) after a warm-up; each batch plays whole rounds (or games) until its time
-slice is used up.
+and ``per cpu s`` units per second of process CPU time (both steadier on a busy machine).
+Every figure is the median of ``--repeats`` timed batches (time.perf_counter) after a
+warm-up; each batch plays whole rounds (or games) until its time slice is used up. The rows
+take turns: one batch of every row, then the next batch of every row, so a load that
+drifts during the run weighs on every row alike.
 """
 
 from __future__ import annotations
@@ -72,6 +82,9 @@ from engine import (  # noqa: E402
     Play,
     Settings,
 )
+from engine.editions import get_edition  # noqa: E402
+from engine.fastsim import FastSim  # noqa: E402
+from engine.playouts import POLICIES, playout  # noqa: E402
 from engine.simulate import run_game  # noqa: E402
 
 PLAYERS = ("p0", "p1", "p2", "p3")
@@ -158,6 +171,48 @@ def ours_heuristic_games(seed: int) -> Batch:
     return batch
 
 
+# ---------------------------------------------------------------------------- the simulator
+def fastsim_rounds(edition: str, seed: int, policy: str) -> Batch:
+    """A hand dealt by ``FastSim.deal`` per round, played out with ``policy``."""
+    rng = random.Random(seed)
+    rand = rng.random
+    ed = get_edition(edition)
+    play = POLICIES[policy]
+
+    def batch(deadline: float) -> tuple[int, int, int]:
+        rounds = moves = 0
+        clock = time.perf_counter
+        deal = FastSim.deal
+        while clock() < deadline:
+            sim = deal(ed, PLAYERS, rng, dealer=rounds % 4)
+            playout(sim, play, rand)
+            moves += sim.moves
+            rounds += 1
+        return rounds, moves, 0
+
+    return batch
+
+
+def fastsim_clones(seed: int) -> Batch:
+    """One dealt Power Grab hand, cloned and played out with the random policy."""
+    rng = random.Random(seed)
+    rand = rng.random
+    root = FastSim.deal(get_edition("power-grab"), PLAYERS, rng)
+    play = POLICIES["random"]
+
+    def batch(deadline: float) -> tuple[int, int, int]:
+        rounds = moves = 0
+        clock = time.perf_counter
+        while clock() < deadline:
+            sim = root.clone()
+            playout(sim, play, rand)
+            moves += sim.moves
+            rounds += 1
+        return rounds, moves, 0
+
+    return batch
+
+
 # ---------------------------------------------------------------------------- rlcard
 def rlcard_step(seed: int) -> Batch:
     import numpy as np
@@ -220,37 +275,52 @@ def rlcard_round_bare(seed: int) -> Batch:
 
 
 # ---------------------------------------------------------------------------- harness
-def measure(name: str, unit: str, batch: Batch, seconds: float, repeats: int) -> dict[str, Any]:
-    warm = max(0.2, seconds * 0.1)
-    batch(time.perf_counter() + warm)
-    slice_ = (seconds - warm) / repeats
-    per_s: list[float] = []
-    us_move: list[float] = []
-    cpu_us_move: list[float] = []
-    units_total = moves_total = aborted_total = 0
+def measure_all(plan: list[tuple[str, str, str, Batch, float]], seconds: float,
+                repeats: int) -> dict[str, dict[str, Any]]:
+    """Time every row of ``plan`` (key, label, unit, batch, share of ``seconds``): a warm-up
+    each, then ``repeats`` rounds in which every row plays one timed batch in turn, so that
+    a machine whose load drifts slows every row alike and the ratios stay fair."""
+    runs: dict[str, dict[str, list[float]]] = {}
+    totals: dict[str, list[int]] = {}
+    slices: dict[str, float] = {}
+    for key, _label, _unit, batch, share in plan:
+        warm = max(0.2, seconds * share * 0.1)
+        batch(time.perf_counter() + warm)
+        slices[key] = (seconds * share - warm) / repeats
+        runs[key] = {"per_s": [], "per_cpu_s": [], "us_move": [], "cpu_us_move": []}
+        totals[key] = [0, 0, 0]
     for _ in range(repeats):
-        gc.collect()
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        units, moves, aborted = batch(t0 + slice_)
-        elapsed = time.perf_counter() - t0
-        cpu = time.process_time() - c0
-        units_total += units
-        moves_total += moves
-        aborted_total += aborted
-        per_s.append(units / elapsed)
-        us_move.append(elapsed / moves * 1e6 if moves else float("nan"))
-        cpu_us_move.append(cpu / moves * 1e6 if moves else float("nan"))
+        for key, _label, _unit, batch, _share in plan:
+            gc.collect()
+            c0 = time.process_time()
+            t0 = time.perf_counter()
+            units, moves, aborted = batch(t0 + slices[key])
+            elapsed = time.perf_counter() - t0
+            cpu = time.process_time() - c0
+            t = totals[key]
+            t[0] += units
+            t[1] += moves
+            t[2] += aborted
+            r = runs[key]
+            r["per_s"].append(units / elapsed)
+            r["per_cpu_s"].append(units / cpu if cpu else float("nan"))
+            r["us_move"].append(elapsed / moves * 1e6 if moves else float("nan"))
+            r["cpu_us_move"].append(cpu / moves * 1e6 if moves else float("nan"))
+    median = statistics.median
     return {
-        "name": name,
-        "unit": unit,
-        "per_s": statistics.median(per_s),
-        "per_s_runs": [round(x, 2) for x in per_s],
-        "us_per_move": statistics.median(us_move),
-        "cpu_us_per_move": statistics.median(cpu_us_move),
-        "moves_per_unit": moves_total / max(units_total, 1),
-        "units": units_total,
-        "aborted": aborted_total,
+        key: {
+            "name": label,
+            "unit": unit,
+            "per_s": median(runs[key]["per_s"]),
+            "per_s_runs": [round(x, 2) for x in runs[key]["per_s"]],
+            "per_cpu_s": median(runs[key]["per_cpu_s"]),
+            "us_per_move": median(runs[key]["us_move"]),
+            "cpu_us_per_move": median(runs[key]["cpu_us_move"]),
+            "moves_per_unit": totals[key][1] / max(totals[key][0], 1),
+            "units": totals[key][0],
+            "aborted": totals[key][2],
+        }
+        for key, label, unit, _batch, _share in plan
     }
 
 
@@ -331,35 +401,46 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed
     plan: list[tuple[str, str, str, Batch, float]] = [
         ("ours_classic_uniform", "ours classic, uniform", "rounds",
-         ours_rounds("classic", seed, _uniform), 0.20),
+         ours_rounds("classic", seed, _uniform), 0.12),
         ("ours_classic_rlcard_policy", "ours classic, rlcard-like policy", "rounds",
-         ours_rounds("classic", seed, _rlcard_like), 0.15),
+         ours_rounds("classic", seed, _rlcard_like), 0.10),
         ("ours_classic_rlcard_policy_apply", "ours classic, rlcard-like, apply", "rounds",
-         ours_rounds("classic", seed, _rlcard_like, validated=True), 0.10),
-        ("rlcard_step", "rlcard UnoGame.step", "rounds", rlcard_step(seed), 0.20),
-        ("rlcard_round_bare", "rlcard UnoRound (bare)", "rounds", rlcard_round_bare(seed), 0.10),
+         ours_rounds("classic", seed, _rlcard_like, validated=True), 0.06),
+        ("rlcard_step", "rlcard UnoGame.step", "rounds", rlcard_step(seed), 0.15),
+        ("rlcard_round_bare", "rlcard UnoRound (bare)", "rounds", rlcard_round_bare(seed), 0.07),
         ("ours_power_grab_uniform", "ours power-grab, uniform", "rounds",
-         ours_rounds("power-grab", seed, _uniform), 0.15),
+         ours_rounds("power-grab", seed, _uniform), 0.08),
         ("ours_heuristic_games", "ours heuristic games to 500", "games",
-         ours_heuristic_games(seed), 0.20),
+         ours_heuristic_games(seed), 0.10),
+        ("fastsim_classic_random", "fastsim classic, random (rlcard-like)", "rounds",
+         fastsim_rounds("classic", seed, "random"), 0.12),
+        ("fastsim_classic_uniform", "fastsim classic, uniform", "rounds",
+         fastsim_rounds("classic", seed, "uniform"), 0.06),
+        ("fastsim_classic_greedy", "fastsim classic, greedy", "rounds",
+         fastsim_rounds("classic", seed, "greedy"), 0.04),
+        ("fastsim_power_grab_random", "fastsim power-grab, random", "rounds",
+         fastsim_rounds("power-grab", seed, "random"), 0.05),
+        ("fastsim_clone_playout", "fastsim clone + random playout", "rounds",
+         fastsim_clones(seed), 0.05),
     ]
     info = machine_info()
     print(f"Python {info['python']} ({info['implementation']}) on {info['platform']}, "
           f"{info['machine']}, {info['cpu_count']} CPUs; {info['date']}")
     print(f"{len(PLAYERS)} players, seed {seed}, ~{args.seconds:g} s, "
-          f"median of {args.repeats} batches\n", flush=True)
+          f"median of {args.repeats} batches")
+    print(f"reproduce: python bench/bench_engine.py --seconds {args.seconds:g} "
+          f"--repeats {args.repeats} --seed {seed}\n", flush=True)
 
-    results: dict[str, dict[str, Any]] = {}
-    for key, label, unit, batch, share in plan:
-        results[key] = measure(label, unit, batch, args.seconds * share, args.repeats)
+    results = measure_all(plan, args.seconds, args.repeats)
 
-    head = (f"{'measurement':<34} {'per s':>10} {'unit':<7} {'µs/move':>9} {'cpu µs':>8} "
-            f"{'moves/unit':>11}")
+    head = (f"{'measurement':<38} {'per s':>10} {'per cpu s':>10} {'unit':<7} {'µs/move':>9} "
+            f"{'cpu µs':>8} {'moves/unit':>11}")
     print(head)
     print("-" * len(head))
     for r in results.values():
         extra = f"  ({r['aborted']} aborted)" if r["aborted"] else ""
-        print(f"{r['name']:<34} {r['per_s']:>10.1f} {r['unit']:<7} {r['us_per_move']:>9.2f} "
+        print(f"{r['name']:<38} {r['per_s']:>10.1f} {r['per_cpu_s']:>10.1f} {r['unit']:<7} "
+              f"{r['us_per_move']:>9.2f} "
               f"{r['cpu_us_per_move']:>8.2f} {r['moves_per_unit']:>11.1f}{extra}")
 
     rl = results["rlcard_step"]
@@ -376,9 +457,19 @@ def main(argv: list[str] | None = None) -> int:
         "move_speed_rlcard_policy": ratio(rl["us_per_move"], policy["us_per_move"]),
         "rounds_per_s_rlcard_policy_vs_bare":
             ratio(policy["per_s"], results["rlcard_round_bare"]["per_s"]),
+        "fastsim_rounds_per_s_random": ratio(results["fastsim_classic_random"]["per_s"],
+                                             rl["per_s"]),
+        "fastsim_rounds_per_cpu_s_random": ratio(
+            results["fastsim_classic_random"]["per_cpu_s"], rl["per_cpu_s"]),
+        "fastsim_rounds_per_s_uniform": ratio(results["fastsim_classic_uniform"]["per_s"],
+                                              rl["per_s"]),
+        "fastsim_rounds_per_s_random_vs_bare":
+            ratio(results["fastsim_classic_random"]["per_s"],
+                  results["rlcard_round_bare"]["per_s"]),
     }
     met = ratios["rounds_per_s_uniform"] >= TARGET_RATIO
     met_policy = ratios["rounds_per_s_rlcard_policy"] >= TARGET_RATIO
+    met_fastsim = ratios["fastsim_rounds_per_s_random"] >= TARGET_RATIO
     print("\nours / rlcard UnoGame.step (higher is better for us):")
     print(f"  rounds/s, uniform random (as specified):  {ratios['rounds_per_s_uniform']:6.2f}x  "
           f"target >= {TARGET_RATIO:g}x: {'MET' if met else 'NOT MET'}")
@@ -389,6 +480,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  speed per move, rlcard-like policy:       {ratios['move_speed_rlcard_policy']:6.2f}x")
     print(f"  rounds/s, rlcard-like vs bare UnoRound:   "
           f"{ratios['rounds_per_s_rlcard_policy_vs_bare']:6.2f}x")
+    print("\nthe playout simulator (FastSim) / rlcard UnoGame.step:")
+    print(f"  rounds/s, random (rlcard-like) policy:    "
+          f"{ratios['fastsim_rounds_per_s_random']:6.2f}x  "
+          f"target >= {TARGET_RATIO:g}x: {'MET' if met_fastsim else 'NOT MET'}")
+    print(f"  rounds per CPU second, random policy:     "
+          f"{ratios['fastsim_rounds_per_cpu_s_random']:6.2f}x  (steadier on a shared machine)")
+    print(f"  rounds/s, uniform random:                 "
+          f"{ratios['fastsim_rounds_per_s_uniform']:6.2f}x")
+    print(f"  rounds/s, random vs bare UnoRound:        "
+          f"{ratios['fastsim_rounds_per_s_random_vs_bare']:6.2f}x")
     print("\nRules rlcard 1.2.0 (rlcard/games/uno) skips or simplifies that we implement:")
     for line in RLCARD_SKIPS:
         print(f"  - {line}")
@@ -405,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
             "target_ratio": TARGET_RATIO,
             "target_met": met,
             "target_met_rlcard_policy": met_policy,
+            "target_met_fastsim": met_fastsim,
             "rlcard_skips": RLCARD_SKIPS,
         }, indent=2))
 
