@@ -62,6 +62,9 @@ class Config:
     0: never)."""
     uvloop: bool = True
     """Run the event loop on uvloop when it is installed (UNO_UVLOOP=0: asyncio's own)."""
+    search_workers: int = 1
+    """Worker processes where hard computer players search (UNO_SEARCH_WORKERS; 0: hard
+    players play as normal ones)."""
 
     @classmethod
     def from_env(cls) -> Config:
@@ -97,6 +100,7 @@ class Config:
             max_lag_ms=_whole_number("UNO_MAX_LAG_MS", MAX_LAG_MS),
             channel_writes=writes,
             uvloop=_flag("UNO_UVLOOP", True),
+            search_workers=_whole_number("UNO_SEARCH_WORKERS", 1),
         )
 
 

@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.editions import EDITIONS
+from engine.events import Event
 from engine.game import Game
 from engine.match import Match
 from engine.moves import Challenge, Lap, Move
-from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
+from engine.players import BasicPlayer, EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
+from engine.search import SearchPlayer
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
@@ -36,8 +38,13 @@ STRATEGIES: dict[str, Callable[[int], Strategy]] = {
     "random": RandomPlayer,
     "basic": BasicPlayer,
     "blind": lambda seed: HeuristicPlayer(seed, partner_aware=False),
+    "easy": EasyPlayer,
+    "normal": HeuristicPlayer,
+    "hard": SearchPlayer,
 }
-"""Computer players by name; ``blind`` is the heuristic player ignoring partnerships."""
+"""Computer players by name; ``blind`` is the heuristic player ignoring partnerships; the
+bot's three levels are ``easy``, ``normal`` (the heuristic player) and ``hard`` (the search,
+engine/search.py)."""
 
 MAX_MOVES = 200_000
 
@@ -50,29 +57,41 @@ def run_game(game: Game, strategies: dict[str, Strategy],
     Before every decision each seat may react (call UNO, catch someone). ``on_move`` sees
     the game after every move, ``on_apply`` every move before it is made."""
     moves = 0
+    watchers = [w for w in {id(s): s for s in strategies.values()}.values()
+                if callable(getattr(w, "observe", None))]
+
+    def make(move: Move) -> None:
+        if on_apply:
+            on_apply(move)
+        events = game.apply(move)
+        for w in watchers:
+            w.observe(events)  # type: ignore[attr-defined]
+        if on_move:
+            on_move(game)
+
     while not game.is_over:
         for p in list(game.players):
             reaction = strategies[p].react(game, p)
             if reaction is not None and reaction in game.legal_moves(p):
-                if on_apply:
-                    on_apply(reaction)
-                game.apply(reaction)
-                if on_move:
-                    on_move(game)
+                make(reaction)
         if game.is_over:
             break
         p = game.turn
         move = strategies[p].choose(game, p)
         if move is None:
             raise RuntimeError(f"{strategies[p].name} player {p} returned no move")
-        if on_apply:
-            on_apply(move)
-        game.apply(move)
-        if on_move:
-            on_move(game)
+        make(move)
         moves += 1
         if moves > MAX_MOVES:
             raise RuntimeError("game did not finish")
+
+
+def tell(strategies: dict[str, Strategy], events: list[Event]) -> None:
+    """Show ``events`` (a deal) to the strategies that watch the table (``observe``)."""
+    for w in {id(s): s for s in strategies.values()}.values():
+        observe = getattr(w, "observe", None)
+        if callable(observe):
+            observe(events)
 
 
 @dataclass
@@ -170,7 +189,7 @@ def simulate(games: int, players: int, edition: str, seed: int,
                 else:
                     summary.lap_passes += 1
 
-        game.start()
+        tell(bots, game.start())
         run_game(game, bots, on_apply=count)
         summary.games += 1
         c = game.counters
@@ -241,7 +260,7 @@ def play_match(match: Match, strategies: dict[str, str], edition: str, seed: int
             bots = {p: STRATEGIES[strategies[p]](seed * 7919 + n * 31 + i)
                     for i, p in enumerate(hand.seats)}
             n += 1
-            game.start()
+            tell(bots, game.start())
             run_game(game, bots)
             match.record_game(hand, game)
 
