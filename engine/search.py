@@ -46,7 +46,7 @@ MAX_CANDIDATES = 7
 """Plays searched per decision (the best variant of each card first), besides drawing."""
 GAME_BONUS = 400.0
 """What winning (or losing) the game is worth, in points of a hand."""
-CONFIDENCE = 1.0
+CONFIDENCE = 2.0
 """How many standard errors better than the normal player's choice a move must look."""
 MAX_STEPS = 1500
 """A playout longer than this is scored as a draw (it never happens in practice)."""
