@@ -43,6 +43,8 @@ class Thinkers:
         self.queue = queue if queue is not None else 2 * self.workers
         """Searches under way at once, at most (running or waiting for a worker)."""
         self.busy = 0
+        self.searched = 0
+        """Moves the searches gave."""
         self.fallbacks = 0
         """Moves a hard player made as the normal player because the searches were full."""
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -73,8 +75,14 @@ class Thinkers:
         self.busy += 1
         try:
             loop = asyncio.get_running_loop()
+            start = time.monotonic()
             future = loop.run_in_executor(self._executor(), think, view, seed, BUDGET)
-            return await asyncio.wait_for(future, WAIT_LIMIT)
+            move = await asyncio.wait_for(future, WAIT_LIMIT)
+            self.searched += 1
+            if self.searched == 1:
+                log.info("The first search of a hard computer player took %.0f ms (%d worker "
+                         "processes started)", (time.monotonic() - start) * 1000, self.workers)
+            return move
         except BrokenProcessPool:
             # a worker died: the next search starts a new pool
             log.exception("A search's worker process died: the computer player plays normal")
