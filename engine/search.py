@@ -38,7 +38,7 @@ from engine.state import Decision, PlayerStats, State, W4Record
 SEARCHED = (Decision.PLAY, Decision.DRAWN, Decision.CHALLENGE)
 """The decisions the search makes; the others (a colour to open, a card to keep after an
 instant UNO, a Victory Lap's keep or pass) are the normal player's."""
-SAMPLES = 48
+SAMPLES = 64
 """Worlds sampled per decision, at most (fewer when the time budget runs out)."""
 BUDGET = 0.25
 """Seconds of CPU per decision, at most (the budget is checked after each world)."""
@@ -46,6 +46,8 @@ MAX_CANDIDATES = 7
 """Plays searched per decision (the best variant of each card first), besides drawing."""
 GAME_BONUS = 400.0
 """What winning (or losing) the game is worth, in points of a hand."""
+CRITICAL_CARDS = 3
+"""The search is made once a hand holds this many cards or fewer (see ``critical``)."""
 CONFIDENCE = 2.0
 """How many standard errors better than the normal player's choice a move must look."""
 MAX_STEPS = 1500
@@ -273,7 +275,7 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     playout = playout if playout is not None else EnginePlayout()
     hands, draw = sample(view, rng)
     moves = candidates(world(view, hands, draw, 0), view.me, seed)
-    if len(moves) == 1:
+    if len(moves) == 1 or not critical(view):
         return moves[0]
     guilt = _guilt(view) if view.pending is Decision.CHALLENGE else None
     results: list[tuple[int, list[float]]] = []
@@ -302,6 +304,14 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
         if score > best_score:
             best, best_score = j, score
     return moves[best]
+
+
+def critical(view: SeatView) -> bool:
+    """Whether the search may change the normal player's move: a Wild Draw Four to answer,
+    or a hand close to its end (someone holds ``CRITICAL_CARDS`` or fewer). Early in a
+    hand a move changes the outcome less than the deal does, and the worlds cannot tell
+    the moves apart; near the end they can, and the playouts are short."""
+    return view.pending is Decision.CHALLENGE or min(view.counts.values()) <= CRITICAL_CARDS
 
 
 def _weights(bluffs: list[int], guilt: float | None) -> list[float]:
