@@ -238,3 +238,16 @@ def test_every_level_plays_a_hand_of_every_edition(edition: str, players: int,
     tell(bots, game.start())
     run_game(game, bots)
     assert game.is_over
+
+
+def test_a_search_stops_at_its_budget() -> None:
+    game, _ = Game.from_setup(["bot", "ann", "cy", "dee"], seed=9,
+                              hands={"bot": cards("R5 B7 G2 Y4 R+2 WG"), "ann": cards("G1 G3"),
+                                     "cy": cards("B1 B5 Y2 Y3 G9"), "dee": cards("R1 R2 R4")},
+                              discard=cards("R3"), turn="bot")
+    ticks = iter(range(1000))
+    # a clock that moves one second per reading: the budget runs out after the first world
+    move = decide(seat_view(game, "bot"), seed=1, samples=500, budget=0.5,
+                  clock=lambda: float(next(ticks)))
+    assert move in game.legal_moves("bot")
+    assert next(ticks) <= 4, "it stopped after the first world"
