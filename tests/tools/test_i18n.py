@@ -32,6 +32,7 @@ FILL = 32
 BUTTON_LABELS = (  # 80
     "UNO!", "My hand", "Draw", "Catch", "Accept +4", "Challenge", "Join", "Leave",
     "Add computer player", "Start", "Cancel", "Remove computer player", "Team {n}",
+    "Add easy computer player", "Add hard computer player",
     "Shuffle teams", "Play it", "Keep it", "Play it and call UNO!", "Keep", "Pass",
     "Keep, {color}", "◀ Previous", "Next ▶", "By points", "By wins",
 )
