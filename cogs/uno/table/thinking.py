@@ -33,6 +33,9 @@ FULL_LOG_EVERY = 60.0
 """Seconds between two log lines saying the searches are full."""
 WAIT_LIMIT = 10.0
 """A search not answered after this many seconds is given up (the player plays normal)."""
+FIRST_WAIT_LIMIT = 60.0
+"""The same for the first search, which waits for the worker processes to start (a fresh
+interpreter each, importing the bot's modules)."""
 
 
 class Thinkers:
@@ -77,7 +80,8 @@ class Thinkers:
             loop = asyncio.get_running_loop()
             start = time.monotonic()
             future = loop.run_in_executor(self._executor(), think, view, seed, BUDGET)
-            move = await asyncio.wait_for(future, WAIT_LIMIT)
+            move = await asyncio.wait_for(
+                future, WAIT_LIMIT if self.searched else FIRST_WAIT_LIMIT)
             self.searched += 1
             if self.searched == 1:
                 log.info("The first search of a hard computer player took %.0f ms (%d worker "
