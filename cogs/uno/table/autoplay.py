@@ -151,13 +151,16 @@ class Autoplay:
     # ------------------------------------------------------------------ computer players
     async def _run_cpus(self, session: Session) -> None:
         """Computer players act, one saved move at a time, until a human must act. A move
-        that can't be saved is undone and tried again later: the chain never stalls."""
+        that can't be saved is undone and tried again later: the chain never stalls. A
+        hard player searches during its pause (the pause is the longer of the two)."""
         attempt = 0
         delay = self.tables.cpu_delay
+        loop = asyncio.get_running_loop()
         while True:
-            await asyncio.sleep(delay)
+            started = loop.time()
             try:
                 plan = await self._plan(session)
+                await asyncio.sleep(max(0.0, delay - (loop.time() - started)))
                 more = await self._cpu_step(session, plan)
                 attempt = 0
                 delay = self.tables.cpu_delay
