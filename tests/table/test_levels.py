@@ -4,8 +4,10 @@ a bounded number at once (cogs/uno/table/thinking.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from cogs.uno.table.service import TableService
 from cogs.uno.table.session import SavedFormatError, Session
 from cogs.uno.table.thinking import Thinkers
 from data import Database
-from engine import Game, HeuristicPlayer, seat_view
+from engine import Card, Game, HeuristicPlayer, seat_view
 from support.service import ALICE, GUILD, RecordingOutbox, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "support"
@@ -97,3 +99,44 @@ async def test_a_hard_computer_player_plays_a_game_through_the_service(db: Datab
         assert session.notes_of == session.game_id
     finally:
         await service.close()
+
+
+async def test_searches_never_hold_the_event_loop() -> None:
+    """Eight hard players search at once (a busy bot): the event loop stays on time, since
+    each search runs in a worker process; the same work on the loop would hold it for
+    the whole budget of each search."""
+    def cards(codes: str) -> list[Card]:
+        return [Card.parse(c) for c in codes.split()]
+
+    game, _ = Game.from_setup(["bot", "ann", "cy"], seed=9,
+                              hands={"bot": cards("R5 B7 G2 Y4 R+2 WG"), "ann": cards("G1 G3"),
+                                     "cy": cards("B1 B5 Y2")},
+                              discard=cards("R3"), turn="bot")
+    view = seat_view(game, "bot")
+    thinkers = Thinkers(workers=1, queue=8)
+    loop = asyncio.get_running_loop()
+    late: list[float] = []
+    done = False
+
+    async def tick() -> None:
+        while not done:
+            before = loop.time()
+            await asyncio.sleep(0.01)
+            late.append(loop.time() - before - 0.01)
+
+    ticker = asyncio.create_task(tick())
+    try:
+        assert await thinkers.think(view, 0) is not None  # the worker is up
+        late.clear()
+        start = time.process_time()
+        moves = await asyncio.gather(*(thinkers.think(view, s) for s in range(1, 9)))
+        on_loop = time.process_time() - start
+    finally:
+        done = True
+        await ticker
+        thinkers.close()
+    assert all(m is not None and m in game.legal_moves("bot") for m in moves)
+    assert thinkers.searched == 9 and thinkers.fallbacks == 0
+    late.sort()
+    assert late and late[len(late) // 2] < 0.02, late[-5:]
+    assert on_loop < 0.5, "the searches' CPU was spent in the worker, not here"
