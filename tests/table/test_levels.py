@@ -138,5 +138,5 @@ async def test_searches_never_hold_the_event_loop() -> None:
     assert all(m is not None and m in game.legal_moves("bot") for m in moves)
     assert thinkers.searched == 9 and thinkers.fallbacks == 0
     late.sort()
-    assert late and late[len(late) // 2] < 0.02, late[-5:]
+    assert late and late[len(late) // 2] < 0.05, late[-5:]
     assert on_loop < 0.2, "the searches' CPU was spent in the worker, not here"
