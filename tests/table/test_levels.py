@@ -140,3 +140,21 @@ async def test_searches_never_hold_the_event_loop() -> None:
     late.sort()
     assert late and late[len(late) // 2] < 0.05, late[-5:]
     assert on_loop < 0.2, "the searches' CPU was spent in the worker, not here"
+
+
+async def test_closing_the_pool_ends_every_search_quietly() -> None:
+    """Closing (the bot stops) while searches run or wait: each ask ends with a move or
+    None (play normal), none raises into the computer players' task; later asks get None."""
+    game, _ = Game.from_setup(["a", "b"], seed=3,
+                              hands={"a": [Card.parse(c) for c in ("R5", "B7", "WG")],
+                                     "b": [Card.parse(c) for c in ("G1", "G3")]},
+                              discard=[Card.parse("R3")], turn="a")
+    view = seat_view(game, game.turn)
+    thinkers = Thinkers(workers=1, queue=4)
+    asks = [asyncio.create_task(thinkers.think(view, s)) for s in range(4)]
+    await asyncio.sleep(0.05)
+    thinkers.close()
+    results = await asyncio.gather(*asks)
+    assert all(m is None or m in game.legal_moves(game.turn) for m in results)
+    assert thinkers.busy == 0
+    assert await thinkers.think(view, 9) is None

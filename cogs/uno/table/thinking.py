@@ -92,6 +92,13 @@ class Thinkers:
             log.exception("A search's worker process died: the computer player plays normal")
             self._drop()
             return None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # our own task is being cancelled (the game ended, the bot stops)
+            # the pool cancelled the search (it was closed or replaced)
+            log.info("A search was cancelled: the computer player plays normal")
+            return None
         except (concurrent.futures.CancelledError, RuntimeError) as exc:
             # the pool was shut down (the bot stops) or could not take the work
             log.info("A search was not made (%s): the computer player plays normal", exc)
