@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from cogs.uno.table import thinking
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.service import TableService
 from cogs.uno.table.session import SavedFormatError, Session
@@ -101,10 +102,12 @@ async def test_a_hard_computer_player_plays_a_game_through_the_service(db: Datab
         await service.close()
 
 
-async def test_searches_never_hold_the_event_loop() -> None:
+async def test_searches_never_hold_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight hard players search at once (a busy bot): the event loop stays on time, since
     each search runs in a worker process; the same work on the loop would hold it for
-    the whole budget of each search."""
+    the whole budget of each search. (A budget of 80 ms here: a loaded test machine gives
+    the worker little CPU, and the last search waits for the seven before it.)"""
+    monkeypatch.setattr(thinking, "BUDGET", 0.08)
     def cards(codes: str) -> list[Card]:
         return [Card.parse(c) for c in codes.split()]
 
@@ -139,7 +142,7 @@ async def test_searches_never_hold_the_event_loop() -> None:
     assert thinkers.searched == 9 and thinkers.fallbacks == 0
     late.sort()
     assert late and late[len(late) // 2] < 0.05, late[-5:]
-    assert on_loop < 0.2, "the searches' CPU was spent in the worker, not here"
+    assert on_loop < 0.15, "the searches' CPU was spent in the worker, not here"
 
 
 async def test_closing_the_pool_ends_every_search_quietly() -> None:
