@@ -88,7 +88,7 @@ class EnginePlayout:
 def quick_move(game: Game, p: str, rng: random.Random) -> Move:
     """A quick, sensible move for playouts: the normal player's habits at a fraction of
     its cost (attack a player close to going out, keep wilds, name the colour held most,
-    take towers from others, always call UNO, accept a Wild Draw Four)."""
+    take towers from others, spare a partner, always call UNO, accept a Wild Draw Four)."""
     s = game.s
     pending = s.pending
     if pending is Decision.CHALLENGE or pending is Decision.COLOR or pending is Decision.KEEP \
@@ -105,7 +105,8 @@ def quick_move(game: Game, p: str, rng: random.Random) -> Move:
     if not playable:
         return Draw(p)
     nxt = game.next_player(p)
-    danger = len(s.hands[nxt]) <= 2
+    partner = game.are_partners(p, nxt)
+    danger = len(s.hands[nxt]) <= 2 and not partner
     best: Card | None = None
     best_score = -1e9
     for c in playable:
@@ -118,7 +119,9 @@ def quick_move(game: Game, p: str, rng: random.Random) -> Move:
         elif c.color is s.color:
             score += 2
         if kind in BLOCKED_BY:
-            if game.edition.towers and s.towers[BLOCKED_BY[kind]] == nxt:
+            if partner:
+                score -= 10  # never at a partner
+            elif game.edition.towers and s.towers[BLOCKED_BY[kind]] == nxt:
                 score -= 10
             else:
                 score += (8 + 4 * DRAW_COUNT.get(kind, 0)) if danger else 3
