@@ -24,6 +24,7 @@ from loopback.users import InteractionResult, Member
 from support.e2e import FAST_ENV
 
 LOBBY_FR = ["Rejoindre", "Quitter", "Ajouter un joueur ordinateur", "Commencer", "Annuler",
+            "Ajouter un ordinateur facile", "Ajouter un ordinateur difficile",
             "Retirer un joueur ordinateur"]
 TABLE_FR = ["Ma main", "Piocher", "UNO!", "Attraper"]
 
