@@ -104,6 +104,10 @@ class Config:
     """The shards this process runs (SHARD_IDS, e.g. ``0-3`` or ``4,5``); None: all of
     ``shard_count``."""
 
+    search_workers: int = 1
+    """Worker processes where hard computer players search (UNO_SEARCH_WORKERS; 0: hard
+    players play as normal ones)."""
+
     @property
     def database(self) -> str:
         """What ``Database.open`` opens: the PostgreSQL URL if set, else the SQLite file."""
@@ -153,6 +157,7 @@ class Config:
             database_url=database_url,
             shard_count=shard_count,
             shard_ids=shard_ids,
+            search_workers=_whole_number("UNO_SEARCH_WORKERS", 1),
         )
 
 

@@ -37,7 +37,8 @@ from engine.moves import (
     move_from_dict,
     move_to_dict,
 )
-from engine.players import HeuristicPlayer, RandomPlayer, Strategy
+from engine.players import EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
+from engine.seatview import Notes, SeatView, seat_view
 from engine.settings import Settings
 from engine.state import Decision, PlayerStats
 
@@ -58,6 +59,7 @@ __all__ = [
     "Color",
     "Decision",
     "Draw",
+    "EasyPlayer",
     "Edition",
     "EngineError",
     "Event",
@@ -76,12 +78,14 @@ __all__ = [
     "NoMatchError",
     "NotAPlayerError",
     "NotYourTurnError",
+    "Notes",
     "ParseError",
     "Pass",
     "Play",
     "PlayNeeds",
     "PlayerStats",
     "RandomPlayer",
+    "SeatView",
     "Settings",
     "SettingsError",
     "Standing",
@@ -91,4 +95,5 @@ __all__ = [
     "get_edition",
     "move_from_dict",
     "move_to_dict",
+    "seat_view",
 ]

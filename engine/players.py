@@ -49,6 +49,30 @@ TYPICAL_COULD_BLUFF = 0.85
 (what the public challenge record is read against)."""
 
 
+def guilt_odds(unseen: int, same: int, held: int, challenged: int, guilty: int) -> float:
+    """Chance that a Wild Draw Four is a bluff (see ``HeuristicPlayer._guilt_odds``):
+    ``unseen`` cards the asker has not seen, ``same`` of them of the colour in play, a hand
+    of ``held`` cards, and the player's public record (``challenged`` Wild Draw Fours,
+    ``guilty`` of them)."""
+    if unseen <= 0 or held <= 0:
+        return 0.0
+    # Drawing ``held`` cards without replacement, none of the colour in play.
+    none = 1.0
+    for i in range(held):
+        if unseen - i <= 0:
+            break
+        none *= max(0.0, (unseen - same - i) / (unseen - i))
+    could_bluff = 1.0 - none
+    caught = guilty + BLUFF_GUILTY_PRIOR
+    innocent = challenged - guilty + BLUFF_INNOCENT_PRIOR
+    c = TYPICAL_COULD_BLUFF
+    # guilty share r = c*k / (c*k + 1 - c)  =>  k = r (1 - c) / (c (1 - r))
+    propensity = caught * (1 - c) / (innocent * c)
+    bluffed = could_bluff * propensity
+    honest = 1.0 - could_bluff
+    return bluffed / (bluffed + honest) if bluffed + honest > 0 else 0.0
+
+
 class RandomPlayer:
     """Picks uniformly among its legal moves; catches and calls UNO by coin toss."""
 
@@ -104,6 +128,40 @@ class BasicPlayer:
         plays.sort(key=lambda m: m.card.is_wild)
         if plays:
             return plays[0]
+        return Draw(player) if pending is Decision.PLAY else Pass(player)
+
+
+class EasyPlayer:
+    """The easy computer player: plays a card it may play, any one, with no plan (a wild's
+    colour, a grab's towers and whether to play a drawn card by chance); draws only when
+    it has nothing to play; calls UNO most of the time; accepts every Wild Draw Four and
+    catches nobody. It keeps towers only as chance gives them to it."""
+
+    name = "easy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def react(self, game: Game, player: str) -> Move | None:
+        if game.is_over or game.pending is Decision.LAP:
+            return None
+        if len(game.hand(player)) == 1 and not game.has_called(player) \
+                and game.catchable == player and self.rng.random() < 0.5:
+            return CallUno(player)
+        return None
+
+    def choose(self, game: Game, player: str) -> Move | None:
+        if game.is_over or game.turn != player:
+            return None
+        pending = game.pending
+        if pending not in (Decision.PLAY, Decision.DRAWN):
+            return game.timeout_moves()[0]
+        moves = enumerate_moves(game, player)
+        call = self.rng.random() < 0.8
+        plays = [m for m in moves if isinstance(m, Play)
+                 and (m.uno == call or len(game.hand(player)) != 2)]
+        if plays and (pending is Decision.PLAY or self.rng.random() < 0.7):
+            return self.rng.choice(plays)
         return Draw(player) if pending is Decision.PLAY else Pass(player)
 
 
@@ -196,7 +254,7 @@ class HeuristicPlayer:
             plays = [m for m in plays if m.uno]
         if not plays:
             return Draw(player) if pending is Decision.PLAY else Pass(player)
-        scored = [(self._score(game, player, m), i, m) for i, m in enumerate(plays)]
+        scored = [(self.score(game, player, m), i, m) for i, m in enumerate(plays)]
         best_score, _, best = max(scored, key=lambda t: (t[0], -t[1]))
         if pending is Decision.DRAWN and best_score < -25:
             return Pass(player)
@@ -233,25 +291,9 @@ class HeuristicPlayer:
         unseen.subtract(game.discard_pile)
         total = sum(v for v in unseen.values() if v > 0)
         same = sum(v for c, v in unseen.items() if v > 0 and c.color is color)
-        held = len(game.hand(against))
-        if total <= 0 or held <= 0:
-            return 0.0
-        # Drawing ``held`` cards without replacement, none of the colour in play.
-        none = 1.0
-        for i in range(held):
-            if total - i <= 0:
-                break
-            none *= max(0.0, (total - same - i) / (total - i))
-        could_bluff = 1.0 - none
         record = game.stats[against]
-        guilty = record.bluffs_caught + BLUFF_GUILTY_PRIOR
-        innocent = record.w4_challenged - record.bluffs_caught + BLUFF_INNOCENT_PRIOR
-        c = TYPICAL_COULD_BLUFF
-        # guilty share r = c*k / (c*k + 1 - c)  =>  k = r (1 - c) / (c (1 - r))
-        propensity = guilty * (1 - c) / (innocent * c)
-        bluffed = could_bluff * propensity
-        honest = 1.0 - could_bluff
-        return bluffed / (bluffed + honest) if bluffed + honest > 0 else 0.0
+        return guilt_odds(total, same, len(game.hand(against)), record.w4_challenged,
+                          record.bluffs_caught)
 
     def _lap_choice(self, game: Game, player: str, hand: tuple[Card, ...]) -> Lap:
         """Victory Lap: keep the hand in front of us unless a hand still to come is smaller
@@ -285,7 +327,9 @@ class HeuristicPlayer:
         matching = [c for c in hand if game.can_play_on_top(c)]
         return (matching or list(hand))[0]
 
-    def _score(self, game: Game, player: str, move: Play) -> float:
+    def score(self, game: Game, player: str, move: Play) -> float:
+        """How much this player likes ``move`` (higher is better; a little noise breaks
+        ties)."""
         w = self.weights
         card = move.card
         hand = game.hand(player)
@@ -372,4 +416,5 @@ def _previous(game: Game, player: str) -> str:
     return game.players[(i - game.direction) % len(game.players)]
 
 
-__all__ = ["BasicPlayer", "HeuristicPlayer", "RandomPlayer", "Strategy"]
+__all__ = ["BasicPlayer", "EasyPlayer", "HeuristicPlayer", "RandomPlayer", "Strategy",
+           "guilt_odds"]

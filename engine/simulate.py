@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.editions import EDITIONS
+from engine.events import Event
 from engine.game import Game
 from engine.match import Match
 from engine.moves import Challenge, Lap, Move
-from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
+from engine.players import BasicPlayer, EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
+from engine.search import BUDGET, SAMPLES, SearchPlayer
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
@@ -36,8 +38,13 @@ STRATEGIES: dict[str, Callable[[int], Strategy]] = {
     "random": RandomPlayer,
     "basic": BasicPlayer,
     "blind": lambda seed: HeuristicPlayer(seed, partner_aware=False),
+    "easy": EasyPlayer,
+    "normal": HeuristicPlayer,
+    "hard": SearchPlayer,
 }
-"""Computer players by name; ``blind`` is the heuristic player ignoring partnerships."""
+"""Computer players by name; ``blind`` is the heuristic player ignoring partnerships; the
+bot's three levels are ``easy``, ``normal`` (the heuristic player) and ``hard`` (the search,
+engine/search.py)."""
 
 MAX_MOVES = 200_000
 
@@ -50,29 +57,41 @@ def run_game(game: Game, strategies: dict[str, Strategy],
     Before every decision each seat may react (call UNO, catch someone). ``on_move`` sees
     the game after every move, ``on_apply`` every move before it is made."""
     moves = 0
+    watchers = [w for w in {id(s): s for s in strategies.values()}.values()
+                if callable(getattr(w, "observe", None))]
+
+    def make(move: Move) -> None:
+        if on_apply:
+            on_apply(move)
+        events = game.apply(move)
+        for w in watchers:
+            w.observe(events)  # type: ignore[attr-defined]
+        if on_move:
+            on_move(game)
+
     while not game.is_over:
         for p in list(game.players):
             reaction = strategies[p].react(game, p)
             if reaction is not None and reaction in game.legal_moves(p):
-                if on_apply:
-                    on_apply(reaction)
-                game.apply(reaction)
-                if on_move:
-                    on_move(game)
+                make(reaction)
         if game.is_over:
             break
         p = game.turn
         move = strategies[p].choose(game, p)
         if move is None:
             raise RuntimeError(f"{strategies[p].name} player {p} returned no move")
-        if on_apply:
-            on_apply(move)
-        game.apply(move)
-        if on_move:
-            on_move(game)
+        make(move)
         moves += 1
         if moves > MAX_MOVES:
             raise RuntimeError("game did not finish")
+
+
+def tell(strategies: dict[str, Strategy], events: list[Event]) -> None:
+    """Show ``events`` (a deal) to the strategies that watch the table (``observe``)."""
+    for w in {id(s): s for s in strategies.values()}.values():
+        observe = getattr(w, "observe", None)
+        if callable(observe):
+            observe(events)
 
 
 @dataclass
@@ -100,6 +119,8 @@ class Summary:
     team_games: Counter[str] = field(default_factory=Counter)
     """Partner play: games played by each team make-up ("heuristic+heuristic")."""
     team_wins: dict[str, float] = field(default_factory=dict)
+    think: list[float] = field(default_factory=list)
+    """Seconds of CPU each search of a hard player took."""
 
     def to_dict(self) -> dict[str, Any]:
         g = max(self.games, 1)
@@ -138,12 +159,26 @@ class Summary:
                 for name in sorted(self.seats_by_strategy)
             },
             **teams,
+            **_think_figures(self.think),
         }
+
+
+def _think_figures(think: list[float]) -> dict[str, Any]:
+    """The hard players' CPU time per searched decision, in ms (p50, p95, max)."""
+    if not think:
+        return {}
+    ordered = sorted(think)
+    def at(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
+    return {"think_ms": {"decisions": len(ordered), "p50": at(0.5), "p95": at(0.95),
+                         "max": round(ordered[-1] * 1000, 1)}}
 
 
 def simulate(games: int, players: int, edition: str, seed: int,
              strategies: Sequence[str], settings: Settings | None = None,
-             teams: bool = False) -> Summary:
+             teams: bool = False, rotate: bool = False) -> Summary:
+    """Play ``games`` games; ``rotate``: the strategies move one seat on every game (each
+    plays every seat), else seat i always plays strategy i (modulo their number)."""
     summary = Summary(seats=players)
     for g in range(games):
         names = [f"seat{i}" for i in range(players)]
@@ -155,7 +190,8 @@ def simulate(games: int, players: int, edition: str, seed: int,
             kinds = {p: strategies[(t + g) % len(strategies)]
                      for t, side in enumerate(sides) for p in side}
         else:
-            kinds = {p: strategies[i % len(strategies)] for i, p in enumerate(names)}
+            shift = g if rotate else 0
+            kinds = {p: strategies[(i + shift) % len(strategies)] for i, p in enumerate(names)}
         bots = {p: STRATEGIES[kinds[p]](seed * 7919 + g * 31 + i)
                 for i, p in enumerate(names)}
         challenges_made: Counter[str] = Counter()
@@ -170,9 +206,11 @@ def simulate(games: int, players: int, edition: str, seed: int,
                 else:
                     summary.lap_passes += 1
 
-        game.start()
+        tell(bots, game.start())
         run_game(game, bots, on_apply=count)
         summary.games += 1
+        for bot in bots.values():
+            summary.think += getattr(bot, "thought", [])
         c = game.counters
         summary.rounds += c.rounds
         summary.turns += c.turns
@@ -241,7 +279,7 @@ def play_match(match: Match, strategies: dict[str, str], edition: str, seed: int
             bots = {p: STRATEGIES[strategies[p]](seed * 7919 + n * 31 + i)
                     for i, p in enumerate(hand.seats)}
             n += 1
-            game.start()
+            tell(bots, game.start())
             run_game(game, bots)
             match.record_game(hand, game)
 
@@ -285,6 +323,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", type=int, default=500)
     ap.add_argument("--scoring", choices=["standard", "alternative"], default="standard")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument("--rotate", action="store_true",
+                    help="move the strategies one seat on every game (each plays every seat)")
+    ap.add_argument("--samples", type=int, default=None,
+                    help=f"hard: worlds searched per decision, at most (default {SAMPLES})")
+    ap.add_argument("--budget", type=float, default=None,
+                    help=f"hard: seconds of CPU per decision, at most (default {BUDGET}; "
+                         "0: none)")
     ap.add_argument("--teams", action="store_true",
                     help="partner play: teams of two sitting across, seat i with seat i + n/2 "
                          "(4 or 6 players: two or three teams)")
@@ -297,8 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     bad = [s for s in strategies if s not in STRATEGIES]
     if bad or not strategies:
-        print(f"unknown strategy {bad[0] if bad else '(none)'}: use heuristic, blind, basic "
-              "or random", file=sys.stderr)
+        print(f"unknown strategy {bad[0] if bad else '(none)'}: use easy, normal, hard, "
+              "heuristic, blind, basic or random", file=sys.stderr)
         return 2
     if args.match:
         return _main_match(args, strategies)
@@ -318,8 +363,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    if args.samples is not None or args.budget is not None:
+        samples = args.samples if args.samples is not None else SAMPLES
+        budget = args.budget if args.budget is not None else BUDGET
+        STRATEGIES["hard"] = lambda seed: SearchPlayer(seed, samples=samples,
+                                                       budget=budget or None)
     summary = simulate(args.games, args.players, args.edition, args.seed, strategies, settings,
-                       teams=args.teams)
+                       teams=args.teams, rotate=args.rotate)
     data = summary.to_dict()
     if args.json:
         print(json.dumps(data, indent=2))
@@ -339,6 +389,10 @@ def main(argv: list[str] | None = None) -> int:
     if "team_win_rate" in data:
         print("  team win rate:        " + ", ".join(
             f"{k}: {v:.1%}" for k, v in data["team_win_rate"].items()))
+    if "think_ms" in data:
+        t = data["think_ms"]
+        print(f"  hard think (CPU ms):  p50 {t['p50']}, p95 {t['p95']}, max {t['max']} over "
+              f"{t['decisions']} searched decisions")
     return 0
 
 

@@ -78,7 +78,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                              bury=bot.config.table_bury)
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
-                                    cpu_delay=bot.config.cpu_delay)
+                                    cpu_delay=bot.config.cpu_delay,
+                                    search_workers=bot.config.search_workers)
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.plays = Plays(self.service, self.pictures)
         self.service.followers.append(self.plays.panels.changed)
@@ -377,11 +378,17 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await answer(interaction, work, public=True)
 
     @app_commands.command(name="addcpu", description="Add a computer player to the lobby")
+    @app_commands.describe(level="How well it plays (default: normal)")
+    @app_commands.choices(level=[app_commands.Choice(name="easy", value="easy"),
+                                 app_commands.Choice(name="normal", value="normal"),
+                                 app_commands.Choice(name="hard", value="hard")])
     @app_commands.guild_only()
-    async def addcpu(self, interaction: discord.Interaction[Any]) -> None:
+    async def addcpu(self, interaction: discord.Interaction[Any],
+                     level: str = "normal") -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            session = await self.service.lobbies.action(interaction.channel_id, actor, "cpu")
+            session = await self.service.lobbies.action(
+                interaction.channel_id, actor, "cpu" if level == "normal" else f"cpu{level}")
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} takes a seat.", session.options.language,
                                name=session.seats[-1].name))

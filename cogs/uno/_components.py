@@ -5,7 +5,8 @@ and decodes it (its ``template``, with named groups) in one place.
 =====================  ==========================================================
 family                 custom_id
 =====================  ==========================================================
-LobbyButton            ``uno:l:<action>:<gid>``   join, leave, cpu, nocpu, start, cancel,
+LobbyButton            ``uno:l:<action>:<gid>``   join, leave, cpu (cpueasy, cpuhard: a
+                       computer player of that level), nocpu, start, cancel,
                        team0, team1, team2 (join that team), shuffle (teams dealt at
                        the start)
 TableButton            ``uno:t:<action>:<gid>[:<serial>]``   hand, draw, uno, catch,
@@ -236,7 +237,8 @@ def button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | 
                              emoji=emoji, row=row, disabled=disabled)
 
 
-class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|nocpu|start|cancel"
+class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|cpueasy|cpuhard|nocpu"
+                                     rf"|start|cancel"
                                      rf"|team[012]|shuffle):"
                                      rf"{GID}"):
     family = "lobby"

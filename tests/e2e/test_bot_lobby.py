@@ -19,6 +19,7 @@ async def test_new_join_cpu_start_shows_table_and_private_hand(loopback: Loopbac
     lobby = alice.sees()[-1]
     assert "Alice" in lobby.text() and "Bob" in lobby.text() and "CPU 1" in lobby.text()
     assert lobby.button_labels() == ["Join", "Leave", "Add computer player", "Start", "Cancel",
+                                     "Add easy computer player", "Add hard computer player",
                                      "Remove computer player"]
     await alice.click("Add computer player")
     refused = await bob.click("Remove computer player")

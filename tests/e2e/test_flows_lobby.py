@@ -25,7 +25,8 @@ async def new_lobby(t: LoopbackTest, host: Member) -> Message:
     r = await host.slash("uno new")
     assert r.message is not None and not r.ephemeral
     assert r.message.button_labels() == ["Join", "Leave", "Add computer player", "Start",
-                                         "Cancel", "Remove computer player"]
+                                         "Cancel", "Add easy computer player",
+                                         "Add hard computer player", "Remove computer player"]
     return await lobby_saved(db_of(t), host.channel, r)
 
 

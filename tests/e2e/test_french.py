@@ -26,6 +26,7 @@ from support.games import rows
 from support.tables import refused
 
 LOBBY_FR = ["Rejoindre", "Quitter", "Ajouter un joueur ordinateur", "Commencer", "Annuler",
+            "Ajouter un ordinateur facile", "Ajouter un ordinateur difficile",
             "Retirer un joueur ordinateur"]
 TABLE_FR = ["Ma main", "Piocher", "UNO!", "Attraper"]
 

@@ -11,7 +11,7 @@ from support.house import IMPORTS, TREES
 
 ENGINE = {name: tree for name, tree in TREES.items() if name.startswith("engine.")}
 ABOVE_GAME = {"engine.game", "engine.players", "engine.replay", "engine.match",
-              "engine.simulate"}
+              "engine.simulate", "engine.search"}
 """The façade itself and what is built on it."""
 
 

@@ -27,7 +27,8 @@ COLOUR_BUTTONS = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}
 TURN_PING = re.compile(
     r"<@(\d+)>(?:, it's your turn\.|: accept or challenge|: choose the card|: name the starting"
     r"|: keep or pass the hand)")
-PLAYER_ROW = re.compile(r"\*\*(?P<name>[^*]+)\*\*(?P<cpu> 🤖)?: (?P<n>\d+) cards?")
+PLAYER_ROW = re.compile(r"\*\*(?P<name>[^*]+)\*\*(?P<cpu> 🤖(?: [^:*]+)?)?: (?P<n>\d+) cards?")
+"""A player's row on the table (a computer player's robot and level after the name)."""
 
 
 def hands_of(state: dict[str, Any] | None) -> dict[str, list[str]]:

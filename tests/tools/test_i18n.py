@@ -40,6 +40,7 @@ FILL = 32
 BUTTON_LABELS = (  # 80
     "UNO!", "My hand", "Draw", "Catch", "Accept +4", "Challenge", "Join", "Leave",
     "Add computer player", "Start", "Cancel", "Remove computer player", "Team {n}",
+    "Add easy computer player", "Add hard computer player",
     "Shuffle teams", "Play it", "Keep it", "Play it and call UNO!", "Keep", "Pass",
     "Keep, {color}", "◀ Previous", "Next ▶", "By points", "By wins",
     "{card} and call UNO!", "Back", "Reopen", "Keep {card}",
@@ -171,7 +172,8 @@ def test_slash_command_strings_follow_discords_rules(language: str) -> None:
         translated = translate_command_string(text, language, where)
         assert translated is not None or text in ("uno", "standard", "UNO Power Grab",
                                                   "UNO Victory Lap", "table", "mode",
-                                                  "points", "stats", "English", "Français"), text
+                                                  "points", "stats", "English", "Français",
+                                                  "normal"), text
         value = translated or text
         if context == COMMAND_NAME:
             assert COMMAND_NAME_RE.match(value) and value == value.lower(), value

@@ -9,7 +9,7 @@ import discord
 
 from cogs.i18n import Locale, _, ngettext
 from cogs.uno._components import LobbyButton, view_of
-from cogs.uno.show.words import edition_title, settings_text
+from cogs.uno.show.words import cpu_mark, edition_title, settings_text
 from cogs.uno.table.session import Session
 
 
@@ -50,7 +50,8 @@ def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
                           colour=0x5865F2)
     host = _(" (host)", locale)
     seats = "\n".join(
-        f"{i + 1}. {s.name}{' 🤖' if s.cpu else ''}{host if s.id == session.host_id else ''}"
+        f"{i + 1}. {s.name}{cpu_mark(session, s.id, locale)}"
+        f"{host if s.id == session.host_id else ''}"
         + (_(" · Team {n}", locale, n=s.team + 1)
            if o.mode == "partners" and s.team is not None else "")
         for i, s in enumerate(session.seats)
@@ -74,6 +75,8 @@ def lobby_view(session: Session, locale: Locale = None) -> discord.ui.View | Non
         LobbyButton("cpu", gid, _("Add computer player", locale), emoji="🤖"),
         LobbyButton("start", gid, _("Start", locale), style=discord.ButtonStyle.primary),
         LobbyButton("cancel", gid, _("Cancel", locale), style=discord.ButtonStyle.danger),
+        LobbyButton("cpueasy", gid, _("Add easy computer player", locale), row=1),
+        LobbyButton("cpuhard", gid, _("Add hard computer player", locale), row=1),
         LobbyButton("nocpu", gid, _("Remove computer player", locale), row=1),
     ]
     if session.options.mode == "partners":

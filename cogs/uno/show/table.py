@@ -32,6 +32,7 @@ from cogs.uno.show.words import (
     card_count,
     card_label,
     color_name,
+    cpu_mark,
     direction_text,
     edition_title,
     hand_banner,
@@ -97,7 +98,7 @@ class TableModel:
             marker = "▶️" if p["id"] == game.turn else "▫️"
             towers = " ".join(f"`{t}`" for t in p["towers"])
             uno = _(" · **UNO!**", language) if p["uno"] and p["cards"] == 1 else ""
-            cpu = " 🤖" if session.is_cpu(p["id"]) else ""
+            cpu = cpu_mark(session, p["id"], language)
             rows.append(_("{marker} **{name}**{cpu}: {cards} · {score} pts{towers}{uno}",
                           language, marker=marker, name=p["name"], cpu=cpu,
                           cards=card_count(p["cards"], language), score=p["score"],

@@ -83,6 +83,17 @@ def edition_title(name: str, locale: Locale = None) -> str:
     return titles.get(name) or get_edition(name).title
 
 
+def cpu_mark(session: Session, player: str, locale: Locale = None) -> str:
+    """What follows a computer player's name: the robot and its level (" 🤖 hard"); empty
+    for a person."""
+    level = session.level(player)
+    if level is None:
+        return ""
+    names = {"easy": _("easy", locale), "normal": _("normal", locale),
+             "hard": _("hard", locale)}
+    return f" 🤖 {names.get(level, level)}"
+
+
 def kind_name(kind: Kind, locale: Locale = None) -> str:
     return {
         Kind.DRAW_ONE: _("Draw One", locale),

@@ -19,9 +19,11 @@ from cogs.i18n import _, ngettext
 from cogs.uno.table.contracts import SaveFailed
 from cogs.uno.table.session import Session
 from cogs.uno.table.tables import Tables, logged
-from engine import Decision, Game, HeuristicPlayer, Move, Pass
+from cogs.uno.table.thinking import Thinkers
+from engine import Decision, EasyPlayer, Game, HeuristicPlayer, Move, Pass, SeatView, Strategy
 from engine.events import Event
 from engine.replay import leave_to_json
+from engine.search import SEARCHED
 
 log = logging.getLogger(__name__)
 
@@ -66,11 +68,19 @@ def timeout_moves(game: Game) -> Applied:
     return applied
 
 
+def strategy(level: str | None, seed: int) -> Strategy:
+    """The computer player of ``level`` for what is decided here and now: the easy player,
+    or the normal one (a hard player's reactions, the decisions it does not search, and
+    the moves it makes when no search could be made)."""
+    return EasyPlayer(seed) if level == "easy" else HeuristicPlayer(seed)
+
+
 class Autoplay:
     """The turn timers and the computer players of every table."""
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, thinkers: Thinkers | None = None) -> None:
         self.tables = tables
+        self.thinkers = thinkers if thinkers is not None else Thinkers(0)
 
     @property
     def _retry_scale(self) -> float:
@@ -90,7 +100,7 @@ class Autoplay:
             scheduler.cancel(cid)
             return
         if (session.is_cpu(game.turn) or any(
-                session.is_cpu(p) and HeuristicPlayer(0).react(game, p) is not None
+                session.is_cpu(p) and strategy(session.level(p), 0).react(game, p) is not None
                 for p in game.players)) and not scheduler.running(cid, "cpu"):
             scheduler.start(cid, "cpu", self._run_cpus(session))
         if session.is_cpu(game.turn):
@@ -162,13 +172,17 @@ class Autoplay:
     # ------------------------------------------------------------------ computer players
     async def _run_cpus(self, session: Session) -> None:
         """Computer players act, one saved move at a time, until a human must act. A move
-        that can't be saved is undone and tried again later: the chain never stalls."""
+        that can't be saved is undone and tried again later: the chain never stalls. A
+        hard player searches during its pause (the pause is the longer of the two)."""
         attempt = 0
         delay = self.tables.cpu_delay
+        loop = asyncio.get_running_loop()
         while True:
-            await asyncio.sleep(delay)
+            started = loop.time()
             try:
-                more = await self._cpu_step(session)
+                plan = await self._plan(session)
+                await asyncio.sleep(max(0.0, delay - (loop.time() - started)))
+                more = await self._cpu_step(session, plan)
                 attempt = 0
                 delay = self.tables.cpu_delay
             except Exception as exc:
@@ -182,9 +196,27 @@ class Autoplay:
             if not more:
                 return
 
-    async def _cpu_step(self, session: Session) -> bool:
+    async def _plan(self, session: Session) -> tuple[SeatView, Move] | None:
+        """A hard computer player to move searches, outside the game's lock: its seat's
+        view is read under the lock, the search runs in a worker process (``Thinkers``).
+        None when no search is made (not a hard player's searched decision, or the
+        searches are full: it then plays as the normal player)."""
+        async with self.tables.reading(session):
+            game = session.game
+            if (game is None or game.is_over or not session.is_cpu(game.turn)
+                    or session.level(game.turn) != "hard" or game.pending not in SEARCHED):
+                return None
+            view = session.view_of(game.turn)
+            seed = view.fingerprint() ^ session.serial
+        move = await self.thinkers.think(view, seed)
+        return None if move is None else (view, move)
+
+    async def _cpu_step(self, session: Session,
+                        plan: tuple[SeatView, Move] | None = None) -> bool:
         """One round of computer actions (reactions, then the move if it is a computer's
-        turn). True while a computer still has the turn."""
+        turn). True while a computer still has the turn. ``plan``: a hard player's move
+        and the view it was searched from, made only if the table still shows that view
+        (else, if anything changed it meanwhile, the search is made again)."""
         tables = self.tables
         more = False
         async with tables.change(session) as change:
@@ -196,22 +228,25 @@ class Autoplay:
             for p in list(game.players):
                 if not session.is_cpu(p) or game.is_over:
                     continue
-                reaction = HeuristicPlayer(session.serial).react(game, p)
+                reaction = strategy(session.level(p), session.serial).react(game, p)
                 if reaction is not None and reaction in game.legal_moves(p):
                     applied.apply(game, reaction)
             mover = game.turn
-            if not game.is_over and session.is_cpu(game.turn):
-                applied.extend(self._cpu_move(session, game))
+            replan = plan is not None and (bool(applied.moves) or game.is_over
+                                           or session.view_of(mover) != plan[0])
+            if not game.is_over and session.is_cpu(game.turn) and not replan:
+                applied.extend(self._cpu_move(session, game,
+                                              plan[1] if plan is not None else None))
                 session.serial += 1
             if not applied.moves:
-                return False
+                return replan and not game.is_over
             change.moves += applied.entries
             change.took(applied.events)  # (forced draws are shown to everyone, the mover too)
             change.mover = mover
             await change.save()
             # the session's game now: a match's next hand may have replaced this one
             now = session.game
-            more = now is not None and not now.is_over and session.is_cpu(now.turn)
+            more = replan or (now is not None and not now.is_over and session.is_cpu(now.turn))
             # Announced now, while another computer move comes: the timer of the next
             # human is armed when the chain ends.
             change.announce = not more
@@ -220,14 +255,16 @@ class Autoplay:
         return more
 
     @staticmethod
-    def _cpu_move(session: Session, game: Game) -> Applied:
-        """The computer player's move; if its strategy fails, it lets its time run out
-        (the engine's timeout moves), so the game never waits on a broken player."""
+    def _cpu_move(session: Session, game: Game, searched: Move | None = None) -> Applied:
+        """The computer player's move (``searched``: a hard player's, if its search still
+        holds); if its strategy fails, it lets its time run out (the engine's timeout
+        moves), so the game never waits on a broken player."""
         p = game.turn
         try:
-            move = HeuristicPlayer(session.serial * 7 + 1).choose(game, p)
+            move = searched if searched is not None and searched in game.legal_moves(p) \
+                else strategy(session.level(p), session.serial * 7 + 1).choose(game, p)
             if move is None:
-                raise RuntimeError("the heuristic player had no move")
+                raise RuntimeError("the computer player had no move")
             applied = Applied()
             applied.apply(game, move)
             return applied

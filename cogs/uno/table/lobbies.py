@@ -29,6 +29,9 @@ from data import GuildSettings
 from engine import EngineError, get_edition
 from engine.replay import replay_header
 
+CPU_ACTIONS = {"cpu": "normal", "cpueasy": "easy", "cpuhard": "hard"}
+"""The lobby's actions that add a computer player, and its level."""
+
 
 class Lobbies:
     """The lobbies of one table service."""
@@ -76,7 +79,8 @@ class Lobbies:
 
     async def action(self, channel_id: int | None, actor: Actor, action: str,
                      gid: str | None = None) -> Session:
-        """join, leave, cpu, nocpu, cancel on the lobby; saved, then shown."""
+        """join, leave, cpu (cpueasy, cpuhard: of that level), nocpu, cancel on the lobby;
+        saved, then shown."""
         session = self.of(channel_id, actor, gid)
         async with self.tables.changing(session):
             self.still_open(session, actor, joining=action == "join")
@@ -85,8 +89,8 @@ class Lobbies:
             elif action == "leave":
                 await self.leave(session, actor.id)
                 return session
-            elif action == "cpu":
-                self._add_cpu(session, actor)
+            elif action in CPU_ACTIONS:
+                self._add_cpu(session, actor, CPU_ACTIONS[action])
             elif action == "nocpu":
                 self.tables.need_host(session, actor)
                 cpus = [seat for seat in session.seats if seat.cpu]
@@ -153,7 +157,7 @@ class Lobbies:
         assert seat is not None
         seat.team = team
 
-    def _add_cpu(self, session: Session, actor: Actor) -> Seat:
+    def _add_cpu(self, session: Session, actor: Actor, level: str = "normal") -> Seat:
         if session.seat(actor.id) is None and not actor.admin:
             raise Refusal("Join the game first to add computer players.")
         if len(session.seats) >= self._capacity(session):
@@ -162,7 +166,7 @@ class Lobbies:
                 else MAX_CPUS_WITH_ONE_HUMAN)
         if sum(1 for s in session.seats if s.cpu) >= most:
             raise Refusal("A game can have at most {n} computer players.", n=most)
-        return session.add_cpu()
+        return session.add_cpu(level)
 
     async def leave(self, session: Session, player: str) -> None:
         """``player`` leaves the lobby (the caller holds the lock); an empty lobby closes."""

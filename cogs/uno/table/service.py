@@ -34,6 +34,7 @@ from cogs.uno.table.results import record
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.session import SavedFormatError, Session
 from cogs.uno.table.tables import Change, Tables
+from cogs.uno.table.thinking import Thinkers
 from cogs.uno.table.tournaments import Tournaments
 from data import LogEntry, SavedGame
 from engine import CallUno, Catch, EngineError, Game, Move
@@ -54,10 +55,11 @@ class TableService(Tables):
     """Every table of this process and what can be done to them."""
 
     def __init__(self, store: Store, outbox: Announcer, scheduler: Scheduler, *,
-                 time_scale: float = 1.0, cpu_delay: float = 1.5) -> None:
+                 time_scale: float = 1.0, cpu_delay: float = 1.5,
+                 search_workers: int = 0) -> None:
         super().__init__(store, outbox, scheduler, time_scale=time_scale,
                          cpu_delay=cpu_delay)
-        self.autoplay = Autoplay(self)
+        self.autoplay = Autoplay(self, Thinkers(search_workers))
         self.lobbies = Lobbies(self)
         self.tournaments = Tournaments(self, self.lobbies)
         self.again = Again(self, self.lobbies)
@@ -438,3 +440,4 @@ class TableService(Tables):
                                 session.channel_id)
         await self.tournaments.close()
         await self.scheduler.close()
+        self.autoplay.thinkers.close()

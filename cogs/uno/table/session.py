@@ -21,13 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from data import GuildSettings, LogEntry, SavedGame
-from engine import Game, Match, Settings
+from engine import Game, Match, Notes, SeatView, Settings, seat_view
+from engine.events import Event
 
 _DEFAULTS = GuildSettings(0)
 """A server's defaults before it sets any (data.models holds every setting's default)."""
 MAX_CPUS_WITH_ONE_HUMAN = 5
 CPU_PREFIX = "cpu"
-SESSION_VERSION = 4
+SESSION_VERSION = 5
+LEVELS = ("easy", "normal", "hard")
+"""The computer players' levels (engine/players.py, engine/search.py); "normal" is the
+default, and what every computer player saved before the levels plays."""
 MODES = ("solo", "partners", "rotating")
 """How a table plays (sheet 004, "Playing with Partners"): everyone for themselves; fixed
 partners sitting across (4 or 6 players); or four players rotating partners hand by hand.
@@ -49,6 +53,8 @@ class Seat:
     cpu: bool = False
     team: int | None = None
     """The team chosen in the lobby (partners: 0, 1, 2), or None (dealt at the start)."""
+    level: str = "normal"
+    """A computer player's level (one of LEVELS)."""
 
 
 @dataclass(slots=True)
@@ -149,6 +155,12 @@ class Session:
     announced_round: tuple[str, int] | None = None
     """The game and round the last table showed (not saved): a new round (or a match's new
     hand) gets a new table."""
+    notes: Notes = field(default_factory=Notes)
+    """What the game's events showed (engine/seatview.py: who is known or likely not to
+    hold a colour, a challenged hand), for the hard computer players' views. Kept in
+    memory only: after a restart it starts again from the next move."""
+    notes_of: str = ""
+    """The game id the notes are about (a match's next hand starts them again)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     saved: str | None = None
     """The JSON last written to the database: what a failed write rolls back to."""
@@ -178,9 +190,30 @@ class Session:
         live = self.game.players if self.game is not None else [s.id for s in self.seats]
         return [p for p in live if not self.is_cpu(p)]
 
-    def add_cpu(self) -> Seat:
+    def level(self, player: str) -> str | None:
+        """A computer player's level (None for a person)."""
+        seat = self.seat(player)
+        return seat.level if seat is not None and seat.cpu else None
+
+    def _game_notes(self) -> Notes:
+        if self.notes_of != self.game_id:
+            self.notes, self.notes_of = Notes(), self.game_id
+        return self.notes
+
+    def observe(self, events: list[Event]) -> None:
+        """Note what the events of a move showed the table (for ``view_of``)."""
+        self._game_notes().observe(events)
+
+    def view_of(self, player: str) -> SeatView:
+        """What ``player`` can know of the game now (a hard computer player's search is
+        given this and nothing else)."""
+        assert self.game is not None
+        return seat_view(self.game, player, self._game_notes())
+
+    def add_cpu(self, level: str = "normal") -> Seat:
         self.cpu_counter += 1
-        seat = Seat(f"{CPU_PREFIX}{self.cpu_counter}", f"CPU {self.cpu_counter}", cpu=True)
+        seat = Seat(f"{CPU_PREFIX}{self.cpu_counter}", f"CPU {self.cpu_counter}", cpu=True,
+                    level=level)
         self.seats.append(seat)
         return seat
 
@@ -267,7 +300,7 @@ class Session:
             "host_id": self.host_id,
             "game_id": self.game_id,
             "seed": self.seed,
-            "seats": [[s.id, s.name, s.cpu, s.team] for s in self.seats],
+            "seats": [[s.id, s.name, s.cpu, s.team, s.level] for s in self.seats],
             "options": self.options.to_dict(),
             "game": self.game.to_dict() if self.game is not None else None,
             "serial": self.serial,
@@ -319,8 +352,8 @@ class Session:
             host_id=str(d["host_id"]),
             game_id=str(d["game_id"]),
             seed=int(d["seed"]),
-            seats=[Seat(str(i), str(n), bool(c), None if t is None else int(t))
-                   for i, n, c, t in d["seats"]],
+            seats=[Seat(str(i), str(n), bool(c), None if t is None else int(t),
+                        _level(lv)) for i, n, c, t, lv in d["seats"]],
             options=Options.from_dict(d["options"]),
             game=Game.from_dict(d["game"]) if d["game"] is not None else None,
             serial=int(d["serial"]),
@@ -360,7 +393,7 @@ class Session:
 
 
 _KEPT_ON_LOAD = frozenset({
-    "lock", "saved",
+    "lock", "saved", "notes", "notes_of",
     # The timer and the messages belong to the scheduler and the outbox, which set them
     # outside any change: a change that is undone never touched them.
     "deadline", "deadline_serial", "remaining", "notified_serial", "table_message_id",
@@ -408,8 +441,23 @@ def _v3_to_v4(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _v4_to_v5(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 5 keeps each computer player's level; every one saved before plays as it
+    did, at the normal level."""
+    d = dict(d)
+    d["seats"] = [[*seat[:4], "normal"] for seat in d["seats"]]
+    d["version"] = 5
+    return d
+
+
+def _level(value: Any) -> str:
+    if value not in LEVELS:
+        raise ValueError(f"unknown level {value!r}")
+    return str(value)
+
+
 _UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+    1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 
 
 def upgrade(d: dict[str, Any]) -> dict[str, Any]:

@@ -118,6 +118,7 @@ class Change:
     def took(self, events: Sequence[Event]) -> None:
         """Events of moves applied otherwise (a timeout's, a leave's): noted and told."""
         self.tables.note_forced_draws(self.session, events, self.mover)
+        self.session.observe(list(events))
         self.lines += event_lines(self.session, list(events))
 
     async def save(self) -> None:

@@ -100,7 +100,8 @@ class Tournaments:
             for k, tid in enumerate(threads):
                 table = Session(channel_id=tid, guild_id=session.guild_id,
                                 host_id=session.host_id, options=session.options,
-                                seats=[Seat(s.id, s.name, s.cpu) for s in session.seats],
+                                seats=[Seat(s.id, s.name, s.cpu, level=s.level)
+                                       for s in session.seats],
                                 parent_id=channel_id, tournament_of=channel_id, table=k,
                                 seed=session.seed + TABLE_SEED * (k + 1),
                                 last_human=time.time())

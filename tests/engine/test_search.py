@@ -1,0 +1,253 @@
+"""The computer players' levels: the easy player, and the hard player's search over its
+seat's view (engine/seatview.py, engine/search.py).
+
+The hard player is given only what its seat can know: two games equal in that seat's view
+but with other hands and another draw pile get the very same decision, for a fixed seed.
+Then a few positions where a good player knows what to do (RULES.md sections 9, 10, 11).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import (
+    Accept,
+    CallUno,
+    Card,
+    Challenge,
+    Color,
+    Decision,
+    Game,
+    Notes,
+    Play,
+    Tower,
+    seat_view,
+)
+from engine.events import ChallengeResolved, Drew, Played, Turn
+from engine.players import EasyPlayer, HeuristicPlayer, Strategy
+from engine.search import SearchPlayer, decide, sample
+from engine.simulate import run_game, simulate, tell
+
+C = Card.parse
+
+
+def cards(codes: str) -> list[Card]:
+    return [C(x) for x in codes.split()]
+
+
+def reshuffled_hidden(game: Game, seat: str, seed: int) -> Game:
+    """The same game as ``seat`` sees it, with every card it cannot see dealt again: the
+    other hands (same sizes) and the draw pile hold other cards, in another order."""
+    other = game.copy()
+    s = other.s
+    hidden = [c for q in other.players if q != seat for c in s.hands[q]] + list(s.draw)
+    rng = random.Random(seed)
+    for _ in range(20):
+        rng.shuffle(hidden)
+        if hidden[:len(s.draw)] != list(s.draw):
+            break
+    i = 0
+    for q in other.players:
+        if q != seat:
+            n = len(s.hands[q])
+            s.hands[q] = hidden[i:i + n]
+            i += n
+    s.draw = hidden[i:]
+    assert i + len(s.draw) == len(hidden)
+    # a pending Wild Draw Four was a bluff or not according to the hand it left
+    if s.w4 is not None:
+        held = tuple(s.hands[s.w4.player])
+        s.w4.hand = held
+        s.w4.guilty = any(c.color is s.w4.color for c in held)
+    return other
+
+
+def positions(players: int, edition: str, count: int, decision: Decision) -> list[Game]:
+    """Games of normal players stopped at ``count`` decisions of the given kind."""
+    found: list[Game] = []
+    seed = 0
+    while len(found) < count:
+        seed += 1
+        game = Game.new([f"p{i}" for i in range(players)], edition=edition, seed=seed)
+        game.start()
+        bots = {p: HeuristicPlayer(seed) for p in game.players}
+        for _step in range(40 + seed % 30):
+            if game.is_over:
+                break
+            game.push(bots[game.turn].choose(game, game.turn))  # type: ignore[arg-type]
+        if not game.is_over and game.pending is decision:
+            found.append(game)
+    return found
+
+
+@pytest.mark.parametrize(("players", "edition"), [(2, "power-grab"), (4, "classic"),
+                                                  (3, "victory-lap")])
+def test_the_hard_player_decides_the_same_whatever_the_hidden_cards(
+        players: int, edition: str) -> None:
+    for game in positions(players, edition, 6, Decision.PLAY):
+        me = game.turn
+        other = reshuffled_hidden(game, me, 99)
+        hidden = {q: game.hand(q) for q in game.players if q != me}
+        assert hidden != {q: other.hand(q) for q in other.players if q != me}
+        assert seat_view(game, me) == seat_view(other, me)
+        one = SearchPlayer(7, samples=6, budget=None).choose(game, me)
+        two = SearchPlayer(7, samples=6, budget=None).choose(other, me)
+        assert one == two
+
+
+def test_a_pending_wild_draw_four_bluff_or_not_is_decided_the_same() -> None:
+    """R-WD4-CHALLENGE: whether the card was a bluff is hidden; the view must not show it."""
+    base, _ = Game.from_setup(
+        ["ann", "bot"], seed=3,
+        hands={"ann": cards("W+4 R5 B7 G2 Y9 Y1"), "bot": cards("R1 B2 G3 Y4 R6")},
+        discard=cards("R3"), turn="ann")
+    base.apply(Play("ann", C("W+4"), Color.BLUE))
+    assert base.pending is Decision.CHALLENGE and base.s.w4 is not None
+    assert base.s.w4.guilty  # ann held a red card
+    honest = reshuffled_hidden(base, "bot", 5)
+    for seed in range(6):
+        other = reshuffled_hidden(base, "bot", seed)
+        if other.s.w4 is not None and not other.s.w4.guilty:
+            honest = other
+            break
+    assert honest.s.w4 is not None and not honest.s.w4.guilty, "an innocent twin"
+    assert seat_view(base, "bot") == seat_view(honest, "bot")
+    for seed in range(4):
+        a = SearchPlayer(seed, samples=10, budget=None).choose(base, "bot")
+        b = SearchPlayer(seed, samples=10, budget=None).choose(honest, "bot")
+        assert a == b and isinstance(a, Accept | Challenge)
+
+
+def test_the_view_keeps_what_the_table_showed_and_nothing_more() -> None:
+    notes = Notes()
+    notes.observe([Played("ann", C("R5"), Color.RED)])
+    # ben draws on red and the turn goes on: likely no red (R-DRAW: he may draw anyway)
+    notes.observe([Drew("ben", 1, (C("B2"),), "draw"), Turn("cy", "play")])
+    assert notes.shy == {"ben": {Color.RED}} and not notes.void
+    # ben plays a red card: he had one after all
+    notes.observe([Played("ben", C("R9"), Color.RED)])
+    assert not notes.shy.get("ben")
+    # cy's Wild Draw Four on red is challenged and found innocent: cy holds no red (known)
+    notes.observe([Played("cy", C("W+4"), Color.BLUE)])
+    notes.observe([ChallengeResolved("ann", "cy", False, (C("B1"), C("G4")))])
+    assert notes.void == {"cy": {Color.RED}}
+    assert notes.shown == {("ann", "cy"): [C("B1"), C("G4")]}
+    game, _ = Game.from_setup(["ann", "ben", "cy"], seed=1,
+                              hands={"ann": cards("R1 R2"), "ben": cards("B3 B4"),
+                                     "cy": cards("B1 G4 Y7")}, discard=cards("B5"))
+    assert seat_view(game, "ann", notes).known == {"cy": (C("B1"), C("G4"))}
+    assert seat_view(game, "ben", notes).known == {}, "only the challenger saw the hand"
+    # the sampler deals cy the cards ann saw, and no red
+    view = seat_view(game, "ann", notes)
+    for seed in range(20):
+        hands, draw = sample(view, random.Random(seed))
+        assert hands["cy"][:2] == [C("B1"), C("G4")] and len(hands["cy"]) == 3
+        assert not any(c.color is Color.RED for c in hands["cy"])
+        assert len(hands["ben"]) == 2 and len(draw) == len(game.s.draw)
+        assert hands["ann"] == [C("R1"), C("R2")]
+
+
+def _decide(game: Game, seat: str, seeds: range = range(3)) -> list[object]:
+    return [decide(seat_view(game, seat), seed=s, samples=40) for s in seeds]
+
+
+def test_it_keeps_a_wild_draw_four_until_it_hurts() -> None:
+    """RULES.md section 10 (R-WD4-ANYTIME): with a card of its own to play, the hard player
+    keeps the Wild Draw Four while the next player holds many cards, and plays it when
+    the next player is about to go out."""
+    hand = "W+4 B2 G7 Y9 B5 G1"  # no red: the Wild Draw Four is legal; B2 matches by number
+    calm, _ = Game.from_setup(["bot", "ann"], edition="classic", seed=2,
+                              hands={"bot": cards(hand), "ann": cards("R1 R4 G5 Y6 B8 Y2 G9")},
+                              discard=cards("R2"), turn="bot")
+    for move in _decide(calm, "bot"):
+        assert isinstance(move, Play) and move.card != C("W+4"), move
+    urgent, _ = Game.from_setup(["bot", "ann"], edition="classic", seed=2,
+                                hands={"bot": cards(hand), "ann": cards("R4")},
+                                discard=cards("R2"), turn="bot")
+    urgent.apply(CallUno("ann"))
+    for move in _decide(urgent, "bot"):
+        assert isinstance(move, Play) and move.card == C("W+4"), move
+
+
+def test_it_grabs_the_tower_that_blocks_the_player_about_to_go_out() -> None:
+    """RULES.md section 9 (R-WILD-GRAB, R-TOWERS): Ann has one card and holds U and N; the
+    hard player's only play is a Wild Grab-A-Tower and it holds a yellow Draw Two: it takes
+    N (which would block that Draw Two), not U."""
+    game, _ = Game.from_setup(
+        ["bot", "ann"], seed=4,
+        hands={"bot": cards("WG Y+2 Y3"), "ann": cards("R8")},
+        discard=cards("B6"), towers={Tower.U: "ann", Tower.N: "ann"}, turn="bot")
+    game.apply(CallUno("ann"))
+    for move in _decide(game, "bot"):
+        assert isinstance(move, Play) and move.card == C("WG") and move.towers == (Tower.N,), move
+
+
+def test_it_calls_uno() -> None:
+    """RULES.md section 11 (R-UNO-CALL): playing down to one card, it calls."""
+    game, _ = Game.from_setup(["bot", "ann"], seed=5,
+                              hands={"bot": cards("R5 B7"), "ann": cards("G1 G2 G3 Y4")},
+                              discard=cards("R3"), turn="bot")
+    for move in _decide(game, "bot"):
+        assert isinstance(move, Play) and move.uno, move
+
+
+def test_it_challenges_when_the_odds_favour_it() -> None:
+    """RULES.md section 10 (R-WD4-CHALLENGE): it challenges a Wild Draw Four from a player
+    whose challenged cards were all bluffs and who holds many cards; it accepts one from a
+    player it knows holds no card of the colour (their last challenged card was innocent)."""
+    def pending(record: tuple[int, int], ann_hand: str) -> Game:
+        game, _ = Game.from_setup(
+            ["ann", "bot"], edition="classic", seed=6,
+            hands={"ann": cards(ann_hand), "bot": cards("R1 B2 G3 Y4 R6 G8")},
+            discard=cards("R3"), turn="ann")
+        game.stats["ann"].w4_challenged, game.stats["ann"].bluffs_caught = record
+        game.apply(Play("ann", C("W+4"), Color.GREEN))
+        return game
+
+    bluffer = pending((5, 5), "W+4 R5 R7 B7 G2 Y9 Y1 B4 G6")
+    assert all(isinstance(m, Challenge) for m in _decide(bluffer, "bot"))
+    notes = Notes()
+    notes.observe([Played("ben", C("R3"), Color.RED)])
+    notes.observe([Played("ann", C("W+4"), Color.GREEN)])  # played on red
+    notes.observe([ChallengeResolved("ben", "ann", False, (C("B7"),))])
+    honest = pending((6, 0), "W+4 B7 G2")
+    for s in range(3):
+        move = decide(seat_view(honest, "bot", notes), seed=s, samples=40)
+        assert isinstance(move, Accept), move
+
+
+def test_easy_loses_to_normal() -> None:
+    summary = simulate(6, 2, "power-grab", 3, ["easy", "normal"])
+    assert summary.games == 6
+    rates = summary.to_dict()["win_rate_by_strategy"]
+    assert rates["normal"] > rates["easy"]
+
+
+@pytest.mark.parametrize(("edition", "players", "teams"), [
+    ("power-grab", 4, True), ("victory-lap", 3, False), ("classic", 2, False)])
+def test_every_level_plays_a_hand_of_every_edition(edition: str, players: int,
+                                                   teams: bool) -> None:
+    names = [f"p{i}" for i in range(players)]
+    sides = [[names[0], names[2]], [names[1], names[3]]] if teams else None
+    game = Game.new(names, edition=edition, seed=11, teams=sides, max_rounds=1)
+    bots: dict[str, Strategy] = {
+        p: [SearchPlayer(i, samples=3, budget=None), HeuristicPlayer(i), EasyPlayer(i)][i % 3]
+        for i, p in enumerate(names)}
+    tell(bots, game.start())
+    run_game(game, bots)
+    assert game.is_over
+
+
+def test_a_search_stops_at_its_budget() -> None:
+    game, _ = Game.from_setup(["bot", "ann", "cy", "dee"], seed=9,
+                              hands={"bot": cards("R5 B7 G2 Y4 R+2 WG"), "ann": cards("G1 G3"),
+                                     "cy": cards("B1 B5 Y2 Y3 G9"), "dee": cards("R1 R2 R4")},
+                              discard=cards("R3"), turn="bot")
+    ticks = iter(range(1000))
+    # a clock that moves one second per reading: the budget runs out after the first world
+    move = decide(seat_view(game, "bot"), seed=1, samples=500, budget=0.5,
+                  clock=lambda: float(next(ticks)))
+    assert move in game.legal_moves("bot")
+    assert next(ticks) <= 4, "it stopped after the first world"
