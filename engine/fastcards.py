@@ -156,8 +156,11 @@ def move_of(m: int, players: Sequence[str], turn: int) -> Move:
     if tag == LAP_KEEP:
         col = ((m >> 7) & 7) ^ 4
         return Lap(p, True, None if col == NO_COLOR else COLORS[col])
+    if tag == LAP_PASS:
+        col = ((m >> 7) & 7) ^ 4
+        return Lap(p, False, None if col == NO_COLOR else COLORS[col])
     simple: dict[int, Move] = {DRAW: Draw(p), PASS: Pass(p), ACCEPT: Accept(p),
-                               CHALLENGE: Challenge(p), LAP_PASS: Lap(p, False)}
+                               CHALLENGE: Challenge(p)}
     return simple[tag]
 
 
@@ -176,10 +179,8 @@ def encode_move(move: Move, players: Sequence[str]) -> int:
     if isinstance(move, ChooseColor):
         return CHOOSE | COLOR_ID[move.color]
     if isinstance(move, Lap):
-        if not move.keep:
-            return LAP_PASS
         col = NO_COLOR if move.color is None else COLOR_ID[move.color]
-        return LAP_KEEP | (col ^ 4) << 7
+        return (LAP_KEEP if move.keep else LAP_PASS) | (col ^ 4) << 7
     simple = {Draw: DRAW, Pass: PASS, Accept: ACCEPT, Challenge: CHALLENGE}
     return simple[type(move)]
 

@@ -356,6 +356,10 @@ class FastSim:
         else:
             assert tag == LAP_PASS, m
             self._lap_step()
+            if self.lap_step >= self.n:
+                # R-VL-OWN-HAND: the pass brought the player's own hand back: kept at once
+                # (naming the colour if the card named none)
+                self.lap_keep(p, ((m >> 7) & 7) ^ 4)
 
     def _close(self, actor: int) -> None:
         """A move by anyone but the player at risk closes the UNO catch window."""

@@ -120,7 +120,10 @@ def legal_moves(sim: FastSim, seat: int) -> list[int]:
             out = [LAP_KEEP | (c ^ 4) << 7 for c in range(4)]
         else:
             out = [LAP_KEEP]
-        if sim.lap_step < sim.n:
+        if sim.lap_step + 1 == sim.n and sim.color == NO_COLOR:
+            # R-VL-OWN-HAND: this pass ends the lap, so it names the colour
+            out += [lap_pass(sim, c) for c in range(4)]
+        elif sim.lap_step < sim.n:
             out.append(LAP_PASS)
         return out
     out = []
@@ -175,6 +178,14 @@ def play_variants(sim: FastSim, seat: int, card: int, uno_too: bool) -> list[int
 
 
 # ---------------------------------------------------------------------------- random
+def lap_pass(sim: FastSim, color: int) -> int:
+    """A Victory Lap pass; the one that brings the player's own hand back ends the lap and
+    names ``color`` if the card named none (R-VL-OWN-HAND)."""
+    if sim.lap_step + 1 == sim.n and sim.color == NO_COLOR:
+        return LAP_PASS | (color ^ 4) << 7
+    return LAP_PASS
+
+
 def random_policy(sim: FastSim, rand: Rand) -> int:
     """Play a random card that fits, else draw; random choices (module doc)."""
     p = sim.turn
@@ -190,7 +201,8 @@ def random_policy(sim: FastSim, rand: Rand) -> int:
         return _random_play(sim, p, sim.drawn, len(hand) == 2, rand)
     if pending == LAP:
         if sim.lap_step < sim.n and rand() < 0.5:
-            return LAP_PASS
+            ends = sim.lap_step + 1 == sim.n and sim.color == NO_COLOR
+            return lap_pass(sim, int(rand() * 4)) if ends else LAP_PASS
         return LAP_KEEP | ((int(rand() * 4) if sim.color == NO_COLOR else NO_COLOR) ^ 4) << 7
     if pending == KEEPING:
         return KEEP | hand[int(rand() * len(hand))] | UNO_BIT
@@ -304,7 +316,7 @@ def greedy_policy(sim: FastSim, rand: Rand) -> int:
         card = sim.drawn
     elif pending == LAP:
         if len(hand) > 3 and sim.lap_step < sim.n:
-            return LAP_PASS
+            return lap_pass(sim, _commonest(counts))
         color = _commonest(counts) if sim.color == NO_COLOR else NO_COLOR
         return LAP_KEEP | (color ^ 4) << 7
     elif pending == KEEPING:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,6 +41,11 @@ class FakeBot:
 
     def is_closed(self) -> bool:
         return False
+
+    @contextlib.asynccontextmanager
+    async def fleet_lock(self, key: str) -> AsyncIterator[None]:
+        """One process of the fleet at a time (here: the only one)."""
+        yield
 
     async def fetch_application_emojis(self) -> list[Any]:
         if self.list_fails:
