@@ -233,9 +233,9 @@ async def test_each_servers_leaderboard_is_exact(fleet: Fleet) -> None:
         await s.finish.wait_for(lambda m: "won the game" in m.text(), timeout=10)
         alice = s.finish.member("alice")
         text = (await alice.slash("uno leaderboard")).text
-        assert f"**1.** <@{alice.id}>: 1 wins in 1 games · 125 points" in text, text
+        assert f"**1.** <@{alice.id}>: 1 win in 1 game · 125 points" in text, text
         bob = s.finish.member("bob")
-        assert f"<@{bob.id}>: 0 wins in 1 games · 0 points" in text, text
+        assert f"<@{bob.id}>: 0 wins in 1 game · 0 points" in text, text
     check(fleet)
 
 
