@@ -42,9 +42,17 @@ CONNECTION_LOST = (
     asyncpg.PostgresConnectionError,  # SQLSTATE 08...: the connection is gone
     asyncpg.exceptions.OperatorInterventionError,  # 57P..: server shut down, backend killed
     asyncpg.InterfaceError,  # "connection is closed", a connection left mid-protocol
+    # "cannot switch to state 15; another operation is in progress": the protocol was left
+    # mid-operation by a connection cut under it (asyncpg raises it, not InterfaceError)
+    asyncpg.InternalClientError,
     OSError,  # the socket itself (reset, refused on reconnect)
     TimeoutError,  # command_timeout: the server stopped answering
 )
+
+
+DB_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError,
+             OSError, TimeoutError)
+"""Every error a call to the server can raise that the backend answers (the rest are bugs)."""
 
 
 def connection_lost(error: BaseException) -> bool:

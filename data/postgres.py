@@ -171,7 +171,7 @@ class PostgresBackend:
             if conn is not None:
                 await _close_quietly(conn)
             raise
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as error:
+        except pgfaults.DB_ERRORS as error:
             if conn is not None:
                 await _close_quietly(conn)
             logger.debug("Opening database %s failed", where, exc_info=True)
@@ -197,7 +197,7 @@ class PostgresBackend:
             raise ConnectionError("the server was unreachable a moment ago")
         try:
             conn = await connect(self._url)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
+        except pgfaults.DB_ERRORS:
             self._down_until = time.monotonic() + RECONNECT_PAUSE_S
             raise
         if self._read_only_for_tests:
@@ -245,8 +245,7 @@ class PostgresBackend:
             for attempt in (1, 2):
                 try:
                     return await run(await self._connected())
-                except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError,
-                        TimeoutError) as error:
+                except pgfaults.DB_ERRORS as error:
                     if not pgfaults.connection_lost(error):
                         raise
                     self._forget(error)
@@ -279,7 +278,7 @@ class PostgresBackend:
             conn = await self._begin()
             async with _transaction(conn) as tx:
                 yield tx
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as error:
+        except pgfaults.DB_ERRORS as error:
             self._forget(error)
             logger.debug("Write to %s failed: %s", self._where, what, exc_info=True)
             raise pgfaults.write_error(self._where, what, error) from error
@@ -292,8 +291,7 @@ class PostgresBackend:
             conn = await self._connected()
             try:
                 await conn.execute("BEGIN")
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError,
-                    TimeoutError) as error:
+            except pgfaults.DB_ERRORS as error:
                 if attempt == 2 or not pgfaults.connection_lost(error):
                     raise
                 self._forget(error)
@@ -322,7 +320,7 @@ class PostgresBackend:
         key = pgfaults.lock_key(name)
         try:
             conn = await connect(self._url)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as error:
+        except pgfaults.DB_ERRORS as error:
             raise DatabaseUnreachableError(
                 pgfaults.unreachable_message(self._where, error)) from error
         try:
@@ -330,7 +328,7 @@ class PostgresBackend:
             yield
         finally:
             # Closing the session releases its advisory locks (also when unlocking fails).
-            with suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+            with suppress(*pgfaults.DB_ERRORS):
                 await conn.execute("SELECT pg_advisory_unlock($1)", key)
             await _close_quietly(conn)
 
@@ -343,7 +341,7 @@ async def _transaction(conn: asyncpg.Connection) -> AsyncIterator[PostgresTransa
         await conn.execute("COMMIT")
     except BaseException:
         if not conn.is_closed() and conn.is_in_transaction():
-            with suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+            with suppress(*pgfaults.DB_ERRORS):
                 await conn.execute("ROLLBACK")
         raise
 

@@ -51,6 +51,8 @@ ROWS_AT: dict[int, list[str]] = {
     4: ["INSERT INTO guild_settings VALUES (3, 300, 'standard', 20, 'classic', 30, 0, 0, 0,"
         " 'fr')"],
     5: ["INSERT INTO user_settings VALUES (501, 1)", "INSERT INTO user_settings VALUES (7, 0)"],
+    6: ["INSERT INTO rematches VALUES ('g1', 1, 10, '{\"v\": 4}', 100, 0)",
+        "INSERT INTO rematches VALUES ('g2', 2, 20, '{\"v\": 4}', 200, 1)"],
 }
 
 
