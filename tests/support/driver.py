@@ -112,8 +112,8 @@ class PrivacyWatch:
     held: dict[int, dict[str, Counter[str]]] = field(default_factory=dict)
     """By round, every card each player was seen holding (the most of each code at once):
     the bot edits hand panels by itself, and an edit built a moment ago may arrive after
-    the next action, showing the hand as it was then. It may show only cards its owner held
-    in this round or the last."""
+    the next action, showing the hand as it was then. It may show only cards its owner was
+    seen holding in this game."""
 
     def check(self, pre: dict[str, Any] | None, post: dict[str, Any] | None) -> None:
         """``pre``/``post``: the saved game just before and after the action."""
@@ -153,9 +153,9 @@ class PrivacyWatch:
     def _check_private(self, msg: Message, before: dict[str, list[str]],
                        after: dict[str, list[str]], w4: dict[str, Any] | None) -> None:
         owner = str(msg.ephemeral_for)
-        latest = max(self.held, default=0)
-        own = (self.held.get(latest, {}).get(owner, Counter())
-               | self.held.get(latest - 1, {}).get(owner, Counter()))
+        own: Counter[str] = Counter()
+        for held in self.held.values():
+            own |= held.get(owner, Counter())
         for line in msg.text().splitlines():
             codes = shown_codes(line)
             if "'s hand when the Wild Draw Four was played:" in line:
@@ -277,7 +277,9 @@ class Human:
 
     async def catch(self) -> InteractionResult:
         r = await self._do(self.m.click, "Catch")
-        if is_answer(r.text):
+        # (a catcher whose hand panel is live is answered there: the click is acknowledged
+        # with no message, which the bot does only for a move it made)
+        if r.response_type == 6 or is_answer(r.text):
             self.stats.add("catch ok")
         else:
             self.stats.add("catch refused")
