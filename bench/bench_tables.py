@@ -553,8 +553,11 @@ class Bench:
         sem = asyncio.Semaphore(self.args.open_concurrency)
 
         async def one(t: Table, person: Member) -> None:
-            async with sem:
-                await self.open_panel(t, person, "My hand (open)")
+            for _attempt in range(5):  # answered busy, or too late: again a moment later
+                async with sem:
+                    if await self.open_panel(t, person, "My hand (open)") is not None:
+                        return
+                await asyncio.sleep(1.0)
 
         started = time.monotonic()
         await asyncio.gather(*(one(t, p) for t in self.tables for p in t.people))
