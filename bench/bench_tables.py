@@ -143,6 +143,8 @@ class Stats:
     kinds: Counter[str] = field(default_factory=Counter)
     """Interactions sent while measuring, by what the person did (``--clicks human``)."""
     failures: list[str] = field(default_factory=list)
+    refusals: Counter[str] = field(default_factory=Counter)
+    """``--clicks panel``: the reasons the panel gave for a click it refused."""
     setup_failures: list[str] = field(default_factory=list)
     measuring: bool = False
 
@@ -605,6 +607,7 @@ class Bench:
                 why = hands.refusal(panel) if done else None
                 if why is not None or (done and self.refused(panel)):
                     self.count("refused")
+                    self.stats.refusals[(why or panel.text())[:90]] += 1
                     self.stats.failures.append(f"refused after {done}: "
                                                f"{why or panel.text()[:100]}")
                     table.acted.pop(person.id, None)  # the panel shows the hand: again later
@@ -1019,6 +1022,8 @@ class Bench:
             "RSS KB/table": round((self.rss_tables - self.rss_idle) / args.tables, 1),
             "ticks skipped (all sampled tables busy)": skipped,
             "counts": dict(self.stats.counts),
+            **({"refused, by reason": dict(self.stats.refusals.most_common(8))}
+               if self.stats.refusals else {}),
             "bot requests per move": {k: round(v / max(moves, 1), 2)
                                       for k, v in requests.most_common()},
         }
