@@ -10,13 +10,18 @@ target total rate of turns for a fixed time, and reports:
   ``/uno table``, ``/uno play card:``), thinks, picks a card, answers each question the card
   asks (its colour, its towers) after another think, draws and plays or keeps what they
   drew, sometimes calls UNO!, answers a Wild Draw Four; a move is a turn completed, and the
-  report gives the interactions per move. ``--clicks bot`` is the earlier bench (no think
+  report gives the interactions per move. ``--clicks panel`` plays from the live hand panel
+  (issue 17): each person opens My hand once and then only reads their panel, which the bot
+  edits as the game goes, and clicks the card (its colour, its towers) in it; the report
+  adds the panel edits per move. ``--clicks bot`` is the earlier bench (no think
   time, a move is every click the game applied: a play and its colour count two), kept to
   compare with the figures measured with it;
 * acknowledgement latency (interaction sent → the bot's callback received) p50/p95/p99/max;
 * errors: late acknowledgements (10062), double acknowledgements (40060), any other 4xx/5xx
   the loopback answered, interactions never acknowledged, deferred answers never followed
   up, "busy, try again" answers, rate-limited requests (429);
+* the bot's edits of private messages through interaction tokens per move ("panel edits per
+  move": ``PATCH …/messages/@original``), and every token request per move by kind;
 * the bot's CPU seconds per move, its RSS (idle, after opening the tables, peak) and RSS
   per table, and its GC pauses (the bot reports them when ``UNO_GC_STATS`` names a file);
 * the load generator's own CPU (loopback Discord + simulated people, one process).
@@ -30,6 +35,7 @@ Usage (from the repository root)::
 
     python bench/bench_tables.py --tables 100 --rate 10 --seconds 60             # V2 table
     python bench/bench_tables.py --tables 100 --rate 10 --seconds 60 --table embed
+    python bench/bench_tables.py --tables 100 --rate 10 --seconds 60 --clicks panel
     python bench/bench_tables.py --tables 100 --rate 30 --seconds 60 --clicks bot --table embed
     python bench/bench_tables.py --tables 1000 --rate 300 --seconds 60 --restart --json
 
