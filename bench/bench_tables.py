@@ -10,13 +10,18 @@ target total rate of turns for a fixed time, and reports:
   ``/uno table``, ``/uno play card:``), thinks, picks a card, answers each question the card
   asks (its colour, its towers) after another think, draws and plays or keeps what they
   drew, sometimes calls UNO!, answers a Wild Draw Four; a move is a turn completed, and the
-  report gives the interactions per move. ``--clicks bot`` is the earlier bench (no think
+  report gives the interactions per move. ``--clicks panel`` plays from the live hand panel
+  (issue 17): each person opens My hand once and then only reads their panel, which the bot
+  edits as the game goes, and clicks the card (its colour, its towers) in it; the report
+  adds the panel edits per move. ``--clicks bot`` is the earlier bench (no think
   time, a move is every click the game applied: a play and its colour count two), kept to
   compare with the figures measured with it;
 * acknowledgement latency (interaction sent → the bot's callback received) p50/p95/p99/max;
 * errors: late acknowledgements (10062), double acknowledgements (40060), any other 4xx/5xx
   the loopback answered, interactions never acknowledged, deferred answers never followed
   up, "busy, try again" answers, rate-limited requests (429);
+* the bot's edits of private messages through interaction tokens per move ("panel edits per
+  move": ``PATCH …/messages/@original``), and every token request per move by kind;
 * the bot's CPU seconds per move, its RSS (idle, after opening the tables, peak) and RSS
   per table, and its GC pauses (the bot reports them when ``UNO_GC_STATS`` names a file);
 * the load generator's own CPU (loopback Discord + simulated people, one process).
@@ -30,6 +35,7 @@ Usage (from the repository root)::
 
     python bench/bench_tables.py --tables 100 --rate 10 --seconds 60             # V2 table
     python bench/bench_tables.py --tables 100 --rate 10 --seconds 60 --table embed
+    python bench/bench_tables.py --tables 100 --rate 10 --seconds 60 --clicks panel
     python bench/bench_tables.py --tables 100 --rate 30 --seconds 60 --clicks bot --table embed
     python bench/bench_tables.py --tables 1000 --rate 300 --seconds 60 --restart --json
 
@@ -49,6 +55,7 @@ import os
 import random
 import re
 import resource
+import shlex
 import shutil
 import signal
 import statistics
@@ -62,6 +69,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import hands  # noqa: E402  (bench/, beside this file)
 
 from loopback.bot_process import BotProcess  # noqa: E402
 from loopback.models import Channel, Message  # noqa: E402
@@ -80,7 +89,7 @@ COLOUR_WORD = {"red": "R", "blue": "B", "green": "G", "yellow": "Y"}
 DRAWN = re.compile(r"You drew (.+?): play it or keep it")
 TOP = re.compile(r"Top card: (\S+) ([^\n(\[]*?)(?: \[.\])?(?: \(colour: (\w+)\))?$", re.M)
 HUMAN_ACTIONS = ("play", "colour", "towers", "keep", "draw", "play it", "keep it",
-                 "challenge", "accept", "/uno play")
+                 "challenge", "accept", "/uno play", "lap")
 """What a person does that the game applies (a move's steps); My hand, /uno hand,
 /uno table, UNO! and autocomplete show or add to a move."""
 
@@ -146,6 +155,8 @@ class Stats:
     kinds: Counter[str] = field(default_factory=Counter)
     """Interactions sent while measuring, by what the person did (``--clicks human``)."""
     failures: list[str] = field(default_factory=list)
+    refusals: Counter[str] = field(default_factory=Counter)
+    """``--clicks panel``: the reasons the panel gave for a click it refused."""
     setup_failures: list[str] = field(default_factory=list)
     measuring: bool = False
 
@@ -168,6 +179,21 @@ class Table:
         table shows nothing new and nobody clicks (a person waits for the table)."""
         self.turned_away = False
         """This table's person was answered "busy" during their move (they try again)."""
+        self.panels: dict[int, Message] = {}
+        """``--clicks panel``: each person's live hand panel (the message the bot edits)."""
+        self.acted: dict[int, int] = {}
+        """``--clicks panel``: each person's panel's change when they last acted on it."""
+
+    def finished(self) -> bool:
+        """The game ended: "won the game" came after the last table (a new one opens)."""
+        for msg in reversed(self.channel.messages):
+            if msg.deleted or msg.ephemeral:
+                continue
+            if "My hand" in msg.button_labels():
+                return False
+            if "won the game" in msg.text():
+                return True
+        return False
 
     def table_message(self) -> Message | None:
         for msg in reversed(self.channel.messages):
@@ -489,6 +515,199 @@ class Bench:
             if table.turned_away and table.moved_on != seen:
                 table.moved_on = seen  # "busy, try again": at a later tick they do
 
+    # ------------------------------------------------------------------ the live panel
+    def panel_of(self, table: Table, person: Member) -> Message | None:
+        """``person``'s panel if it still follows the game (else they open it again)."""
+        panel = table.panels.get(person.id)
+        if panel is not None and hands.dead(panel):
+            del table.panels[person.id]
+            table.acted.pop(person.id, None)
+            return None
+        return panel
+
+    def panel_ready(self, table: Table) -> tuple[Member, Message | None] | None:
+        """``--clicks panel``: who acts next at ``table``: a person whose panel asks them
+        something they have not acted on yet (at the panel's current change: the bot edits
+        it), else one without a live panel, who opens it (My hand on the table); None when
+        nobody has anything to do (the bot has not edited the next panel yet)."""
+        opener = None
+        for person in table.people:
+            panel = self.panel_of(table, person)
+            if panel is None:
+                opener = opener or person
+            elif table.acted.get(person.id) != panel.change_seq and hands.decides(panel):
+                return person, panel
+        if opener is not None and table.table_message() is not None:
+            return opener, None
+        return None
+
+    def table_ready(self, table: Table) -> bool:
+        """The generator may start a turn at ``table`` (by what its people see)."""
+        if table.busy:
+            return False
+        if self.args.clicks == "panel":
+            return table.finished() or self.panel_ready(table) is not None
+        return not table.behind()
+
+    async def open_panel(self, table: Table, person: Member, what: str) -> Message | None:
+        """My hand on the table: the answer is ``person``'s live panel."""
+        msg = table.table_message()
+        if msg is None:
+            return None
+        panel = await self.ask(table, person.click("My hand", message=msg,
+                                                   timeout=self.args.give_up), what, msg)
+        if panel is None or not panel.ephemeral or not panel.components:
+            return None
+        table.panels[person.id] = panel
+        table.acted.pop(person.id, None)
+        return panel
+
+    async def open_panels(self) -> None:
+        """``--clicks panel``, before measuring: every person opens their hand once."""
+        sem = asyncio.Semaphore(self.args.open_concurrency)
+
+        async def one(t: Table, person: Member) -> None:
+            for _attempt in range(5):  # answered busy, or too late: again a moment later
+                async with sem:
+                    if await self.open_panel(t, person, "My hand (open)") is not None:
+                        return
+                await asyncio.sleep(1.0)
+
+        started = time.monotonic()
+        await asyncio.gather(*(one(t, p) for t in self.tables for p in t.people))
+        panels = [m for t in self.tables for m in t.panels.values()]
+        self.note(f"{len(panels)} hand panels opened in {time.monotonic() - started:.1f} s")
+        if not any(hands.offers_cards_as_buttons(m) for m in panels):
+            raise SystemExit("--clicks panel: this bot's hand has no card buttons (no live "
+                             "panel: a bot before issue 17); use --clicks human")
+
+    async def panel_turn(self, table: Table) -> None:
+        """A person plays from their live panel (``--clicks panel``): the panel shows their
+        turn by itself (the bot edits it), they think, click the card, then its colour or
+        towers in the same panel (each answer edits it in place), sometimes UNO! after;
+        now and then (``--slash``) a slash command first. A person without a live panel
+        (a new game, a panel that stopped following) opens it with My hand."""
+        table.busy = True
+        table.turned_away = False
+        person: Member | None = None
+        panel: Message | None = None
+        try:
+            if table.finished():
+                self.count("games finished")
+                table.panels.clear()
+                table.acted.clear()
+                await self.open_table(table)
+                return
+            found = self.panel_ready(table)
+            if found is None:
+                self.count("waited for a panel")
+                return
+            person, panel = found
+            if panel is None:
+                await self.think(table)
+                panel = await self.open_panel(table, person, "My hand (reopen)")
+                return
+            rng, wait = table.rng, self.args.give_up
+            applied = False
+            await self.think(table)
+            if rng.random() < self.args.slash and hands.cards(panel):
+                panel, applied = await self.panel_slash(table, person, panel)
+            done: list[str] = []
+            for _step in range(6):
+                if panel is None:
+                    return
+                why = hands.refusal(panel) if done else None
+                if why is not None or (done and self.refused(panel)):
+                    self.count("refused")
+                    self.stats.refusals[(why or panel.text())[:90]] += 1
+                    self.stats.failures.append(f"refused after {done}: "
+                                               f"{why or panel.text()[:100]}")
+                    table.acted.pop(person.id, None)  # the panel shows the hand: again later
+                    panel = None
+                    return
+                if (applied or done) and not self.prompt(panel):
+                    break
+                if done:
+                    await self.think(table)
+                step = self.human_step(table, person, panel, panel.button_labels())
+                if step is None:
+                    break
+                coro, what = step
+                done.append(what)
+                applied = applied or what in HUMAN_ACTIONS
+                answer = await self.ask(table, coro, what, panel)
+                if answer is not None and answer is not panel and answer.ephemeral \
+                        and answer.components:
+                    table.panels[person.id] = answer  # answered in a new message: the panel
+                panel = answer
+            if not applied:
+                return
+            self.count("moves")
+            assert panel is not None
+            if "UNO!" in panel.button_labels() and rng.random() < self.args.late_uno:
+                await self.think(table)
+                await self.ask(table, person.click("UNO!", message=panel, timeout=wait), "UNO!",
+                               panel)
+        finally:
+            if person is not None:
+                now = table.panels.get(person.id)
+                if table.turned_away or panel is None or now is None:
+                    table.acted.pop(person.id, None)  # "busy, try again": later
+                else:
+                    table.acted[person.id] = now.change_seq
+            table.busy = False
+
+    async def panel_slash(self, table: Table, person: Member, panel: Message
+                          ) -> tuple[Message | None, bool]:
+        """``--slash`` of the turns with a live panel: ``/uno hand`` (its answer becomes
+        the panel), ``/uno table`` (a look at the table, then the panel as before) or
+        ``/uno play card:`` (one autocomplete, then the command; its answer becomes the
+        panel). Returns the panel and whether the game was asked to move already."""
+        rng, wait = table.rng, self.args.give_up
+        kind = rng.choice(("hand", "table", "play"))
+        if kind == "table":
+            await self.ask(table, person.slash("uno table", timeout=wait), "/uno table", None)
+            await self.think(table)
+            return panel, False
+        if kind == "hand":
+            shown = await self.ask(table, person.slash("uno hand", timeout=wait), "/uno hand",
+                                   None)
+            if shown is not None and shown.ephemeral and shown.components:
+                table.panels[person.id] = shown
+                return shown, False
+            return panel, False
+        self.count("autocomplete", kinds=True)
+        try:
+            choices = await person.autocomplete("uno play", "card", "")
+        except (InteractionFailed, AssertionError):
+            choices = []
+        if not choices:
+            return panel, False
+        await self.think(table)
+        code = str(rng.choice(choices)["value"])
+        options: dict[str, Any] = {"card": code}
+        if code.startswith("W"):
+            options["color"] = rng.choice("RBGY")
+        shown = await self.ask(table, person.slash("uno play", timeout=wait, **options),
+                               "/uno play", None)
+        if shown is not None and shown.ephemeral and shown.components:
+            table.panels[person.id] = shown
+            return shown, True
+        return (panel if shown is not None else None), shown is not None
+
+    def panels_behind(self) -> int:
+        """Tables whose table shows a person's turn while that person's live panel shows
+        nothing to do (the bot did not edit it), once everything has settled."""
+        behind = 0
+        for t in self.tables:
+            msg = t.table_message()
+            person = t.whose_turn(msg) if msg is not None else None
+            panel = self.panel_of(t, person) if person is not None else None
+            if panel is not None and not hands.decides(panel):
+                behind += 1
+                self.stats.failures.append(f"panel behind the table: {panel!r}"[:300])
+        return behind
+
     def peek(self, table: Table, person: Member) -> None:
         """``--peek``: a player waiting for their turn looks at their hand after a move
         (My hand on the table as they see it), beside whoever plays next."""
@@ -508,8 +727,9 @@ class Bench:
         """An answer that is one sentence (out of date, busy, can't be played...), not a
         hand, a question or a table."""
         text = menu.text()
-        return not menu.components and not menu.embeds and "Your hand" not in text \
-            and "The game is over" not in text and "posted below" not in text
+        return (not menu.components and not menu.embeds and "Your hand" not in text
+                and "The game is over" not in text and "posted below" not in text) \
+            or hands.refusal(menu) is not None
 
     @staticmethod
     def prompt(menu: Message) -> bool:
@@ -517,7 +737,9 @@ class Bench:
         selects = {s.get("placeholder") for s in menu.selects()}
         labels = menu.button_labels()
         return bool(selects & set(MOVE_PLACEHOLDERS)) or "Red" in labels \
-            or "Play it" in labels or "Draw" in labels or "Challenge" in labels
+            or "Play it" in labels or "Draw" in labels or "Challenge" in labels \
+            or bool(hands.cards(menu) or hands.family(menu, hands.TOWER_FAMILY)
+                    or hands.family(menu, hands.KEEP_FAMILY))
 
     async def open_hand(self, table: Table, person: Member, msg: Message
                         ) -> tuple[Message | None, bool]:
@@ -574,6 +796,9 @@ class Bench:
         text = menu.text()
         selects = {s.get("placeholder"): s for s in menu.selects()}
         rng, wait = table.rng, self.args.give_up
+        found = self.button_step(table, person, menu, labels)
+        if found is not None:
+            return found
         if "Play a card…" in selects:
             options = [str(o["value"]) for o in selects["Play a card…"]["options"]]
             calls = [v for v in options if v.endswith("|u")]
@@ -606,6 +831,35 @@ class Bench:
             return person.click("Draw", message=menu, timeout=wait), "draw"
         return None
 
+    def button_step(self, table: Table, person: Member, menu: Message, labels: list[str]
+                    ) -> tuple[Any, str] | None:
+        """The next click on a live hand panel's own buttons (issue 17): a card (with two
+        cards, "and call UNO!" in ``--uno-with-play`` of the plays), the towers it grabs
+        (a pair in one click), the card to keep after an instant UNO, Reopen, a Victory
+        Lap's keep or pass; None when the menu has none (an older bot's menu, or a question
+        asked with ordinary buttons)."""
+        rng, wait = table.rng, self.args.give_up
+        cards = hands.cards(menu)
+        if cards:
+            calls = [c for c in cards if c.endswith(":u")]
+            if calls:  # two cards: the play may call UNO! with it
+                plain = [c for c in cards if not c.endswith(":u")]
+                cards = calls if rng.random() < self.args.uno_with_play else plain
+            return person.click(custom_id=rng.choice(cards), message=menu, timeout=wait), "play"
+        towers = hands.family(menu, hands.TOWER_FAMILY)
+        if towers:
+            return (person.click(custom_id=rng.choice(towers), message=menu, timeout=wait),
+                    "towers")
+        keeps = hands.family(menu, hands.KEEP_FAMILY)
+        if keeps:
+            return person.click(custom_id=rng.choice(keeps), message=menu, timeout=wait), "keep"
+        if "Reopen" in labels:
+            return person.click("Reopen", message=menu, timeout=wait), "Reopen"
+        lap = [x for x in labels if x in ("Keep", "Pass") or x.startswith("Keep,")]
+        if lap:
+            return person.click(rng.choice(lap), message=menu, timeout=wait), "lap"
+        return None
+
     @staticmethod
     async def loop_lateness(late: list[tuple[float, float]], tick: float = 0.05) -> None:
         """How late this process (the loopback Discord and the people) runs what is due:
@@ -623,6 +877,17 @@ class Bench:
         labels = menu.button_labels()
         selects = {s.get("placeholder"): s for s in menu.selects()}
         rng = table.rng
+        cards = hands.cards(menu)
+        if cards:  # the live panel (issue 17): a button per card
+            calls = [c for c in cards if c.endswith(":u")]
+            plain = [c for c in calls or cards if not c.split(":")[4].startswith("W")]
+            return await self.act(person.click(custom_id=rng.choice(plain or calls or cards),
+                                               message=menu), "play", table=table)
+        for prefix, what in ((hands.TOWER_FAMILY, "towers"), (hands.KEEP_FAMILY, "keep")):
+            ids = hands.family(menu, prefix)
+            if ids:
+                return await self.act(person.click(custom_id=rng.choice(ids), message=menu),
+                                      what, table=table)
         if "Play a card…" in selects:
             options = [str(o["value"]) for o in selects["Play a card…"]["options"]]
             calls = [v for v in options if v.endswith("|u")]
@@ -679,7 +944,9 @@ class Bench:
         ticker = asyncio.create_task(self.loop_lateness(late))
         started = loop.time()
         interval = 1.0 / args.rate
-        turn = self.human_turn if args.clicks == "human" else self.take_move
+        turn = {"human": self.human_turn, "bot": self.take_move,
+                "panel": self.panel_turn}[args.clicks]
+        sent_before = len(self.server.requests)
         next_at = started
         end = started + args.seconds
         skipped = 0
@@ -688,7 +955,7 @@ class Bench:
                 await asyncio.sleep(next_at - now)
             next_at += interval
             idle = [t for t in self.rng.sample(self.tables, min(8, len(self.tables)))
-                    if not t.busy and not t.behind()]
+                    if self.table_ready(t)]
             if not idle:
                 skipped += 1
                 continue
@@ -703,9 +970,14 @@ class Bench:
         self.stats.measuring = False
         if tasks or self.peeks:
             await asyncio.wait(tasks | self.peeks, timeout=30)
+        edits = self.token_edits(sent_before)
         if spy is not None:
             await spy.wait()
             self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
+        behind = None
+        if args.clicks == "panel":
+            await asyncio.sleep(3.0)  # the bot's last edits land
+            behind = self.panels_behind()
         rss_now, rss_peak = proc_rss(pid)
         await self.census("after playing", signal.SIGUSR2)
         moves = self.stats.counts["moves"]
@@ -735,6 +1007,18 @@ class Bench:
             "ack p99 ms": round(percentile(acks, 99) * 1000, 1),
             "ack max ms": round(max(acks, default=float("nan")) * 1000, 1),
             "ack mean ms": round(statistics.fmean(acks) * 1000, 1) if acks else None,
+            # the bot's edits of private messages through an interaction token
+            # (PATCH /webhooks/{app}/{token}/messages/@original): the live panels following
+            # the game, and a hand's picture added after its answer
+            "panel edits per move": round(edits["private"] / max(moves, 1), 2),
+            "token edits of public messages per move": round(edits["public"] / max(moves, 1),
+                                                             2),
+            **({} if behind is None else {"panels behind the table at the end": behind}),
+            # every request through an interaction token, by kind, per move
+            "token requests per move": {
+                {"private": "PATCH @original (private)",
+                 "public": "PATCH @original (public)"}.get(k, k): round(v / max(moves, 1), 2)
+                for k, v in edits.most_common()},
             "bot CPU ms/move": round(cpu_bot / max(moves, 1) * 1000, 2),
             "bot CPU %": round(cpu_bot / elapsed * 100, 1),
             "generator CPU %": round(cpu_gen / elapsed * 100, 1),
@@ -750,9 +1034,31 @@ class Bench:
             "RSS KB/table": round((self.rss_tables - self.rss_idle) / args.tables, 1),
             "ticks skipped (all sampled tables busy)": skipped,
             "counts": dict(self.stats.counts),
+            **({"refused, by reason": dict(self.stats.refusals.most_common(8))}
+               if self.stats.refusals else {}),
             "bot requests per move": {k: round(v / max(moves, 1), 2)
                                       for k, v in requests.most_common()},
         }
+
+    def token_edits(self, since: int) -> Counter[str]:
+        """The bot's PATCHes of ``@original`` through interaction tokens since the
+        loopback's request ``since``, by the message edited: private (a hand panel) or
+        public."""
+        assert self.server is not None
+        tokens = self.server.interactions_by_token
+        out: Counter[str] = Counter()
+        for method, path, _body in self.server.requests[since:]:
+            path = path.partition("?")[0]
+            if "/webhooks/" not in path:
+                continue
+            if method != "PATCH" or not path.endswith("/messages/@original"):
+                out[f"{method} {'message' if '/messages/' in path else 'followup'}"] += 1
+                continue
+            state = tokens.get(path.split("/")[5])
+            private = state is not None and state.original is not None \
+                and state.original.ephemeral
+            out["private" if private else "public"] += 1
+        return out
 
     def interactions(self, start: float, end: float) -> Counter[str]:
         """The interactions sent between ``start`` and ``end`` (loop time) by how the bot
@@ -898,6 +1204,8 @@ class Bench:
                                    action_timeout=10.0) as server:
             self.server = server
             await self.setup()
+            if args.clicks == "panel":
+                await self.open_panels()
             server.problems.clear()
             server.rate_limited.clear()
             self.note(f"playing at {args.rate} turns/s asked for {args.seconds} s "
@@ -942,9 +1250,11 @@ def main() -> None:
     parser.add_argument("--guilds", type=int, default=0, help="default: tables / 50, at least 1")
     parser.add_argument("--rate", type=float, default=30.0, help="moves per second, in total")
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--clicks", choices=("human", "bot"), default="human",
+    parser.add_argument("--clicks", choices=("human", "panel", "bot"), default="human",
                         help="human (default): click as people do (My hand, think, pick, "
                         "answer each question after a think, now and then a slash command); "
+                        "panel: people play from their live hand panel (issue 17), opened "
+                        "once, which the bot edits as the game goes; "
                         "bot: the earlier bench (no think time; a move is every click the "
                         "game applied), to compare with figures measured with it")
     parser.add_argument("--table", choices=("v2", "embed"),
@@ -1023,12 +1333,18 @@ def main() -> None:
     if args.table is None:
         v2 = os.environ.get("UNO_TABLE_V2")
         args.table = ("embed" if v2 == "0" else "v2") if v2 else (
-            "v2" if args.clicks == "human" else "embed")
+            "embed" if args.clicks == "bot" else "v2")
     if args.guilds <= 0:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead
     logging.getLogger("loopback").setLevel(logging.ERROR)
     result = asyncio.run(Bench(args).run())
+    # the command that reproduces this run (the table and the bot's Python said outright)
+    command = [a for a in sys.argv[1:] if a != "--quiet"]
+    if "--table" not in command:
+        command += ["--table", args.table]
+    result["command"] = " ".join(shlex.quote(a) for a in ["python", "bench/bench_tables.py",
+                                                          *command])
     if args.json:
         print(json.dumps(result, indent=1))
         return

@@ -6,12 +6,14 @@ Prints the share of samples by top-level area (our engine, data, cogs; discord.p
 asyncio; sqlite; GC) and the functions with the most "self" and "inclusive" samples.
 
     python bench/profile_summary.py FILE --activities [--cpu-ms-per-move X]
+    python bench/profile_summary.py FILE --share panel_key Panels.changed [--cpu-ms-per-move X]
 
 groups the samples by what the bot was doing instead (pictures by what called them, the
 rest by the innermost frame that names an activity) and, given the bench's "bot CPU
 ms/move", shares it out in ms per move. Take the profile with ``--profile-gil`` (samples
 holding the GIL: threads waiting for it are not counted; C code that releases it, such as
-zlib in a PNG, is not seen).
+zlib in a PNG, is not seen). ``--share`` gives, for each text, the busy samples whose stack
+names it anywhere (inclusive: ``Panels.changed`` counts the panel keys and menus it builds).
 """
 
 from __future__ import annotations
@@ -80,6 +82,28 @@ def activities(path: str, cpu_ms_per_move: float | None) -> None:
         print(f"  {n / busy:6.1%}{per_move}  {name}")
 
 
+def shares(path: str, needles: list[str], cpu_ms_per_move: float | None) -> None:
+    counts: Counter[str] = Counter()
+    busy = 0
+    with open(path) as fh:
+        for line in fh:
+            stack, _, count = line.rstrip().rpartition(" ")
+            if not count.isdigit():
+                continue
+            if any(x in stack.rpartition(";")[2] for x in IDLE):
+                continue
+            busy += int(count)
+            for needle in needles:
+                if needle in stack:
+                    counts[needle] += int(count)
+    print(f"{busy} busy samples")
+    for needle in needles:
+        n = counts[needle]
+        per_move = (f"  {n / max(busy, 1) * cpu_ms_per_move:6.2f} ms/move"
+                    if cpu_ms_per_move is not None else "")
+        print(f"  {n / max(busy, 1):6.1%}{per_move}  {needle}")
+
+
 def area(frame: str) -> str | None:
     for needle, name in AREAS:
         if needle in frame:
@@ -95,7 +119,12 @@ def main() -> None:
                         help="group the samples by what the bot was doing")
     parser.add_argument("--cpu-ms-per-move", type=float,
                         help="with --activities: the bench's bot CPU ms/move, shared out")
+    parser.add_argument("--share", nargs="+", metavar="TEXT",
+                        help="the share of the busy samples whose stack names each TEXT")
     args = parser.parse_args()
+    if args.share:
+        shares(args.file, args.share, args.cpu_ms_per_move)
+        return
     if args.activities:
         activities(args.file, args.cpu_ms_per_move)
         return
