@@ -16,7 +16,7 @@ KeepButton             ``uno:kb:<gid>:<serial>:<card>[:u]``   instant UNO: the c
 from __future__ import annotations
 
 import re
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import discord
 
@@ -37,11 +37,11 @@ from cogs.uno._reply import Reply
 from engine import Keep
 
 
-class CardButton(UnoItem, template=rf"uno:pc:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
-    """One card of the live hand panel: a click plays it (``u``: and calls UNO), or asks
-    what it still needs (its colour, its towers) in the same panel."""
+class CardChoice(UnoItem, template=r"(?!)"):
+    """A card button of the panel, ``uno:<prefix>:<gid>:<serial>:<card>[:u]`` (``u``: and
+    call UNO); each family says what choosing the card does."""
 
-    family = "card"
+    prefix: ClassVar[str]
 
     def __init__(self, gid: str, serial: int, card: str, uno: bool = False, label: str = "",
                  *, emoji: discord.PartialEmoji | str | None = None,
@@ -50,13 +50,21 @@ class CardButton(UnoItem, template=rf"uno:pc:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u)
         self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
         tail = ":u" if uno else ""
         super().__init__(discord.ui.Button(
-            label=label or None, custom_id=f"uno:pc:{gid}:{serial}:{card}{tail}", style=style,
-            emoji=emoji, row=row, disabled=disabled))
+            label=label[:80] or None, custom_id=f"uno:{self.prefix}:{gid}:{serial}:{card}{tail}",
+            style=style, emoji=emoji, row=row, disabled=disabled))
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["gid"], int(match["serial"]), match["card"], bool(match["uno"]))
+
+
+class CardButton(CardChoice, template=rf"uno:pc:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
+    """One card of the live hand panel: a click plays it (``u``: and calls UNO), or asks
+    what it still needs (its colour, its towers) in the same panel."""
+
+    family = "card"
+    prefix = "pc"
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
                   cog: Clicks) -> None:
@@ -91,25 +99,11 @@ class TowerButton(UnoItem, template=rf"uno:tb:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]
                              color_of(self.color), towers_value(list(self.towers)))
 
 
-class KeepButton(UnoItem, template=rf"uno:kb:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
+class KeepButton(CardChoice, template=rf"uno:kb:{GID}:{SERIAL}:{CARD}(?::(?P<uno>u))?"):
     """Instant UNO: the one card to keep (``u``: and call UNO), in one click."""
 
     family = "keepcard"
-
-    def __init__(self, gid: str, serial: int, card: str, uno: bool = False, label: str = "",
-                 *, emoji: discord.PartialEmoji | str | None = None,
-                 row: int | None = None) -> None:
-        self.gid, self.serial, self.card, self.uno = gid, serial, card, uno
-        tail = ":u" if uno else ""
-        style = discord.ButtonStyle.success if uno else discord.ButtonStyle.secondary
-        super().__init__(discord.ui.Button(
-            label=label[:80] or None, custom_id=f"uno:kb:{gid}:{serial}:{card}{tail}",
-            style=style, emoji=emoji, row=row))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
-        return cls(match["gid"], int(match["serial"]), match["card"], bool(match["uno"]))
+    prefix = "kb"
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
                   cog: Clicks) -> None:

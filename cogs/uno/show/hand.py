@@ -212,7 +212,8 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
                                emoji=card_emoji(c), row=i // 2),
                     KeepButton(gid, serial, c.code, True,
                                _("Keep {card} and call UNO!", locale, card=label),
-                               emoji=card_emoji(c), row=i // 2),
+                               emoji=card_emoji(c), style=discord.ButtonStyle.success,
+                               row=i // 2),
                 ]
             distinct = []
         keep: list[discord.SelectOption] = []
