@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from loopback.bot_process import BotProcess  # noqa: E402
-from loopback.models import Channel, Message  # noqa: E402
+from loopback.models import Channel, Guild, Message  # noqa: E402
 from loopback.server import LoopbackDiscord  # noqa: E402
 from loopback.users import InteractionFailed, InteractionResult, Member  # noqa: E402
 
@@ -197,6 +197,8 @@ class Bench:
         self.tables: list[Table] = []
         self.server: LoopbackDiscord | None = None
         self.bot: BotProcess | None = None
+        """The bot process (the first of ``bots``: the one --restart and --profile use)."""
+        self.bots: list[BotProcess] = []
         self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
         self.peeks: set[asyncio.Task[None]] = set()
 
@@ -261,7 +263,7 @@ class Bench:
         args = self.args
         server = self.server
         assert server is not None
-        guilds = [server.add_guild(f"Bench {g}") for g in range(args.guilds)]
+        guilds = self.make_guilds()
         for i in range(args.tables):
             guild = guilds[i % len(guilds)]
             channel = guild.new_channel(f"uno-{i}")
@@ -286,12 +288,9 @@ class Bench:
         if args.tracemalloc:
             env["PYTHONTRACEMALLOC"] = "1"
         started = time.monotonic()
-        cwd = args.bot_dir or ROOT
-        self.bot = await server.start_bot([args.bot_python, "bot.py"], env=env, cwd=cwd,
-                                          ready_timeout=120.0)
+        await self.start_bots(env)
         self.note(f"bot ready in {time.monotonic() - started:.1f} s")
-        assert self.bot.pid is not None
-        self.rss_idle = proc_rss(self.bot.pid)[0]
+        self.rss_idle = self.rss()[0]
         # the longest turn timer, so that nobody times out at slow rates
         for guild in guilds:
             owner = Member(server, guild, guild.owner, guild.channels[-1])
@@ -316,8 +315,32 @@ class Bench:
             self.note(f"  set-up: {failure}")
         await asyncio.sleep(2.0)
         gc.collect()
-        self.rss_tables = proc_rss(self.bot.pid)[0]
+        self.rss_tables = self.rss()[0]
         await self.census("tables open")
+
+    def make_guilds(self) -> list[Guild]:
+        """The loopback's guilds the tables are spread over."""
+        assert self.server is not None
+        return [self.server.add_guild(f"Bench {g}") for g in range(self.args.guilds)]
+
+    async def start_bots(self, env: dict[str, str]) -> None:
+        """Start the bot (``env``: the bench's settings) and set ``bot`` and ``bots``."""
+        assert self.server is not None
+        self.bot = await self.server.start_bot(
+            [self.args.bot_python, "bot.py"], env=env, cwd=self.args.bot_dir or ROOT,
+            ready_timeout=120.0)
+        self.bots = [self.bot]
+
+    def cpu_now(self) -> dict[str, float]:
+        """CPU seconds so far of each process that serves the load, by name (a name that
+        starts with "bot" is a bot process)."""
+        assert self.bot is not None and self.bot.pid is not None
+        return {"bot": proc_cpu(self.bot.pid)}
+
+    def rss(self) -> tuple[int, int]:
+        """(current RSS, peak RSS) in KB of the bot processes together."""
+        both = [proc_rss(b.pid) for b in self.bots if b.pid is not None]
+        return sum(now for now, _ in both), sum(peak for _, peak in both)
 
     async def census(self, when: str, sig: int = signal.SIGUSR1) -> None:
         """With --census, the bot appends a census of its tracked objects to that file
@@ -666,7 +689,8 @@ class Bench:
         self.stats.measuring = True
         assert self.server is not None
         requests_before = Counter(self.server.rate_limiter.requests)
-        cpu_bot, cpu_gen = proc_cpu(pid), self_cpu()
+        routes_before = Counter(self.server.rate_limiter.routes)
+        cpu_before, cpu_gen = self.cpu_now(), self_cpu()
         spy = None
         if args.profile:
             spy = await asyncio.create_subprocess_exec(
@@ -698,15 +722,17 @@ class Bench:
         elapsed = loop.time() - started
         ticker.cancel()
         lates = [x for x, _when in late]
-        cpu_bot = proc_cpu(pid) - cpu_bot
+        cpu = {k: v - cpu_before.get(k, 0.0) for k, v in self.cpu_now().items()}
+        cpu_bot = sum(v for k, v in cpu.items() if k.startswith("bot"))
         cpu_gen = self_cpu() - cpu_gen
+        routes = Counter(self.server.rate_limiter.routes) - routes_before
         self.stats.measuring = False
         if tasks or self.peeks:
             await asyncio.wait(tasks | self.peeks, timeout=30)
         if spy is not None:
             await spy.wait()
             self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
-        rss_now, rss_peak = proc_rss(pid)
+        rss_now, rss_peak = self.rss()
         await self.census("after playing", signal.SIGUSR2)
         moves = self.stats.counts["moves"]
         requests = Counter(self.server.rate_limiter.requests) - requests_before
@@ -737,6 +763,12 @@ class Bench:
             "ack mean ms": round(statistics.fmean(acks) * 1000, 1) if acks else None,
             "bot CPU ms/move": round(cpu_bot / max(moves, 1) * 1000, 2),
             "bot CPU %": round(cpu_bot / elapsed * 100, 1),
+            # each process (the bots, the database server) when more than the bot serves
+            **({"CPU ms/move by process": {k: round(v / max(moves, 1) * 1000, 2)
+                                           for k, v in cpu.items()},
+                "CPU % by process": {k: round(v / elapsed * 100, 1) for k, v in cpu.items()},
+                "CPU ms/move, all of them": round(sum(cpu.values()) / max(moves, 1) * 1000, 2)}
+               if len(cpu) > 1 else {}),
             "generator CPU %": round(cpu_gen / elapsed * 100, 1),
             # the loopback judges an answer late by its own clock when it reads it: a
             # generator running behind makes answers look later than the bot sent them
@@ -752,6 +784,12 @@ class Bench:
             "counts": dict(self.stats.counts),
             "bot requests per move": {k: round(v / max(moves, 1), 2)
                                       for k, v in requests.most_common()},
+            # every REST request the loopback got from the bot (all its processes), and
+            # those that count against Discord's global 50 a second (not the interaction
+            # callbacks and the application's webhooks)
+            "REST requests/s": round(sum(routes.values()) / elapsed, 1),
+            "global-limit requests/s": round(sum(
+                n for route, n in routes.items() if global_bound(route)) / elapsed, 1),
         }
 
     def interactions(self, start: float, end: float) -> Counter[str]:
@@ -924,9 +962,18 @@ class Bench:
                 result["restart"] = runs[0] if len(runs) == 1 else _medians(runs)
                 if others:
                     result["restart (--restart-compare)"] = _medians(others)
-            assert self.bot is not None
-            await self.bot.stop()
+            for bot in self.bots:
+                await bot.stop()
             return result
+
+
+def global_bound(route: str) -> bool:
+    """Whether a request of ``route`` ("METHOD /template", as the loopback counts them)
+    counts against Discord's global rate limit: all but the interaction callback and the
+    application's webhooks (the loopback's ``RateLimiter.is_interaction_endpoint``)."""
+    path = route.partition(" ")[2]
+    return not ((path.startswith("/interactions/") and path.endswith("/callback"))
+                or path.startswith("/webhooks/{app"))
 
 
 def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -936,8 +983,9 @@ def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "runs": runs}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def make_parser(description: str) -> argparse.ArgumentParser:
+    """The bench's options (bench_fleet.py adds its own to them)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--guilds", type=int, default=0, help="default: tables / 50, at least 1")
     parser.add_argument("--rate", type=float, default=30.0, help="moves per second, in total")
@@ -1013,7 +1061,11 @@ def main() -> None:
                         "adds the frozen garbage; UNO_GC_SAVEALL=1 adds the cyclic garbage "
                         "(a throwaway run: it leaks)")
     parser.add_argument("--quiet", action="store_true")
-    args = parser.parse_args()
+    return parser
+
+
+def settle(args: argparse.Namespace) -> argparse.Namespace:
+    """The options' defaults that depend on others, paths made absolute."""
     if args.bot_dir:
         args.bot_dir = Path(args.bot_dir).resolve()
     if args.restart_compare:
@@ -1028,8 +1080,17 @@ def main() -> None:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead
     logging.getLogger("loopback").setLevel(logging.ERROR)
-    result = asyncio.run(Bench(args).run())
-    if args.json:
+    return args
+
+
+def main() -> None:
+    args = settle(make_parser(__doc__.split("\n\n")[0]).parse_args())
+    show(asyncio.run(Bench(args).run()), as_json=args.json)
+
+
+def show(result: dict[str, Any], *, as_json: bool) -> None:
+    """Print the report: JSON, or one line a figure."""
+    if as_json:
         print(json.dumps(result, indent=1))
         return
     for key, value in result.items():
