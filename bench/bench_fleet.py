@@ -42,7 +42,8 @@ from loopback.models import Guild
 from support import postgres
 
 COMPARED = ("moves/s", "ack p50 ms", "ack p99 ms", "bot CPU ms/move",
-            "CPU ms/move, all of them", "REST requests/s", "global-limit requests/s")
+            "CPU ms/move, all of them", "CPU ms/move above idle, all of them",
+            "REST requests/s", "global-limit requests/s")
 
 
 def postgres_pids(server: postgres.PgServer) -> list[int]:
@@ -150,6 +151,7 @@ def compare(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
         row["CPU ms/move by process"] = r.get("CPU ms/move by process",
                                               {"bot": r["bot CPU ms/move"]})
         row["CPU % by process"] = r.get("CPU % by process", {"bot": r["bot CPU %"]})
+        row["CPU % idle by process"] = r["CPU % idle by process"]
         row["generator CPU %"] = r["generator CPU %"]
         row[f"ratio to {names[0]}"] = {
             key: round(row[key] / base_value, 2) if (base_value := base.get(

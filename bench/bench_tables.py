@@ -201,6 +201,8 @@ class Bench:
         self.bots: list[BotProcess] = []
         self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
         self.peeks: set[asyncio.Task[None]] = set()
+        self.idle_cpu: dict[str, float] = {}
+        """Each process's CPU share with the tables open, before playing (0.1: 10 %)."""
 
     # ------------------------------------------------------------------ interactions
     async def act(self, coro: Any, what: str, *, table: Table | None = None
@@ -314,6 +316,12 @@ class Bench:
         for failure in self.stats.setup_failures[:5]:
             self.note(f"  set-up: {failure}")
         await asyncio.sleep(2.0)
+        # each process's CPU with the tables open and nobody clicking (timers, heartbeats,
+        # collections): what a process costs whatever the load
+        idle, idle_at = self.cpu_now(), time.monotonic()
+        await asyncio.sleep(3.0)
+        self.idle_cpu = {k: (v - idle[k]) / (time.monotonic() - idle_at)
+                         for k, v in self.cpu_now().items() if k in idle}
         gc.collect()
         self.rss_tables = self.rss()[0]
         await self.census("tables open")
@@ -769,6 +777,11 @@ class Bench:
                 "CPU % by process": {k: round(v / elapsed * 100, 1) for k, v in cpu.items()},
                 "CPU ms/move, all of them": round(sum(cpu.values()) / max(moves, 1) * 1000, 2)}
                if len(cpu) > 1 else {}),
+            "CPU % idle by process": {k: round(v * 100, 1) for k, v in self.idle_cpu.items()},
+            # the CPU the moves cost: each process's idle share taken out
+            "CPU ms/move above idle, all of them": round(
+                (sum(cpu.values()) - sum(self.idle_cpu.values()) * elapsed) / max(moves, 1)
+                * 1000, 2),
             "generator CPU %": round(cpu_gen / elapsed * 100, 1),
             # the loopback judges an answer late by its own clock when it reads it: a
             # generator running behind makes answers look later than the bot sent them
