@@ -73,7 +73,7 @@ sys.path.insert(0, str(ROOT))
 import hands  # noqa: E402  (bench/, beside this file)
 
 from loopback.bot_process import BotProcess  # noqa: E402
-from loopback.models import Channel, Message  # noqa: E402
+from loopback.models import Channel, Guild, Message  # noqa: E402
 from loopback.server import LoopbackDiscord  # noqa: E402
 from loopback.users import InteractionFailed, InteractionResult, Member  # noqa: E402
 
@@ -223,8 +223,12 @@ class Bench:
         self.tables: list[Table] = []
         self.server: LoopbackDiscord | None = None
         self.bot: BotProcess | None = None
+        """The bot process (the first of ``bots``: the one --restart and --profile use)."""
+        self.bots: list[BotProcess] = []
         self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
         self.peeks: set[asyncio.Task[None]] = set()
+        self.idle_cpu: dict[str, float] = {}
+        """Each process's CPU share with the tables open, before playing (0.1: 10 %)."""
 
     # ------------------------------------------------------------------ interactions
     async def act(self, coro: Any, what: str, *, table: Table | None = None
@@ -287,7 +291,7 @@ class Bench:
         args = self.args
         server = self.server
         assert server is not None
-        guilds = [server.add_guild(f"Bench {g}") for g in range(args.guilds)]
+        guilds = self.make_guilds()
         for i in range(args.tables):
             guild = guilds[i % len(guilds)]
             channel = guild.new_channel(f"uno-{i}")
@@ -312,12 +316,9 @@ class Bench:
         if args.tracemalloc:
             env["PYTHONTRACEMALLOC"] = "1"
         started = time.monotonic()
-        cwd = args.bot_dir or ROOT
-        self.bot = await server.start_bot([args.bot_python, "bot.py"], env=env, cwd=cwd,
-                                          ready_timeout=120.0)
+        await self.start_bots(env)
         self.note(f"bot ready in {time.monotonic() - started:.1f} s")
-        assert self.bot.pid is not None
-        self.rss_idle = proc_rss(self.bot.pid)[0]
+        self.rss_idle = self.rss()[0]
         # the longest turn timer, so that nobody times out at slow rates
         for guild in guilds:
             owner = Member(server, guild, guild.owner, guild.channels[-1])
@@ -341,9 +342,39 @@ class Bench:
         for failure in self.stats.setup_failures[:5]:
             self.note(f"  set-up: {failure}")
         await asyncio.sleep(2.0)
+        # each process's CPU with the tables open and nobody clicking (timers, heartbeats,
+        # collections): what a process costs whatever the load
+        idle, idle_at = self.cpu_now(), time.monotonic()
+        await asyncio.sleep(3.0)
+        self.idle_cpu = {k: (v - idle[k]) / (time.monotonic() - idle_at)
+                         for k, v in self.cpu_now().items() if k in idle}
         gc.collect()
-        self.rss_tables = proc_rss(self.bot.pid)[0]
+        self.rss_tables = self.rss()[0]
         await self.census("tables open")
+
+    def make_guilds(self) -> list[Guild]:
+        """The loopback's guilds the tables are spread over."""
+        assert self.server is not None
+        return [self.server.add_guild(f"Bench {g}") for g in range(self.args.guilds)]
+
+    async def start_bots(self, env: dict[str, str]) -> None:
+        """Start the bot (``env``: the bench's settings) and set ``bot`` and ``bots``."""
+        assert self.server is not None
+        self.bot = await self.server.start_bot(
+            [self.args.bot_python, "bot.py"], env=env, cwd=self.args.bot_dir or ROOT,
+            ready_timeout=120.0)
+        self.bots = [self.bot]
+
+    def cpu_now(self) -> dict[str, float]:
+        """CPU seconds so far of each process that serves the load, by name (a name that
+        starts with "bot" is a bot process)."""
+        assert self.bot is not None and self.bot.pid is not None
+        return {"bot": proc_cpu(self.bot.pid)}
+
+    def rss(self) -> tuple[int, int]:
+        """(current RSS, peak RSS) in KB of the bot processes together."""
+        both = [proc_rss(b.pid) for b in self.bots if b.pid is not None]
+        return sum(now for now, _ in both), sum(peak for _, peak in both)
 
     async def census(self, when: str, sig: int = signal.SIGUSR1) -> None:
         """With --census, the bot appends a census of its tracked objects to that file
@@ -931,7 +962,8 @@ class Bench:
         self.stats.measuring = True
         assert self.server is not None
         requests_before = Counter(self.server.rate_limiter.requests)
-        cpu_bot, cpu_gen = proc_cpu(pid), self_cpu()
+        routes_before = Counter(self.server.rate_limiter.routes)
+        cpu_before, cpu_gen = self.cpu_now(), self_cpu()
         spy = None
         if args.profile:
             spy = await asyncio.create_subprocess_exec(
@@ -965,8 +997,10 @@ class Bench:
         elapsed = loop.time() - started
         ticker.cancel()
         lates = [x for x, _when in late]
-        cpu_bot = proc_cpu(pid) - cpu_bot
+        cpu = {k: v - cpu_before.get(k, 0.0) for k, v in self.cpu_now().items()}
+        cpu_bot = sum(v for k, v in cpu.items() if k.startswith("bot"))
         cpu_gen = self_cpu() - cpu_gen
+        routes = Counter(self.server.rate_limiter.routes) - routes_before
         self.stats.measuring = False
         if tasks or self.peeks:
             await asyncio.wait(tasks | self.peeks, timeout=30)
@@ -978,7 +1012,7 @@ class Bench:
         if args.clicks == "panel":
             await asyncio.sleep(3.0)  # the bot's last edits land
             behind = self.panels_behind()
-        rss_now, rss_peak = proc_rss(pid)
+        rss_now, rss_peak = self.rss()
         await self.census("after playing", signal.SIGUSR2)
         moves = self.stats.counts["moves"]
         requests = Counter(self.server.rate_limiter.requests) - requests_before
@@ -1021,6 +1055,17 @@ class Bench:
                 for k, v in edits.most_common()},
             "bot CPU ms/move": round(cpu_bot / max(moves, 1) * 1000, 2),
             "bot CPU %": round(cpu_bot / elapsed * 100, 1),
+            # each process (the bots, the database server) when more than the bot serves
+            **({"CPU ms/move by process": {k: round(v / max(moves, 1) * 1000, 2)
+                                           for k, v in cpu.items()},
+                "CPU % by process": {k: round(v / elapsed * 100, 1) for k, v in cpu.items()},
+                "CPU ms/move, all of them": round(sum(cpu.values()) / max(moves, 1) * 1000, 2)}
+               if len(cpu) > 1 else {}),
+            "CPU % idle by process": {k: round(v * 100, 1) for k, v in self.idle_cpu.items()},
+            # the CPU the moves cost: each process's idle share taken out
+            "CPU ms/move above idle, all of them": round(
+                (sum(cpu.values()) - sum(self.idle_cpu.values()) * elapsed) / max(moves, 1)
+                * 1000, 2),
             "generator CPU %": round(cpu_gen / elapsed * 100, 1),
             # the loopback judges an answer late by its own clock when it reads it: a
             # generator running behind makes answers look later than the bot sent them
@@ -1038,6 +1083,12 @@ class Bench:
                if self.stats.refusals else {}),
             "bot requests per move": {k: round(v / max(moves, 1), 2)
                                       for k, v in requests.most_common()},
+            # every REST request the loopback got from the bot (all its processes), and
+            # those that count against Discord's global 50 a second (not the interaction
+            # callbacks and the application's webhooks)
+            "REST requests/s": round(sum(routes.values()) / elapsed, 1),
+            "global-limit requests/s": round(sum(
+                n for route, n in routes.items() if global_bound(route)) / elapsed, 1),
         }
 
     def token_edits(self, since: int) -> Counter[str]:
@@ -1232,9 +1283,18 @@ class Bench:
                 result["restart"] = runs[0] if len(runs) == 1 else _medians(runs)
                 if others:
                     result["restart (--restart-compare)"] = _medians(others)
-            assert self.bot is not None
-            await self.bot.stop()
+            for bot in self.bots:
+                await bot.stop()
             return result
+
+
+def global_bound(route: str) -> bool:
+    """Whether a request of ``route`` ("METHOD /template", as the loopback counts them)
+    counts against Discord's global rate limit: all but the interaction callback and the
+    application's webhooks (the loopback's ``RateLimiter.is_interaction_endpoint``)."""
+    path = route.partition(" ")[2]
+    return not ((path.startswith("/interactions/") and path.endswith("/callback"))
+                or path.startswith("/webhooks/{app"))
 
 
 def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -1244,8 +1304,9 @@ def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "runs": runs}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def make_parser(description: str) -> argparse.ArgumentParser:
+    """The bench's options (bench_fleet.py adds its own to them)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--guilds", type=int, default=0, help="default: tables / 50, at least 1")
     parser.add_argument("--rate", type=float, default=30.0, help="moves per second, in total")
@@ -1323,7 +1384,11 @@ def main() -> None:
                         "adds the frozen garbage; UNO_GC_SAVEALL=1 adds the cyclic garbage "
                         "(a throwaway run: it leaks)")
     parser.add_argument("--quiet", action="store_true")
-    args = parser.parse_args()
+    return parser
+
+
+def settle(args: argparse.Namespace) -> argparse.Namespace:
+    """The options' defaults that depend on others, paths made absolute."""
     if args.bot_dir:
         args.bot_dir = Path(args.bot_dir).resolve()
     if args.restart_compare:
@@ -1338,14 +1403,27 @@ def main() -> None:
         args.guilds = max(1, args.tables // 50)
     # the loopback logs every problem it sees; the report counts them instead
     logging.getLogger("loopback").setLevel(logging.ERROR)
+    return args
+
+
+def main() -> None:
+    args = settle(make_parser(__doc__.split("\n\n")[0]).parse_args())
     result = asyncio.run(Bench(args).run())
-    # the command that reproduces this run (the table and the bot's Python said outright)
+    result["command"] = command_of("bench/bench_tables.py", args)
+    show(result, as_json=args.json)
+
+
+def command_of(script: str, args: argparse.Namespace) -> str:
+    """The command that reproduces this run (the table and the bot's Python said outright)."""
     command = [a for a in sys.argv[1:] if a != "--quiet"]
     if "--table" not in command:
         command += ["--table", args.table]
-    result["command"] = " ".join(shlex.quote(a) for a in ["python", "bench/bench_tables.py",
-                                                          *command])
-    if args.json:
+    return " ".join(shlex.quote(a) for a in ["python", script, *command])
+
+
+def show(result: dict[str, Any], *, as_json: bool) -> None:
+    """Print the report: JSON, or one line a figure."""
+    if as_json:
         print(json.dumps(result, indent=1))
         return
     for key, value in result.items():

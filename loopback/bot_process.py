@@ -22,6 +22,10 @@ class BotHost(Protocol):
     @property
     def identify_count(self) -> int: ...
 
+    def shard_sessions(self) -> dict[tuple[int, int], str]:
+        """The session id identified last for each shard ``(id, count)``."""
+        ...
+
     @property
     def global_commands(self) -> list[dict[str, Any]]: ...
 
@@ -41,7 +45,10 @@ class BotProcess:
 
     Ready means: IDENTIFY done, READY and every GUILD_CREATE sent, commands synced (first
     start only) and ``guild_ready_delay`` seconds passed, which is when discord.py fires
-    ``on_ready`` (its ``guild_ready_timeout`` is 2 s after the last GUILD_CREATE).
+    ``on_ready`` (its ``guild_ready_timeout`` is 2 s after the last GUILD_CREATE). A
+    process of a fleet (``SHARD_COUNT``) is ready when each of its shards has identified,
+    not at another process's IDENTIFY (the fleet's processes start at once and pace their
+    IDENTIFYs five seconds apart).
     """
 
     def __init__(
@@ -89,6 +96,8 @@ class BotProcess:
     async def start(self, *, ready_timeout: float = 30.0) -> None:
         assert not self.running, "bot already running"
         identifies = self.server.identify_count
+        shards = self.shards()
+        sessions = self.server.shard_sessions()
         # the process that runs shard 0 syncs the commands (a fleet's others never do)
         need_sync = (not (self.server.global_commands or self.server.guild_commands)
                      and self.runs_shard_0())
@@ -120,7 +129,13 @@ class BotProcess:
                     + self.log_tail()
                 )
 
-        while self.server.identify_count <= identifies:
+        def identified() -> bool:
+            if shards is None:
+                return self.server.identify_count > identifies
+            now = self.server.shard_sessions()
+            return all(now.get(s, "") not in ("", sessions.get(s, "")) for s in shards)
+
+        while not identified():
             check_alive("gateway IDENTIFY")
             await asyncio.sleep(0.02)
         ready_at = loop.time() + self.guild_ready_delay
@@ -131,6 +146,21 @@ class BotProcess:
             check_alive("on_ready")
             await asyncio.sleep(0.02)
         check_alive("ready")
+
+    def shards(self) -> list[tuple[int, int]] | None:
+        """The shards ``(id, count)`` this process identifies as (``SHARD_COUNT``, with
+        ``SHARD_IDS`` or all of them); None without ``SHARD_COUNT`` (it may use Discord's
+        recommended count: any IDENTIFY is taken as its own)."""
+        env = self.environment()
+        count = env.get("SHARD_COUNT", "").strip()
+        if not count.isdigit():
+            return None
+        ids: set[int] = set()
+        for part in env.get("SHARD_IDS", "").split(","):
+            first, _dash, last = part.strip().partition("-")
+            if first.strip().isdigit():
+                ids.update(range(int(first), int(last or first) + 1))
+        return [(i, int(count)) for i in sorted(ids or range(int(count)))]
 
     def runs_shard_0(self) -> bool:
         """Whether this process runs shard 0 (no SHARD_IDS: it runs them all)."""

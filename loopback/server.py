@@ -157,6 +157,10 @@ class LoopbackDiscord:
     def identify_count(self) -> int:
         return self.gateway.identify_count
 
+    def shard_sessions(self) -> dict[tuple[int, int], str]:
+        """The session id identified last for each shard ``(id, count)``."""
+        return {shard: session.session_id for shard, session in self.gateway.by_shard.items()}
+
     @property
     def resume_count(self) -> int:
         return self.gateway.resume_count

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -179,3 +180,42 @@ async def test_identify_too_soon_in_its_bucket_is_op_9(
     await asyncio.sleep(0.5)
     _d, later = await connect(server, http, [2, 4])
     assert later["t"] == "READY" and gateway.identify_refused == 1
+
+
+SHARD_PROCESS = """
+import asyncio, os, aiohttp
+async def main():
+    await asyncio.sleep(float(os.environ["IDENTIFY_AFTER"]))
+    async with aiohttp.ClientSession() as http:
+        ws = await http.ws_connect(os.environ["DISCORD_GATEWAY_URL"])
+        await ws.receive()  # HELLO
+        shard = [int(os.environ["SHARD_IDS"]), int(os.environ["SHARD_COUNT"])]
+        await ws.send_json({"op": 2, "d": {"token": os.environ["DISCORD_TOKEN"],
+                                           "intents": 513, "properties": {}, "shard": shard}})
+        async for _msg in ws:
+            pass
+asyncio.run(main())
+"""
+"""A fleet's process as the gateway sees it: it IDENTIFYs as its shard after a wait (as the
+bot's processes pace their IDENTIFYs five seconds apart), then listens."""
+
+
+async def test_a_fleet_process_started_at_once_is_ready_when_its_own_shard_identified(
+        server: LoopbackDiscord) -> None:
+    """Two processes started together (shards 0 and 1 of 2), shard 1 identifying first:
+    each start returns once its own shard has identified, not at the other's IDENTIFY (the
+    fleet's capacity bench sent shard 0's guilds clicks that no session served)."""
+    server.global_commands = [{"id": "1", "name": "ping", "type": 1, "description": "ping",
+                               "options": []}]  # synced already: no sync to wait for
+    seen: dict[int, list[tuple[int, int]]] = {}
+
+    async def start(shard: int, after: float) -> None:
+        bot = await server.start_bot(
+            [sys.executable, "-c", SHARD_PROCESS], ready_timeout=20, guild_ready_delay=0,
+            env={"SHARD_COUNT": "2", "SHARD_IDS": str(shard), "IDENTIFY_AFTER": str(after)})
+        seen[shard] = sorted(server.gateway.by_shard)
+        await bot.stop()
+
+    await asyncio.gather(start(0, 1.5), start(1, 0.0))
+    assert (0, 2) in seen[0], seen
+    assert seen[1] == [(1, 2)], "shard 1 is ready at its IDENTIFY, before shard 0's"
