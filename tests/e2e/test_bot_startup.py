@@ -5,11 +5,9 @@ closes cleanly."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
 import re
-import secrets
 import signal
 import subprocess
 import sys
@@ -22,19 +20,7 @@ import pytest
 
 from loopback.server import LoopbackDiscord
 from settings import looks_like_token
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run_bot(env: dict[str, str], timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DEV_GUILD"))}
-    return subprocess.run([sys.executable, "bot.py"], cwd=ROOT, env={**base, **env},
-                          capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def fake_token() -> str:
-    first = base64.urlsafe_b64encode(b"123456789012345678").decode().rstrip("=")
-    return f"{first}.{secrets.token_urlsafe(5)}.{secrets.token_urlsafe(27)}"
+from support.e2e import ROOT, fake_token, run_bot
 
 
 def start_playground(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:

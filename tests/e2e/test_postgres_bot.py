@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,10 +15,8 @@ import pytest
 from loopback.fixtures import LoopbackTest
 from loopback.server import LoopbackDiscord
 from support import postgres
-from support.e2e import FAST_ENV
+from support.e2e import FAST_ENV, fake_token, run_bot
 from support.games import install, saved_state, scenario_session
-
-ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module")]
 
@@ -72,16 +68,8 @@ async def test_the_bot_plays_on_postgresql_and_reconnects_when_cut(
     assert not loopback.bot.take_tracebacks()
 
 
-def run_bot(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith(("DISCORD_", "DEV_GUILD", "DATABASE_"))}
-    return subprocess.run([sys.executable, "bot.py"], cwd=ROOT, env={**base, **env},
-                          capture_output=True, text=True, timeout=60, check=False)
-
-
 def test_a_malformed_database_url_exits_2_with_one_line(tmp_path: Path) -> None:
-    token = "MTIzNDU2Nzg5MDEyMzQ1Njc4.Gabcde.abcdefghijklmnopqrstuvwxyz0123456789ab"
-    result = run_bot({"DISCORD_TOKEN": token,
+    result = run_bot({"DISCORD_TOKEN": fake_token(),
                       "DATABASE_URL": "postgresql://uno:secret@db:port/uno",
                       "DATABASE_PATH": str(tmp_path / "x.db")})
     assert result.returncode == 2, result.stderr

@@ -4,6 +4,12 @@ waiting for what it saves in the background."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from loopback.bot_process import BotProcess
@@ -115,3 +121,22 @@ async def panel_shows(ch: Channel, panel: Message, text: str, timeout: float = 5
         remaining = deadline - loop.time()
         assert remaining > 0, f"the panel never showed {text!r}: {panel.text()!r}"
         await ch.server.wait_change(min(remaining, 0.5))
+
+
+# ------------------------------------------------------------------ the bot as a command
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bot(env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``python bot.py`` with ``env`` over this environment less its Discord and database
+    settings (so the test says them all), to its end."""
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("DISCORD_", "DEV_GUILD", "DATABASE_"))}
+    return subprocess.run([sys.executable, "bot.py"], cwd=ROOT, env={**base, **env},
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def fake_token() -> str:
+    """A token of the right shape, made up at each run (none is ever committed)."""
+    first = base64.urlsafe_b64encode(b"123456789012345678").decode().rstrip("=")
+    return f"{first}.{secrets.token_urlsafe(5)}.{secrets.token_urlsafe(27)}"
