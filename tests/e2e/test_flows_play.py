@@ -401,6 +401,30 @@ def wd4_blocked(ch: Channel) -> Session:
     return _wd4(ch, "W+4 R1 G2", towers={Tower.O: b})
 
 
+@scenario
+def wild_back(ch: Channel) -> Session:
+    return _wd4(ch, "W+4 R1 G2")
+
+
+async def test_back_leaves_a_cards_question_unanswered(loopback: LoopbackTest,
+                                                       tables: dict[str, Channel]) -> None:
+    """A wild's colour question in the panel has Back: nothing is played, the panel shows
+    the hand again (no new message), and the card can still be played."""
+    ch = tables["wild_back"]
+    alice, _bob, _c = abc(ch)
+    r = await alice.click("My hand")
+    panel = r.message
+    assert panel is not None
+    before, messages = state(ch), len(alice.ephemerals())
+    await play_card(alice, "W+4", message=panel)
+    assert "pick the colour" in panel.text()
+    back = await alice.click("Back", message=panel)
+    assert back.response_type == 7 and back.message is panel
+    assert "**Your hand** (3 cards)" in panel.text() and "pick the colour" not in panel.text()
+    assert state(ch) == before and len(alice.ephemerals()) == messages
+    assert "W+4" in options(panel)
+
+
 async def _play_wd4(ch: Channel, alice: Member) -> None:
     r = await alice.click("My hand")
     assert r.message is not None
