@@ -409,14 +409,17 @@ class SearchPlayer:
     name = "hard"
 
     def __init__(self, seed: int | None = None, *, samples: int = SAMPLES,
-                 budget: float | None = BUDGET) -> None:
+                 budget: float | None = BUDGET, playout: Playout | None = None) -> None:
         self.seed = seed
         self.samples = samples
         self.budget = budget
+        self.playout = playout
         self.notes = Notes()
         self.normal = HeuristicPlayer(seed)
         self.thought: list[float] = []
         """Seconds of CPU each search took (for the simulator's figures)."""
+        self.waited: list[float] = []
+        """Seconds of wall time each search took."""
 
     def observe(self, events: list[Event]) -> None:
         self.notes.observe(events)
@@ -430,8 +433,10 @@ class SearchPlayer:
         if game.pending not in SEARCHED:
             return self.normal.choose(game, player)
         view = seat_view(game, player, self.notes)
-        start = time.process_time()
+        start, wall = time.process_time(), time.perf_counter()
         seed = None if self.seed is None else self.seed ^ view.fingerprint()
-        move = decide(view, seed=seed, samples=self.samples, budget=self.budget)
+        move = decide(view, seed=seed, samples=self.samples, budget=self.budget,
+                      playout=self.playout)
         self.thought.append(time.process_time() - start)
+        self.waited.append(time.perf_counter() - wall)
         return move
