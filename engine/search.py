@@ -9,9 +9,9 @@ brings its side against the best other side, and the game itself when the hand e
 Every candidate is played in the same worlds with the same playout seeds (common random
 numbers), so the comparison is fair with few samples.
 
-A ``Playout`` is anything that takes a sampled ``Game`` and plays it to the end of the hand;
-``EnginePlayout`` plays it with this engine and a quick policy. A faster simulator fits
-the same protocol.
+A ``Playout`` is anything that takes a sampled ``Game`` and plays it to the end of the hand:
+``FastPlayout`` (the default) with the compact simulator (engine/fastsim.py) and its greedy
+policy, ``EnginePlayout`` with this engine and ``quick_move`` (about four times slower).
 
 The search is deterministic for a view, a seed and a number of samples; with a time
 budget it stops early when the process's CPU time runs out (``think``).
@@ -28,10 +28,13 @@ from typing import Protocol
 from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Kind
 from engine.editions import get_edition
 from engine.events import Event, RoundWon
+from engine.fastcards import encode_move
+from engine.fastsim import FastSim
 from engine.game import Game, most_common_color
 from engine.legal import enumerate_moves
 from engine.moves import Accept, Challenge, Draw, Move, Pass, Play
 from engine.players import HeuristicPlayer, guilt_odds
+from engine.playouts import Policy, greedy_policy, playout
 from engine.seatview import Notes, SeatView, seat_view
 from engine.state import Decision, PlayerStats, State, W4Record
 
@@ -64,7 +67,9 @@ class Outcome:
 
 class Playout(Protocol):
     """Makes ``first`` (the candidate move, legal) in a sampled world, then plays on to the
-    end of the hand (``seed``: the policy's random choices) and says how it ended."""
+    end of the hand (``seed``: the policy's random choices) and says how it ended. One
+    that leaves the world unchanged may say so with a true ``keeps_world`` attribute: the
+    search then builds one world per sample for all its candidates."""
 
     def run(self, world: Game, first: Move, seed: int) -> Outcome: ...
 
@@ -83,6 +88,37 @@ class EnginePlayout:
                 break
             move = quick_move(world, world.s.turn, rng)
         return Outcome({q: 0 for q in world.players}, dict(world.s.scores))
+
+
+class FastPlayout:
+    """A playout with the compact simulator (engine/fastsim.py): the world as a
+    ``FastSim`` (its reshuffles those ``world`` would make, from the same generator), the
+    candidate made, then every seat plays ``policy`` (default ``greedy_policy``) to the end
+    of the hand; nobody forgets to call UNO (engine/playouts.py). The ``Outcome`` means
+    what ``EnginePlayout``'s does: each seat's points from the hand (with partners, each
+    seat its team's, as ``RoundWon.gained``) and the totals after it."""
+
+    keeps_world = True
+    """``run`` leaves the world as it was: the search gives every candidate the same one
+    (and this playout reads it once)."""
+
+    def __init__(self, policy: Policy = greedy_policy) -> None:
+        self.policy = policy
+        self._world: Game | None = None
+        self._sim: FastSim | None = None
+
+    def run(self, world: Game, first: Move, seed: int) -> Outcome:
+        players = world.players
+        if world is not self._world or self._sim is None:
+            self._world, self._sim = world, FastSim.from_game(world)
+        sim = self._sim.clone()
+        sim.rng = random.Random()  # each candidate's reshuffles are the world's own
+        sim.rng.setstate(self._sim.rng.getstate())
+        sim.step(encode_move(first, players))
+        gained = playout(sim, self.policy, random.Random(seed).random, MAX_STEPS)
+        scores = world.s.scores
+        return Outcome({q: gained[i] for i, q in enumerate(players)},
+                       {q: scores[q] + gained[i] for i, q in enumerate(players)})
 
 
 def quick_move(game: Game, p: str, rng: random.Random) -> Move:
@@ -275,7 +311,8 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     start = clock()
     seed = view.fingerprint() if seed is None else seed
     rng = random.Random(seed)
-    playout = playout if playout is not None else EnginePlayout()
+    playout = playout if playout is not None else FastPlayout()
+    keeps = bool(getattr(playout, "keeps_world", False))
     hands, draw = sample(view, rng)
     moves = candidates(world(view, hands, draw, 0), view.me, seed)
     if len(moves) == 1 or not critical(view):
@@ -292,10 +329,11 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
         if view.w4 is not None and guilt is not None:
             player, _victim, color = view.w4
             bluff = int(any(c.color is color for c in hands[player]))
+        shared = world(view, hands, draw, wseed) if keeps else None
         values = []
         for move in moves:
-            values.append(utility(view, playout.run(world(view, hands, draw, wseed), move,
-                                                    wseed)))
+            here = shared if shared is not None else world(view, hands, draw, wseed)
+            values.append(utility(view, playout.run(here, move, wseed)))
         results.append((bluff, values))
         if budget is not None and clock() - start > budget:
             break
@@ -371,14 +409,17 @@ class SearchPlayer:
     name = "hard"
 
     def __init__(self, seed: int | None = None, *, samples: int = SAMPLES,
-                 budget: float | None = BUDGET) -> None:
+                 budget: float | None = BUDGET, playout: Playout | None = None) -> None:
         self.seed = seed
         self.samples = samples
         self.budget = budget
+        self.playout = playout
         self.notes = Notes()
         self.normal = HeuristicPlayer(seed)
         self.thought: list[float] = []
         """Seconds of CPU each search took (for the simulator's figures)."""
+        self.waited: list[float] = []
+        """Seconds of wall time each search took."""
 
     def observe(self, events: list[Event]) -> None:
         self.notes.observe(events)
@@ -392,8 +433,10 @@ class SearchPlayer:
         if game.pending not in SEARCHED:
             return self.normal.choose(game, player)
         view = seat_view(game, player, self.notes)
-        start = time.process_time()
+        start, wall = time.process_time(), time.perf_counter()
         seed = None if self.seed is None else self.seed ^ view.fingerprint()
-        move = decide(view, seed=seed, samples=self.samples, budget=self.budget)
+        move = decide(view, seed=seed, samples=self.samples, budget=self.budget,
+                      playout=self.playout)
         self.thought.append(time.process_time() - start)
+        self.waited.append(time.perf_counter() - wall)
         return move

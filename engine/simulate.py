@@ -30,7 +30,7 @@ from engine.game import Game
 from engine.match import Match
 from engine.moves import Challenge, Lap, Move
 from engine.players import BasicPlayer, EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
-from engine.search import BUDGET, SAMPLES, SearchPlayer
+from engine.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, SearchPlayer
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
@@ -121,6 +121,13 @@ class Summary:
     team_wins: dict[str, float] = field(default_factory=dict)
     think: list[float] = field(default_factory=list)
     """Seconds of CPU each search of a hard player took."""
+    waits: list[float] = field(default_factory=list)
+    """Seconds of wall time each search took."""
+    deals: int = 1
+    """Games played on each deal (``--hands``: one per seating of the rotation)."""
+    margins: dict[str, list[float]] = field(default_factory=dict)
+    """Per game, each strategy's side's points less the other sides' mean (a strategy on
+    several sides: their mean)."""
 
     def to_dict(self) -> dict[str, Any]:
         g = max(self.games, 1)
@@ -158,9 +165,40 @@ class Summary:
                        self.challenges_by_strategy[name]]
                 for name in sorted(self.seats_by_strategy)
             },
+            "win_interval_by_strategy": {
+                name: [round(x, 3) for x in wilson(self.wins_by_strategy.get(name, 0.0), seats)]
+                for name, seats in sorted(self.seats_by_strategy.items())
+            },
+            "margin_by_strategy": {
+                name: paired_mean(m, self.deals) for name, m in sorted(self.margins.items())
+            },
             **teams,
             **_think_figures(self.think),
+            **{f"wall_{k}": v for k, v in _think_figures(self.waits).items()},
         }
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson interval of a share of ``wins`` in ``n``."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = wins / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def paired_mean(values: Sequence[float], per_deal: int) -> dict[str, Any]:
+    """The mean of ``values`` and its 95 % interval, the values of one deal (``per_deal``
+    games in a row) averaged first (paired by deal)."""
+    k = max(1, per_deal)
+    deals = [sum(values[i:i + k]) / len(values[i:i + k]) for i in range(0, len(values), k)]
+    n = len(deals)
+    mean = sum(deals) / n if n else 0.0
+    var = sum((d - mean) ** 2 for d in deals) / (n - 1) if n > 1 else 0.0
+    half = 1.96 * (var / n) ** 0.5 if n > 1 else float("inf")
+    return {"mean": round(mean, 2), "ci95": [round(mean - half, 2), round(mean + half, 2)],
+            "deals": n}
 
 
 def _think_figures(think: list[float]) -> dict[str, Any]:
@@ -176,16 +214,20 @@ def _think_figures(think: list[float]) -> dict[str, Any]:
 
 def simulate(games: int, players: int, edition: str, seed: int,
              strategies: Sequence[str], settings: Settings | None = None,
-             teams: bool = False, rotate: bool = False) -> Summary:
+             teams: bool = False, rotate: bool = False, hands: bool = False) -> Summary:
     """Play ``games`` games; ``rotate``: the strategies move one seat on every game (each
-    plays every seat), else seat i always plays strategy i (modulo their number)."""
-    summary = Summary(seats=players)
+    plays every seat), else seat i always plays strategy i (modulo their number).
+    ``hands``: every game is one hand, and each deal is played once for every seating
+    (``len(strategies)`` games in a row), so the figures can be paired by deal."""
+    summary = Summary(seats=players, deals=len(strategies) if hands else 1)
     for g in range(games):
         names = [f"seat{i}" for i in range(players)]
         half = players // 2
         sides = [[names[i], names[i + half]] for i in range(half)] if teams else None
-        game = Game.new(names, edition=edition, settings=settings, seed=seed * 1_000_003 + g,
-                        teams=sides)
+        deal = g // len(strategies) if hands else g
+        game = Game.new(names, edition=edition, settings=settings,
+                        seed=seed * 1_000_003 + deal, teams=sides,
+                        max_rounds=1 if hands else None)
         if sides is not None:  # both partners play their team's strategy
             kinds = {p: strategies[(t + g) % len(strategies)]
                      for t, side in enumerate(sides) for p in side}
@@ -211,6 +253,8 @@ def simulate(games: int, players: int, edition: str, seed: int,
         summary.games += 1
         for bot in bots.values():
             summary.think += getattr(bot, "thought", [])
+            summary.waits += getattr(bot, "waited", [])
+        _margins(summary, game, kinds, sides)
         c = game.counters
         summary.rounds += c.rounds
         summary.turns += c.turns
@@ -240,6 +284,19 @@ def simulate(games: int, players: int, edition: str, seed: int,
                 summary.team_wins[made_up[i]] = (summary.team_wins.get(made_up[i], 0.0)
                                                  + 1 / len(tied))
     return summary
+
+
+def _margins(summary: Summary, game: Game, kinds: dict[str, str],
+             sides: list[list[str]] | None) -> None:
+    """Add each strategy's margin in ``game`` (``Summary.margins``)."""
+    groups = sides if sides is not None else [[p] for p in game.players]
+    points = [game.s.scores[side[0]] for side in groups]
+    by: dict[str, list[float]] = {}
+    for i, side in enumerate(groups):
+        others = [x for j, x in enumerate(points) if j != i]
+        by.setdefault(kinds[side[0]], []).append(points[i] - sum(others) / len(others))
+    for name, ms in by.items():
+        summary.margins.setdefault(name, []).append(sum(ms) / len(ms))
 
 
 @dataclass
@@ -330,6 +387,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=None,
                     help=f"hard: seconds of CPU per decision, at most (default {BUDGET}; "
                          "0: none)")
+    ap.add_argument("--playout", choices=["fast", "engine"], default="fast",
+                    help="hard: the playouts, the compact simulator's or the engine's")
+    ap.add_argument("--hands", action="store_true",
+                    help="one hand a game, each deal played in every seating (use --rotate "
+                         "or --teams): figures paired by deal")
     ap.add_argument("--teams", action="store_true",
                     help="partner play: teams of two sitting across, seat i with seat i + n/2 "
                          "(4 or 6 players: two or three teams)")
@@ -363,13 +425,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    if args.samples is not None or args.budget is not None:
-        samples = args.samples if args.samples is not None else SAMPLES
-        budget = args.budget if args.budget is not None else BUDGET
-        STRATEGIES["hard"] = lambda seed: SearchPlayer(seed, samples=samples,
-                                                       budget=budget or None)
+    samples = args.samples if args.samples is not None else SAMPLES
+    budget = args.budget if args.budget is not None else BUDGET
+    playout = EnginePlayout() if args.playout == "engine" else FastPlayout()
+    STRATEGIES["hard"] = lambda seed: SearchPlayer(seed, samples=samples,
+                                                   budget=budget or None, playout=playout)
     summary = simulate(args.games, args.players, args.edition, args.seed, strategies, settings,
-                       teams=args.teams, rotate=args.rotate)
+                       teams=args.teams, rotate=args.rotate, hands=args.hands)
     data = summary.to_dict()
     if args.json:
         print(json.dumps(data, indent=2))
@@ -389,10 +451,17 @@ def main(argv: list[str] | None = None) -> int:
     if "team_win_rate" in data:
         print("  team win rate:        " + ", ".join(
             f"{k}: {v:.1%}" for k, v in data["team_win_rate"].items()))
+    print("  win interval (95 %, Wilson): " + ", ".join(
+        f"{k}: {lo:.1%}-{hi:.1%}" for k, (lo, hi) in data["win_interval_by_strategy"].items()))
+    print("  margin by strategy (points, 95 % paired by deal): " + ", ".join(
+        f"{k}: {v['mean']} [{v['ci95'][0]}, {v['ci95'][1]}]"
+        for k, v in data["margin_by_strategy"].items()))
     if "think_ms" in data:
         t = data["think_ms"]
         print(f"  hard think (CPU ms):  p50 {t['p50']}, p95 {t['p95']}, max {t['max']} over "
               f"{t['decisions']} searched decisions")
+        w = data["wall_think_ms"]
+        print(f"  hard think (wall ms): p50 {w['p50']}, p95 {w['p95']}, max {w['max']}")
     return 0
 
 

@@ -1,0 +1,150 @@
+"""The search's fast playouts (engine/search.py ``FastPlayout``, issue 19) against the
+engine's (``EnginePlayout``): the same ``Outcome`` where they must agree.
+
+Sampled worlds of every edition, two to six seats, partners, both scorings: where the
+candidate ends the hand, both give the very same outcome (each seat's points, partners
+their team's, and the totals after the hand); and where the engine is driven by the
+simulator's own policy (``move_of``), whole playouts give the same outcome too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from engine import CallUno, Game, Notes, seat_view
+from engine.events import RoundWon
+from engine.fastcards import move_of
+from engine.fastsim import FastSim
+from engine.moves import Move
+from engine.players import HeuristicPlayer
+from engine.playouts import Policy, greedy_policy, random_policy
+from engine.search import (
+    MAX_STEPS,
+    SEARCHED,
+    EnginePlayout,
+    FastPlayout,
+    Outcome,
+    candidates,
+    decide,
+    sample,
+    world,
+)
+from engine.seatview import SeatView
+from engine.settings import Settings
+
+NAMES = ["ann", "bob", "cat", "dan", "eve", "fay"]
+
+
+def new_game(i: int) -> Game:
+    """Game ``i``: the editions in turn, 2 to 6 seats or partners (4 or 6), both scorings,
+    scores already on the table (so the totals after the hand are checked)."""
+    edition = ("power-grab", "classic", "victory-lap")[i % 3]
+    teams = None
+    if i % 4 == 3:
+        n = 4 if i % 8 == 3 else 6
+        teams = [[NAMES[k], NAMES[k + n // 2]] for k in range(n // 2)]
+    else:
+        n = 2 + i % 5
+    settings = Settings(target=200, scoring="alternative" if i % 5 == 1 else "standard")
+    game = Game.new(NAMES[:n], edition=edition, settings=settings, seed=i, teams=teams)
+    return game
+
+
+def views(count: int, seed: int) -> list[SeatView]:
+    """Searched decisions of normal players' games (at most four a game), most of them a
+    last card's."""
+    out: list[SeatView] = []
+    i = seed
+    while len(out) < count:
+        i += 1
+        game = new_game(i)
+        notes = Notes()
+        notes.observe(game.start())
+        bots = {p: HeuristicPlayer(i) for p in game.players}
+        rng = random.Random(i)
+        taken = 0
+        for _step in range(400):
+            if game.is_over or len(out) >= count or taken >= 4:
+                break
+            for q in game.players:
+                r = bots[q].react(game, q)
+                if r is not None and r in game.legal_moves(q):
+                    notes.observe(game.apply(r))
+            p = game.turn
+            if game.pending in SEARCHED and rng.random() < (
+                    0.7 if len(game.s.hands[p]) == 1 else 0.03):
+                out.append(seat_view(game, p, notes))
+                taken += 1
+            move = bots[p].choose(game, p)
+            assert move is not None
+            notes.observe(game.apply(move))
+    return out
+
+
+def ends_the_hand(game: Game, move: Move) -> bool:
+    return any(isinstance(e, RoundWon) for e in game.copy().push(move))
+
+
+def test_a_move_that_ends_the_hand_has_the_same_outcome() -> None:
+    ended: Counter[str] = Counter()
+    for k, view in enumerate(views(150, 0)):
+        rng = random.Random(k)
+        fast = FastPlayout()
+        for j in range(3):
+            hands, draw = sample(view, rng)
+            here = world(view, hands, draw, j)
+            for move in candidates(here, view.me, k):
+                if not ends_the_hand(here, move):
+                    continue
+                slow = EnginePlayout().run(world(view, hands, draw, j), move, j)
+                assert fast.run(here, move, j) == slow, (view, move)
+                ended[view.edition + ("/teams" if view.teams else "")] += 1
+    # every edition, alone and with partners, had hands ended this way
+    assert len(ended) == 6 and sum(ended.values()) >= 60, ended
+
+
+class PolicyEnginePlayout:
+    """``EnginePlayout`` driven by a simulator policy: at every step the engine's table as
+    a ``FastSim``, the policy's move made on the engine (``move_of``); a player left
+    catchable calls UNO first, as ``playouts.playout`` has it."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def run(self, game: Game, first: Move, seed: int) -> Outcome:
+        rand = random.Random(seed).random
+        move = first
+        for _step in range(MAX_STEPS):
+            for e in game.push(move):
+                if isinstance(e, RoundWon):
+                    return Outcome(dict(e.gained), dict(game.s.scores))
+            if game.s.catchable is not None:
+                game.push(CallUno(game.s.catchable))
+            sim = FastSim.from_game(game)
+            move = move_of(self.policy(sim, rand), game.players, sim.turn)
+        return Outcome({q: 0 for q in game.players}, dict(game.s.scores))
+
+
+def test_whole_playouts_agree_with_the_engine_playing_the_same_policy() -> None:
+    played = 0
+    for k, view in enumerate(views(80, 1000)):
+        rng = random.Random(k)
+        for policy in (greedy_policy, random_policy):
+            fast = FastPlayout(policy)
+            hands, draw = sample(view, rng)
+            here = world(view, hands, draw, k)
+            for move in candidates(here, view.me, k):
+                slow = PolicyEnginePlayout(policy).run(world(view, hands, draw, k), move, k)
+                assert fast.run(here, move, k) == slow, (view, move, policy)
+                played += 1
+    assert played > 300
+
+
+def test_the_search_is_the_same_whichever_playout_agrees() -> None:
+    """``decide`` gives a playout that keeps its world one world for all the candidates:
+    with the engine driven by the same policy (a fresh world each), the same moves."""
+    for k, view in enumerate(views(25, 2000)):
+        fast = decide(view, seed=k, samples=6, playout=FastPlayout())
+        slow = decide(view, seed=k, samples=6, playout=PolicyEnginePlayout(greedy_policy))
+        assert fast == slow
