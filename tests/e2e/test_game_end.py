@@ -118,7 +118,7 @@ async def test_play_again_opens_the_same_seats_and_settings_once(
     assert f"{who} pressed Play again" in result.text() and result.buttons() == [], \
         "the result keeps its scores and picture, and loses its button"
     assert result.files and result.embeds
-    lobby = next(m for m in reversed(ch.messages) if "Join" in m.button_labels())
+    lobby = await ch.wait_for(lambda m: "Join" in m.button_labels(), timeout=10)
     assert lobby.id > result.id, "the lobby is posted below the result"
     assert "same players and settings" in lobby.text() and "Leave" in lobby.text()
     text = lobby.text()
