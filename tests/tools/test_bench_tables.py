@@ -54,9 +54,11 @@ def test_people_clicking_as_people_do_open_their_hand_and_answer_what_a_card_ask
     # bench knew on it)
     assert kinds.get("play", 0) > 0, kinds
     assert 1.5 <= result["interactions per move"] < 6, result
-    # every interaction sent while measuring is classified as Discord would see it
+    # every interaction sent while measuring is classified as Discord would see it (a
+    # click decided in the measurement's last instant may reach the loopback just after it
+    # closed: at most one a table)
     answers = result["answers"]
-    assert sum(answers.values()) == sum(kinds.values()), (answers, kinds)
+    assert 0 <= sum(kinds.values()) - sum(answers.values()) <= 4, (answers, kinds)
     assert answers.get("acknowledged", 0) == sum(answers.values()), answers
     assert set(result["errors as people see them"]) == {
         "answered late (10062)", "never answered", "deferred, never followed up",
