@@ -10,9 +10,10 @@ backend (data/sqlite.py) owns the line and makes the queue (``queue_saves``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from data.models import LogEntry, SavedGame
@@ -171,3 +172,34 @@ class SaveQueue:
                 settle(item.future, error)
             else:
                 settle(item.future)
+
+
+class Line:
+    """One connection's line, as both backends keep it: its turns and its queues of saves."""
+
+    def __init__(self) -> None:
+        self.turns = Turns()
+        self.queues: list[SaveQueue] = []
+
+    def queue_saves(self, write_together: Callable[[list[PendingSave]], Awaitable[None]],
+                    write_alone: Callable[[PendingSave], Awaitable[None]],
+                    where: str) -> SaveQueue:
+        queue = SaveQueue(self.turns, write_together, write_alone, where)
+        self.queues.append(queue)
+        return queue
+
+    @contextlib.asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Take a turn on the connection (the lock of every call but a batched save).
+
+        Waits for every call queued before this one, saves waiting for a batch included,
+        and closes the open group of saves: saves called later are queued behind this.
+        """
+        for queue in self.queues:
+            queue.close_group()
+        turn = self.turns.reserve()
+        await self.turns.wait(turn)
+        try:
+            yield
+        finally:
+            self.turns.release()

@@ -29,14 +29,14 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager, suppress
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, suppress
 from typing import Any
 
 import asyncpg
 
 from data import pgfaults
 from data.backend import Params
-from data.batching import PendingSave, SaveQueue, Turns
+from data.batching import Line, PendingSave, SaveQueue
 from data.errors import (
     DatabaseError,
     DatabaseOpenError,
@@ -129,8 +129,7 @@ class PostgresBackend:
         self._conn = conn
         self._url = url
         self._where = pgfaults.safe_url(url)
-        self._turns = Turns()
-        self._queues: list[SaveQueue] = []
+        self._line = Line()
         self._down_until = 0.0  # monotonic time before which no reconnect is tried
         self._read_only_for_tests = False
         self._closed = False
@@ -141,7 +140,7 @@ class PostgresBackend:
 
     @property
     def idle(self) -> bool:
-        return self._turns.free
+        return self._line.turns.free
 
     @property
     def connection(self) -> asyncpg.Connection:
@@ -221,21 +220,11 @@ class PostgresBackend:
         write_together: Callable[[list[PendingSave]], Awaitable[None]],
         write_alone: Callable[[PendingSave], Awaitable[None]],
     ) -> SaveQueue:
-        queue = SaveQueue(self._turns, write_together, write_alone, self._where)
-        self._queues.append(queue)
-        return queue
+        return self._line.queue_saves(write_together, write_alone, self._where)
 
-    @asynccontextmanager
-    async def _turn(self) -> AsyncIterator[None]:
-        """Take a turn on the connection (as data/sqlite.py: closes the open group of saves)."""
-        for queue in self._queues:
-            queue.close_group()
-        turn = self._turns.reserve()
-        await self._turns.wait(turn)
-        try:
-            yield
-        finally:
-            self._turns.release()
+    def _turn(self) -> AbstractAsyncContextManager[None]:
+        """Take a turn on the connection (``batching.Line.turn``)."""
+        return self._line.turn()
 
     # --- reads ----------------------------------------------------------------------------
 

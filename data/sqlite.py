@@ -14,14 +14,14 @@ import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import aiosqlite
 
 from data import faults, queries
 from data.backend import Params
-from data.batching import PendingSave, SaveQueue, Turns
+from data.batching import Line, PendingSave, SaveQueue
 from data.errors import (
     DatabaseError,
     DatabaseOpenError,
@@ -72,8 +72,7 @@ class SqliteBackend:
                  file_id: faults.FileId | None = None) -> None:
         self._conn = conn
         self._path = path
-        self._turns = Turns()
-        self._queues: list[SaveQueue] = []
+        self._line = Line()
         # The file opened, to notice it being deleted or replaced (None: nothing to watch).
         self._file_id = file_id
         self._stat_path = os.path.abspath(path) if file_id is not None else path
@@ -86,7 +85,7 @@ class SqliteBackend:
 
     @property
     def idle(self) -> bool:
-        return self._turns.free
+        return self._line.turns.free
 
     @property
     def connection(self) -> aiosqlite.Connection:
@@ -163,25 +162,11 @@ class SqliteBackend:
         write_together: Callable[[list[PendingSave]], Awaitable[None]],
         write_alone: Callable[[PendingSave], Awaitable[None]],
     ) -> SaveQueue:
-        queue = SaveQueue(self._turns, write_together, write_alone, self._path)
-        self._queues.append(queue)
-        return queue
+        return self._line.queue_saves(write_together, write_alone, self._path)
 
-    @asynccontextmanager
-    async def _turn(self) -> AsyncIterator[None]:
-        """Take a turn on the connection (the lock of every call but a batched save).
-
-        Waits for every call queued before this one, saves waiting for a batch included,
-        and closes the open group of saves: saves called later are queued behind this.
-        """
-        for queue in self._queues:
-            queue.close_group()
-        turn = self._turns.reserve()
-        await self._turns.wait(turn)
-        try:
-            yield
-        finally:
-            self._turns.release()
+    def _turn(self) -> AbstractAsyncContextManager[None]:
+        """Take a turn on the connection (``batching.Line.turn``)."""
+        return self._line.turn()
 
     # --- reads ----------------------------------------------------------------------------
 
