@@ -156,7 +156,8 @@ class Panels:
                 continue
             panel.key = key
             panel.pending = (self.stamp(), self.build(session, pid, panel.locale, False))
-            self._kick(panel, keep=session.game is not None and not session.game.is_over)
+            self._kick(panel, keep=key is not None and session.game is not None
+                       and not session.game.is_over)
 
     def sweep(self, sessions: Mapping[int, Session]) -> None:
         """Panels whose token ends soon say so (with Reopen) and are no longer followed
@@ -173,9 +174,6 @@ class Panels:
                     self._kick(panel, keep=False)
             if not panels:
                 del self.by_channel[channel_id]
-
-    def forget(self, channel_id: int) -> None:
-        self.by_channel.pop(channel_id, None)
 
     # ------------------------------------------------------------------ sending
     def _kick(self, panel: Panel, *, keep: bool) -> None:

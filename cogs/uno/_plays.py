@@ -115,10 +115,11 @@ class Plays:
         self.panels = Panels(self._panel_key, self._panel, scale=service.scale)
 
     # ------------------------------------------------------------------ live panels
-    @staticmethod
-    def _panel_key(session: Session, pid: str) -> Hashable:
+    def _panel_key(self, session: Session, pid: str) -> Hashable:
         game = session.game
-        return None if game is None else panel_key(session, game, pid)
+        if game is None or not (game.is_over or self.service.is_live(session)):
+            return None  # no game any more (ended, cancelled): the panel says so
+        return panel_key(session, game, pid)
 
     def _panel(self, session: Session, pid: str, locale: Locale, closing: bool) -> Menu:
         """``pid``'s panel as the game is now (``closing``: its token ends soon)."""
@@ -128,7 +129,8 @@ class Plays:
                       "hand now and keep it up to date.", locale),
                     view_of(TableButton("hand", session.game_id, None, _("Reopen", locale),
                                         style=discord.ButtonStyle.primary)))
-        if game is None or pid not in game.players:
+        if (game is None or pid not in game.players
+                or not (game.is_over or self.service.is_live(session))):
             return _("The game is over.", locale), None
         return self._hand_of(session, game, pid, locale)
 

@@ -21,7 +21,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, card_buttons, db_of, grab, play_card
+from support.e2e import FAST_ENV, card_buttons, db_of, grab, panel_shows, play_card
 from support.games import install, saved_state, scenario_session
 from support.tables import (
     abc,
@@ -710,12 +710,17 @@ async def test_end_by_host_not_counted(loopback: LoopbackTest,
                                        tables: dict[str, Channel]) -> None:
     ch = tables["end_game"]
     alice, bob, _c = abc(ch)
+    panel = (await bob.click("My hand")).message
+    assert panel is not None and "**Your hand**" in panel.text()
     before = state(ch)
     refused(await bob.slash("uno end"), "Only the host or a member with Manage Server")
     assert state(ch) == before
     r = await confirmed_end(alice)
     assert not r.ephemeral
     assert "Alice ended the game. It does not count on the leaderboard." in r.text
+    # bob's hand panel says so by itself, its buttons gone
+    await panel_shows(ch, panel, "The game is over.")
+    assert panel.buttons() == []
     db = db_of(ch)
     assert saved_state(db, ch) is None
     refused(await alice.slash("uno play", card="R3"), "There is no game in this channel")

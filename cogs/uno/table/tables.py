@@ -318,6 +318,7 @@ class Tables:
             raise SaveFailed("The game couldn't be saved, so nothing changed: try again in "
                              "a moment.") from exc
         self.release(session)
+        self.tell_followers(session)  # (a game ended early: the panels say it is over)
         if not session.started:
             self.outbox.close_message(session, session.lobby_message_id)
 
@@ -325,13 +326,17 @@ class Tables:
         """After a saved change: what runs next (the service arms the timer and the
         computer players)."""
 
-    def after(self, session: Session, lines: Sequence[str], *, mover: str | None) -> None:
-        """After a saved change: arm what comes next and announce it."""
+    def tell_followers(self, session: Session) -> None:
+        """``session`` as saved, after a change or its end, to each follower."""
         for follow in self.followers:
             try:
                 follow(session)
             except Exception:
                 log.exception("Following a change in channel %s failed", session.channel_id)
+
+    def after(self, session: Session, lines: Sequence[str], *, mover: str | None) -> None:
+        """After a saved change: arm what comes next and announce it."""
+        self.tell_followers(session)
         game = session.game
         if game is None or not self.is_live(session):
             # a game that ended with a result: its final scores, their picture, Play again
