@@ -120,6 +120,8 @@ def test_a_long_full_collection_freezes_its_survivors(restore_gc: None) -> None:
         gc.collect()
         assert watch.freezes == 1 and gc.get_freeze_count() > len(kept)
         figures = watch.figures()
+        # the figures count the frozen objects as of the freeze (not by walking them)
+        assert figures["frozen objects"] == gc.get_freeze_count()
         assert figures["freezes after a long full collection"] == 1
         assert figures["p99 pause ms"]["2"] is not None and figures["p99 pause ms"]["0"] is None
     finally:
