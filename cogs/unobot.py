@@ -20,6 +20,7 @@ from discord.ext import commands
 
 import gcwatch
 from cogs.fleet import FleetLock, IdentifyPacer, Shards, local_locks
+from cogs.leanstate import LeanState
 from cogs.translator import CatalogueTranslator
 from data import Database
 from settings import Config
@@ -124,9 +125,14 @@ class UnoBot(commands.AutoShardedBot):
         # what start-up loaded (modules, restored games) stays: out of the collector's way
         gcwatch.settle()
 
-    async def on_message(self, message: discord.Message, /) -> None:
-        """Nothing: the bot has no text commands, so a message is never parsed for one (that
-        cost 28 µs a message); the game cog's listener only counts it (a buried table)."""
+    def _get_state(self, **options: Any) -> LeanState:
+        """discord.py's state with lighter message parsers (``cogs/leanstate.py``): a
+        message posted is dispatched as ``message_posted`` (its ids: the game cog counts it,
+        a buried table), never as a ``Message`` (so never parsed for a text command either:
+        the bot has none); an edited message is not built at all. Made as
+        ``AutoShardedClient._get_state`` makes discord.py's own."""
+        return LeanState(dispatch=self.dispatch, handlers=self._handlers, hooks=self._hooks,
+                         http=self.http, **options)
 
     async def _plan_shards(self) -> None:
         """Ask Discord (``GET /gateway/bot``) for its recommended shard count (when

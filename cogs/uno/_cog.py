@@ -60,6 +60,7 @@ from engine import (
 )
 
 if TYPE_CHECKING:
+    from cogs.leanstate import Posted
     from cogs.unobot import UnoBot
 
 log = logging.getLogger(__name__)
@@ -130,8 +131,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await self.service.thread_closed(payload.thread_id, "locked")
 
     @commands.Cog.listener()
-    async def on_message(self, message: discord.Message) -> None:
-        self.outbox.seen(message.channel.id, message.id)
+    async def on_message_posted(self, posted: Posted) -> None:
+        # a MESSAGE_CREATE, without its Message (cogs/leanstate.py): one more below a table
+        self.outbox.seen(posted.channel_id, posted.message_id)
 
     @tasks.loop(seconds=60)
     async def sweeper(self) -> None:

@@ -176,18 +176,3 @@ def test_the_default() -> None:
     assert TABLE_BURY == 8
     assert Outbox(Recorder()).style.bury == TABLE_BURY  # type: ignore[arg-type]
 
-
-async def test_a_message_is_counted_never_parsed_as_a_command() -> None:
-    """The bot has no text commands: commands.Bot's on_message (which parses every message
-    for one, 28 µs each) is not run; the cog's listener counts it, nothing more."""
-    from unittest import mock
-
-    from cogs.unobot import UnoBot
-    from settings import Config
-
-    config = Config(token="x", database_path=":memory:", dev_guild_id=None, log_level="INFO",
-                    api_base=None, gateway_url=None, time_scale=1.0, cpu_delay=1.0)
-    bot = UnoBot(config)
-    with mock.patch.object(bot, "process_commands") as parse:
-        await bot.on_message(mock.Mock(spec=discord.Message))
-    parse.assert_not_called()  # (never started: nothing to close)
