@@ -165,6 +165,7 @@ async def test_messages_are_heard_without_building_them() -> None:
     lean_bot, stock_bot = UnoBot(config()), StockBot(config())
     try:
         assert isinstance(lean_bot._connection, LeanState)
+        assert lean_bot._connection._messages is None, "no message cache, as LeanState keeps"
         lean = Fed(lean_bot, guild, user, events, table)
         stock = Fed(stock_bot, guild, user, events, table)
     finally:
