@@ -28,7 +28,6 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -57,20 +56,18 @@ class Run:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _count_commits(db: Database) -> list[int]:
-    """Count the COMMITs run on the database's connection (bench only: a private wrap)."""
+async def _count_commits(db: Database) -> list[int]:
+    """Count the COMMITs SQLite runs on the database's connection (its trace callback: a
+    save's transaction runs on aiosqlite's thread in one call, data/sqlite.py)."""
     count = [0]
     backend = db._backend
     assert isinstance(backend, SqliteBackend)
-    conn = backend.connection
-    execute = conn.execute
 
-    def counting(sql: str, parameters: Any = None) -> Any:
+    def traced(sql: str) -> None:
         if sql == "COMMIT":
             count[0] += 1
-        return execute(sql, parameters)
 
-    conn.execute = counting  # type: ignore[method-assign]
+    await backend.connection.set_trace_callback(traced)
     return count
 
 
@@ -92,7 +89,7 @@ async def _measure(folder: Path, name: str, *, group_commit: bool, games: int, m
             latencies.append(time.perf_counter() - start)
 
     try:
-        commits = _count_commits(db)
+        commits = await _count_commits(db)
         start = time.perf_counter()
         await asyncio.gather(*(play(1000 + g) for g in range(games)))
         seconds = time.perf_counter() - start

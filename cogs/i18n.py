@@ -56,8 +56,24 @@ def _load(language: str) -> gettext.NullTranslations:
 TRANSLATIONS: dict[str, gettext.NullTranslations] = {lang: _load(lang) for lang in LANGUAGES}
 
 
+_LANGUAGE_OF: dict[Locale, str] = {}
+"""Every locale met so far and its language: ``_`` asks for one per text (a hand's labels
+are dozens a move), and working it out again took a few microseconds each time."""
+LANGUAGE_OF_MAX = 1000
+"""Locales remembered at most (Discord has about thirty; a few plain codes besides)."""
+
+
 def language_of(locale: Locale) -> str:
     """The catalogue's language for ``locale``: "fr-FR" → "fr"; unknown or None → "en"."""
+    language = _LANGUAGE_OF.get(locale)
+    if language is None:
+        language = _language_of(locale)
+        if len(_LANGUAGE_OF) < LANGUAGE_OF_MAX:
+            _LANGUAGE_OF[locale] = language
+    return language
+
+
+def _language_of(locale: Locale) -> str:
     if locale is None:
         return DEFAULT_LOCALE
     code = locale.value if isinstance(locale, discord.Locale) else str(locale)
@@ -90,11 +106,16 @@ def public_language() -> str:
     return _public_language.get()
 
 
+def language_for(locale: Locale) -> str:
+    """The language ``_(text, locale)`` renders in: ``locale``'s, or with none the public
+    language (``speaking``). One of LANGUAGES: what a cache of rendered words is keyed by."""
+    return _public_language.get() if locale is None else language_of(locale)
+
+
 def _(text: str, locale: Locale = None, /, **params: Any) -> str:
     """Translate ``text`` for ``locale`` and fill its ``{named}`` placeholders. With no
     locale: the public language (``speaking``), English by default."""
-    language = _public_language.get() if locale is None else language_of(locale)
-    template = TRANSLATIONS[language].gettext(text) if text else text
+    template = TRANSLATIONS[language_for(locale)].gettext(text) if text else text
     if not params:
         return template
     try:
@@ -109,8 +130,7 @@ def ngettext(singular: str, plural: str, n: int, locale: Locale = None, /,
     """The form of a message for the count ``n`` ("1 card", "2 cards"; in French 0 and 1
     take the singular: ``plural=(n > 1)``), translated for ``locale`` as ``_`` does, its
     ``{named}`` placeholders filled (``{n}`` is ``n`` unless given)."""
-    language = _public_language.get() if locale is None else language_of(locale)
-    template = TRANSLATIONS[language].ngettext(singular, plural, n)
+    template = TRANSLATIONS[language_for(locale)].ngettext(singular, plural, n)
     params.setdefault("n", n)
     try:
         return template.format(**params)

@@ -22,9 +22,9 @@ import time
 from collections.abc import Sequence
 
 from data import queries
-from data.backend import Backend, Params, Transaction
+from data.backend import Backend, Params, Statements
 from data.batching import PendingSave
-from data.log import check_log, insert_log
+from data.log import check_log, insert_log, log_rows
 from data.models import LogEntry, SavedGame, SetAsideGame
 
 logger = logging.getLogger(__name__)
@@ -60,8 +60,7 @@ class Games:
         # A match's finished hand is logged with the next hand's start: another game id.
         check_log(entries, None, game.guild_id, game.channel_id)
         if not self._group_commit or self._backend.idle:
-            async with self._backend.write(_save_what(game)) as tx:
-                await _save(tx, game, entries)
+            await self._backend.write_rows(_save_what(game), _save_rows([game], entries))
             return
         item = PendingSave(game, entries, asyncio.get_running_loop().create_future())
         self.saves.enqueue(item)
@@ -69,15 +68,15 @@ class Games:
 
     async def _write_together(self, items: list[PendingSave]) -> None:
         """Several queued saves in one transaction (``SaveQueue``; the turn is held)."""
-        async with self._backend.write_in_turn(f"save {len(items)} games together") as tx:
-            await tx.execute_many(queries.UPSERT_GAME,
-                                  [_game_params(item.game) for item in items])
-            await insert_log(tx, [e for item in items for e in item.log])
+        await self._backend.write_rows(
+            f"save {len(items)} games together",
+            _save_rows([item.game for item in items], [e for item in items for e in item.log]),
+            in_turn=True)
 
     async def _write_alone(self, item: PendingSave) -> None:
         """One queued save in its own transaction (``SaveQueue``; the turn is held)."""
-        async with self._backend.write_in_turn(_save_what(item.game)) as tx:
-            await _save(tx, item.game, item.log)
+        await self._backend.write_rows(_save_what(item.game),
+                                       _save_rows([item.game], item.log), in_turn=True)
 
     async def save_games(self, games: Sequence[SavedGame], log: Sequence[LogEntry] = ()
                          ) -> None:
@@ -176,6 +175,7 @@ def _game_params(game: SavedGame) -> tuple[int, int, str, str, int]:
     return (game.channel_id, game.guild_id, game.game_id, game.state, game.updated_at)
 
 
-async def _save(tx: Transaction, game: SavedGame, log: Sequence[LogEntry]) -> None:
-    await tx.execute(queries.UPSERT_GAME, _game_params(game))
-    await insert_log(tx, log)
+def _save_rows(games: Sequence[SavedGame], log: Sequence[LogEntry]) -> Statements:
+    """The statements of a save: the snapshots, then the log entries."""
+    return [(queries.UPSERT_GAME, [_game_params(game) for game in games]),
+            (queries.INSERT_LOG_ENTRY, log_rows(log))]

@@ -37,14 +37,13 @@ async def insert_log(tx: Transaction, log: Sequence[LogEntry]) -> None:
     """Add the entries in order (one ``execute_many``); already stored ones are skipped."""
     if not log:
         return
-    await tx.execute_many(
-        queries.INSERT_LOG_ENTRY,
-        [
-            (entry.game_id, entry.guild_id, entry.channel_id, entry.seq, entry.entry,
-             entry.created_at)
-            for entry in log
-        ],
-    )
+    await tx.execute_many(queries.INSERT_LOG_ENTRY, log_rows(log))
+
+
+def log_rows(log: Sequence[LogEntry]) -> list[Params]:
+    """The values of ``queries.INSERT_LOG_ENTRY`` for each entry, in order."""
+    return [(entry.game_id, entry.guild_id, entry.channel_id, entry.seq, entry.entry,
+             entry.created_at) for entry in log]
 
 
 class GameLog:

@@ -35,7 +35,7 @@ from typing import Any
 import asyncpg
 
 from data import pgfaults
-from data.backend import Params
+from data.backend import Params, Statements
 from data.batching import Line, PendingSave, SaveQueue
 from data.errors import (
     DatabaseError,
@@ -259,6 +259,17 @@ class PostgresBackend:
         """Take a turn and run one transaction (``data.backend.Backend.write``)."""
         async with self._turn(), self.write_in_turn(what) as tx:
             yield tx
+
+    async def write_rows(self, what: str, statements: Statements, *,
+                         in_turn: bool = False) -> None:
+        """The statements in one transaction (``data.backend.Backend.write_rows``)."""
+        writing = self.write_in_turn(what) if in_turn else self.write(what)
+        async with writing as tx:
+            for sql, rows in statements:
+                if len(rows) == 1:
+                    await tx.execute(sql, rows[0])
+                elif rows:
+                    await tx.execute_many(sql, rows)
 
     @asynccontextmanager
     async def write_in_turn(self, what: str) -> AsyncIterator[PostgresTransaction]:

@@ -16,11 +16,12 @@ import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
 from data import faults, queries
-from data.backend import Params
+from data.backend import Params, Statements
 from data.batching import Line, PendingSave, SaveQueue
 from data.errors import (
     DatabaseError,
@@ -204,6 +205,22 @@ class SqliteBackend:
             logger.debug("Write to %s failed: %s", self._path, what, exc_info=True)
             raise faults.write_error(self._path, what, error) from error
 
+    async def write_rows(self, what: str, statements: Statements, *,
+                         in_turn: bool = False) -> None:
+        """The statements in one transaction, run in one call on the connection's thread
+        (``data.backend.Backend.write_rows``): BEGIN IMMEDIATE, the statements and COMMIT
+        (or ROLLBACK) there, not one trip to the thread and back per statement."""
+        if not in_turn:
+            async with self._turn():
+                await self.write_rows(what, statements, in_turn=True)
+            return
+        self._check_file()
+        try:
+            await on_thread(self._conn, lambda db: _run_rows(db, statements))
+        except sqlite3.Error as error:
+            logger.debug("Write to %s failed: %s", self._path, what, exc_info=True)
+            raise faults.write_error(self._path, what, error) from error
+
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[SqliteTransaction]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception. Caller holds the turn."""
@@ -263,6 +280,34 @@ class SqliteBackend:
             self._vanish_logged = True
             logger.error("%s", message)
         raise DatabaseVanishedError(message)
+
+
+def on_thread(conn: aiosqlite.Connection, fn: Callable[[sqlite3.Connection], Any]
+              ) -> Awaitable[Any]:
+    """``fn(db)`` with the connection's sqlite3 connection, on aiosqlite's own thread, as one
+    call in its line (after every call queued before it, before any queued after it).
+    aiosqlite has no public call for it: ``_execute`` is the one each of its own calls goes
+    through and ``_conn`` its sqlite3 connection (aiosqlite is pinned in requirements.txt;
+    tests/data/test_group_commit.py fails if either changes)."""
+    run: Callable[[Callable[[], Any]], Awaitable[Any]] = conn._execute
+    return run(lambda: fn(conn._conn))
+
+
+def _run_rows(db: sqlite3.Connection, statements: Statements) -> None:
+    """One transaction of ``statements`` (on the connection's thread)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for sql, rows in statements:
+            if len(rows) == 1:
+                db.execute(sql, tuple(rows[0]))
+            elif rows:
+                db.executemany(sql, rows)
+        db.execute("COMMIT")
+    except BaseException:
+        # a failed COMMIT too: the transaction must not stay open for the next write
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
 
 
 async def _configure(conn: aiosqlite.Connection, path: str) -> None:

@@ -117,6 +117,20 @@ class Game(BaseGame):
         self._rng_text: tuple[Any, str] | None = None
         """The generator's state last written by ``to_dict`` and its text."""
 
+    @property
+    def rng(self) -> random.Random:
+        """The game's generator (the deal, every reshuffle). Whoever takes it may move it,
+        so the next ``to_dict`` reads its state again; a save after a move that shuffled
+        nothing (most of them) reuses the text of the last one instead of reading and
+        comparing 625 words (about 20 us of each save a move). The engine takes it only to
+        use it at once (``game.rng.shuffle(...)``), never to keep."""
+        self._rng_taken = True
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        self._rng, self._rng_taken = rng, True
+
     # ------------------------------------------------------------------ construction
     @classmethod
     def new(
@@ -370,11 +384,13 @@ class Game(BaseGame):
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
-        state = self.rng.getstate()
         cached = self._rng_text
-        if cached is None or cached[0] != state:
-            # the generator moves only when something is shuffled: most saves reuse this
-            cached = self._rng_text = (state, _rng_to_text(state))
+        if cached is None or self._rng_taken:
+            state = self._rng.getstate()
+            if cached is None or cached[0] != state:
+                # the generator moves only when something is shuffled: most saves reuse this
+                cached = self._rng_text = (state, _rng_to_text(state))
+            self._rng_taken = False
         return {
             "version": STATE_VERSION,
             "edition": self.edition.name,

@@ -69,7 +69,7 @@ async def test_concurrent_saves_of_many_channels_share_transactions(
 ) -> None:
     n = 150
     async with opened(db_path, group_commit=group_commit) as db:
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
             *(db.save_game(game(c, f'{{"c": {c}}}'), [entry(c, 0), entry(c, 1)])
               for c in range(n))
@@ -101,7 +101,7 @@ async def test_games_saving_move_after_move_end_with_every_move(
                                [entry(channel, move)])
 
     async with opened(db_path) as db:
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(*(play(c) for c in range(games)))
         assert seen.commits <= games * moves // 4  # alone, it would be 240
         assert await db.load_games() == [
@@ -115,7 +115,7 @@ async def test_saves_of_one_channel_end_with_the_later_snapshot(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with opened(db_path) as db:
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
             *(db.save_game(game(5, f'{{"turn": {i}}}', at=i), [entry(5, i)]) for i in range(100))
         )
@@ -128,7 +128,7 @@ async def test_an_entry_saved_twice_in_one_batch_keeps_the_first(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with opened(db_path) as db:
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
             db.save_game(game(1)),
             db.save_game(game(5, '{"v": 1}'), [entry(5, 0), entry(5, 1, '"first"')]),
@@ -144,17 +144,21 @@ async def test_saves_one_after_another_are_each_written_at_once(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with opened(db_path) as db:
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         for i in range(3):
             await db.save_game(game(5, f'{{"turn": {i}}}'), [entry(5, i)])
             assert seen.commits == i + 1  # committed before save_game returned
             assert await db.load_game(5) == game(5, f'{{"turn": {i}}}')
         assert seen.upserts == [1, 1, 1]
-        # No hop through a queue or a task: the transaction begins in the caller's own step.
+        # No hop through a queue or a task: the caller's own step takes the connection's
+        # turn and hands the transaction to it (SQLite: its thread; PostgreSQL: BEGIN).
         save = asyncio.create_task(db.save_game(game(5, '{"turn": 3}')))
         await asyncio.sleep(0)  # the task's first step, and only that
-        assert seen.begins == 4
+        queue = save_queue_of(db)
+        assert queue.open_group is None and not queue.runners, "nothing queued"
+        assert not db._backend.idle, "the save holds the connection's turn"
         await save
+        assert seen.begins == seen.commits == 4
 
 
 # --- failures ---------------------------------------------------------------------------
@@ -166,7 +170,7 @@ async def test_a_failing_batch_fails_every_caller_and_writes_nothing(
     n = 20
     async with opened(db_path) as db:
         await db.set_read_only_for_tests(True)
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         outcome = await asyncio.gather(
             *(db.save_game(game(c), [entry(c, 0)]) for c in range(n)), return_exceptions=True
         )
@@ -194,7 +198,7 @@ async def test_a_save_that_fails_in_sqlite_fails_alone(
         return [entry(c, 0), broken(c, 1) if c == bad else entry(c, 1)]
 
     async with opened(db_path) as db:
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         outcome = await asyncio.gather(
             *(db.save_game(game(c), log_of(c)) for c in channels), return_exceptions=True
         )
@@ -218,7 +222,7 @@ async def test_a_vanished_file_fails_every_save_of_a_batch(
     async with opened(path) as db:
         await db.save_game(game(1))
         _remove_database(path)
-        seen = Statements(db, monkeypatch)
+        seen = await Statements.watch(db, monkeypatch)
         with caplog.at_level(logging.ERROR, logger="data"):
             # The read holds the connection (a save alone would fail at once, before
             # anything could queue behind it), so the saves wait and form one batch.
@@ -391,27 +395,55 @@ async def test_a_turn_that_comes_as_its_waiter_is_cancelled_is_handed_on() -> No
 # --- a failed COMMIT ----------------------------------------------------------------------
 
 
-async def test_a_failed_commit_is_rolled_back_and_the_next_save_works(
-    sqlite_path: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_failed_commit_is_rolled_back_and_the_next_save_works(sqlite_path: str) -> None:
     """A COMMIT that fails (disk full, say) must not leave the transaction open: the save
     fails, nothing of it is kept, and the next save starts a fresh transaction. (SQLite's
-    COMMIT is made to fail here; PostgreSQL's really fails in
+    COMMIT is refused by its authorizer here; PostgreSQL's really fails in
     tests/data/test_postgres.py.)"""
     db_path = sqlite_path
     async with opened(db_path) as db:
         conn = connection_of(db)
-        real_execute = conn.execute
-        failures = [sqlite3.OperationalError("database or disk is full")]
+        failures = [sqlite3.SQLITE_DENY]
 
-        def execute(sql: str, parameters: Any = None) -> Any:
-            if sql.strip().upper() == "COMMIT" and failures:
-                raise failures.pop()
-            return real_execute(sql, parameters) if parameters is not None else real_execute(sql)
+        def authorize(action: int, arg1: str | None, *_: Any) -> int:
+            # SQLite asks before it runs each statement: COMMIT is refused once
+            if action == sqlite3.SQLITE_TRANSACTION and arg1 == "COMMIT" and failures:
+                return failures.pop()
+            return sqlite3.SQLITE_OK
 
-        monkeypatch.setattr(conn, "execute", execute)
+        await conn.set_authorizer(authorize)
         with pytest.raises(DatabaseWriteError):
             await db.save_game(game(1, '{"v": 1}'), [entry(1, 0)])
         await db.save_game(game(2, '{"v": 2}'), [entry(2, 0)])
     assert query(db_path, "SELECT channel_id, state FROM saved_games") == [(2, '{"v": 2}')]
     assert query(db_path, "SELECT channel_id FROM game_log") == [(2,)]
+
+
+# --- one call on SQLite's thread ----------------------------------------------------------
+
+
+async def test_a_save_is_one_call_on_the_sqlite_thread(
+    sqlite_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save's transaction (BEGIN, the snapshot, its log entries, COMMIT) goes to
+    aiosqlite's thread as one call, not one call a statement: each call costs a trip to the
+    thread and back (about 25 us of CPU). This also fails if aiosqlite's ``_execute``, which
+    data/sqlite.py's ``on_thread`` relies on, changes."""
+    async with opened(sqlite_path) as db:
+        conn = connection_of(db)
+        calls: list[object] = []
+        execute = conn._execute
+
+        def counting(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            calls.append(fn)
+            return execute(fn, *args, **kwargs)
+
+        monkeypatch.setattr(conn, "_execute", counting)
+        await db.save_game(game(1), [entry(1, 0), entry(1, 1)])
+        assert len(calls) == 1
+        await db.save_game(game(1, '{"v": 2}'))
+        assert len(calls) == 2
+        await asyncio.gather(*(db.save_game(game(c), [entry(c, 0)]) for c in range(2, 12)))
+        assert len(calls) == 4, "one alone, then the other nine together"
+        assert [g.channel_id for g in await db.load_games()] == list(range(1, 12))
+    assert query(sqlite_path, "SELECT COUNT(*) FROM game_log") == [(12,)]

@@ -6,8 +6,10 @@ Each docstring names the RULES.md rule the query answers from.
 from __future__ import annotations
 
 import json
+import pickle
 import random
 from itertools import combinations
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -24,6 +26,7 @@ from engine import (
     EngineError,
     Game,
     GameOverError,
+    HeuristicPlayer,
     IllegalMoveError,
     NoMatchError,
     NotAPlayerError,
@@ -35,6 +38,7 @@ from engine import (
     Settings,
     Tower,
 )
+from engine.events import Reshuffled, RoundStarted
 from engine.moves import Move
 from engine.replay import (
     Leave,
@@ -292,6 +296,44 @@ def test_the_saved_generator_text_follows_the_generator() -> None:
     assert game.to_dict()["rng"] == first, "unchanged generator, same text"
     game.rng.random()
     assert game.to_dict()["rng"] != first, "the generator moved: new text"
+
+
+class _CountingRandom(random.Random):
+    """A generator that counts how often its state is read."""
+
+    reads = 0
+
+    def getstate(self) -> tuple[Any, ...]:
+        self.reads += 1
+        return super().getstate()
+
+
+def test_every_save_of_a_whole_game_holds_the_generator_as_it_is() -> None:
+    """A save after a move that shuffled nothing reuses the last save's generator text
+    without reading the generator (``Game.rng``); after a deal or a reshuffle it reads it
+    again. Each save, restored, continues exactly the generator of the game itself (its
+    twin, a pickled copy, is read without touching the game)."""
+    game = Game.new(["a", "b", "c", "d"], seed=16, edition="classic")  # a reshuffle in it
+    counting = _CountingRandom()
+    counting.setstate(game.rng.getstate())
+    game.rng = counting
+    game.start()
+    players = {p: HeuristicPlayer(seed=i) for i, p in enumerate(game.players)}
+    saves = reshuffles = deals = read = 0
+    while not game.is_over:
+        move = players[game.turn].choose(game, game.turn)
+        assert move is not None
+        events = game.apply(move)
+        reshuffles += sum(isinstance(e, Reshuffled) for e in events)
+        deals += sum(isinstance(e, RoundStarted) for e in events)
+        before = counting.reads
+        saved = game.to_dict()
+        saves += 1
+        read += counting.reads - before
+        twin = pickle.loads(pickle.dumps(game))  # (pickling reads the state too)
+        assert Game.from_dict(saved).rng.getstate() == twin.rng.getstate(), saves
+    assert reshuffles > 0 and deals > 1, "new deals and a reshuffle of the discard pile"
+    assert read < saves / 10, (read, saves)
 
 
 def test_a_version_1_saved_game_still_loads() -> None:

@@ -12,7 +12,7 @@ take ``sqlite_path`` instead. ``query`` and ``count_rows`` look into either from
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -179,37 +179,49 @@ class _CountingConnection:
 
 class Statements:
     """Counts what runs on the database's connection, on either backend: transactions begun
-    and committed, and how many saved games each UPSERT wrote (1 for ``execute``, n for
-    ``executemany``)."""
+    and committed, and how many saved games each transaction's UPSERT wrote (its rows).
+    ``seen = await Statements.watch(db, monkeypatch)``.
 
-    def __init__(self, db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-        from data import queries
-        from data.postgres import PostgresBackend, numbered
+    PostgreSQL: its connection's ``execute`` and ``executemany`` are watched. SQLite runs a
+    save's whole transaction in one call on its connection's thread (data/sqlite.py,
+    ``write_rows``), so what runs there is watched where SQLite runs it: its trace callback
+    sees every statement as it is executed (one UPSERT a row), counted per transaction."""
 
+    def __init__(self) -> None:
         self.begins = 0
         self.commits = 0
         self.upserts: list[int] = []
+        self._begin, self._upsert = "BEGIN IMMEDIATE", ""
+        self._rows = 0
+
+    @classmethod
+    async def watch(cls, db: Database, monkeypatch: pytest.MonkeyPatch) -> Statements:
+        from data import queries
+        from data.postgres import PostgresBackend, numbered
+
+        self = cls()
         backend = db._backend
         if isinstance(backend, PostgresBackend):
             self._begin, self._upsert = "BEGIN", numbered(queries.UPSERT_GAME)
             monkeypatch.setattr(backend, "_conn",
                                 _CountingConnection(backend.connection, self._seen))
-            return
-        self._begin, self._upsert = "BEGIN IMMEDIATE", queries.UPSERT_GAME
-        conn = connection_of(db)
-        execute, executemany = conn.execute, conn.executemany
+            return self
+        # the statement as traced: its values written in, from VALUES on
+        self._upsert = queries.UPSERT_GAME.partition("VALUES")[0].strip()
+        await connection_of(db).set_trace_callback(self._traced)
+        return self
 
-        def counting_execute(sql: str, parameters: Any = None) -> Any:
-            self._seen(sql, 1)
-            return execute(sql, parameters)
-
-        def counting_executemany(sql: str, parameters: Iterable[Any]) -> Any:
-            rows = list(parameters)
-            self._seen(sql, len(rows))
-            return executemany(sql, rows)
-
-        monkeypatch.setattr(conn, "execute", counting_execute)
-        monkeypatch.setattr(conn, "executemany", counting_executemany)
+    def _traced(self, sql: str) -> None:
+        """A statement SQLite runs (SQLite: on the connection's thread)."""
+        if sql.strip().startswith(self._upsert):
+            self._rows += 1
+        elif sql in ("COMMIT", "ROLLBACK"):
+            if self._rows:
+                self.upserts.append(self._rows)
+            self._rows = 0
+            self.commits += sql == "COMMIT"
+        elif sql == self._begin:
+            self.begins += 1
 
     def _seen(self, sql: str, rows: int) -> None:
         if sql == self._begin:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import discord
 import pytest
 
-from cogs.uno.show.words import event_lines
+from cogs.i18n import LANGUAGE_OF_MAX, language_of, speaking
+from cogs.uno.show.words import card_label, card_name, color_name, event_lines, kind_name
 from cogs.uno.table.session import Options, Seat, Session
-from engine import Card, Game, Play, Settings
+from engine import Card, Color, Game, Kind, Play, Settings
 
 FOUR = ["Ann", "Ben", "Cy", "Dee"]
 TEAMS = [["Ann", "Cy"], ["Ben", "Dee"]]
@@ -146,3 +148,36 @@ def test_a_colour_named_as_a_lap_ends_is_the_victory_laps() -> None:
         lines = event_lines(session, game.apply(Lap("Ann", keep, Color.BLUE)), "en")
         assert "🏁 Ann names blue for the Victory Lap." in lines, lines
         assert not any("starting colour" in line for line in lines)
+
+
+def test_a_cards_words_are_in_the_language_asked_whatever_was_asked_before() -> None:
+    """Card labels and names are rendered once per language and card (words.py remembers
+    them, i18n.language_of remembers each locale's language): asking in one language, then
+    in the other, in any of the forms a locale comes in (a code, a Discord locale, the
+    public language of ``speaking``), each answer is in the language asked."""
+    r7, ys = Card.parse("R7"), Card.parse("YS")
+    for _round in range(2):  # the first round renders, the second reads what was kept
+        assert card_label(r7, "fr") == "🟥 7 rouge"
+        assert card_label(r7, "en") == "🟥 red 7"
+        assert card_label(r7, discord.Locale.french) == "🟥 7 rouge"
+        assert card_label(r7, "fr-FR") == "🟥 7 rouge"
+        assert card_label(r7, discord.Locale.american_english) == "🟥 red 7"
+        assert card_name(ys, "fr") == "Passer jaune"
+        assert card_name(ys, None) == "yellow Skip"
+        with speaking("fr"):
+            assert card_label(ys) == "🟨 Passer jaune"
+            assert color_name(None) == "aucune"
+            assert kind_name(Kind.WILD_DRAW_FOUR) == "carte blanche +4"
+        assert card_label(ys) == "🟨 yellow Skip"
+        assert color_name(Color.BLUE, "pt-BR") == "blue", "no catalogue: English"
+
+
+def test_the_locales_remembered_are_bounded() -> None:
+    """A locale given as any text is remembered with its language, up to LANGUAGE_OF_MAX
+    of them: past that it is still answered, just not kept."""
+    for i in range(LANGUAGE_OF_MAX + 50):
+        assert language_of(f"xx-{i}") == "en"
+    for _round in range(2):
+        assert language_of("fr_CA") == "fr", "met after the limit: worked out each time"
+        assert language_of(" FR ") == "fr"
+        assert language_of(None) == "en"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cogs.i18n import Locale, _, ngettext
+from cogs.i18n import Locale, _, language_for, ngettext
 from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
@@ -68,12 +68,19 @@ def card_face(card: Card) -> str:
 
 
 def color_name(color: Color | None, locale: Locale = None) -> str:
-    if color is None:
-        return _("none", locale)
-    return {
-        Color.RED: _("red", locale), Color.BLUE: _("blue", locale),
-        Color.GREEN: _("green", locale), Color.YELLOW: _("yellow", locale),
-    }[color]
+    language = language_for(locale)
+    names = _COLOR_NAMES.get(language)
+    if names is None:
+        names = _COLOR_NAMES[language] = {
+            None: _("none", language),
+            Color.RED: _("red", language), Color.BLUE: _("blue", language),
+            Color.GREEN: _("green", language), Color.YELLOW: _("yellow", language),
+        }
+    return names[color]
+
+
+_COLOR_NAMES: dict[str, dict[Color | None, str]] = {}
+"""A language's colour names, rendered once (the catalogues never change while running)."""
 
 
 def edition_title(name: str, locale: Locale = None) -> str:
@@ -95,47 +102,76 @@ def cpu_mark(session: Session, player: str, locale: Locale = None) -> str:
 
 
 def kind_name(kind: Kind, locale: Locale = None) -> str:
-    return {
-        Kind.DRAW_ONE: _("Draw One", locale),
-        Kind.DRAW_TWO: _("Draw Two", locale),
-        Kind.SKIP: _("Skip", locale),
-        Kind.REVERSE: _("Reverse", locale),
-        Kind.GRAB_TWO: _("Grab-2-Towers", locale),
-        Kind.WILD: _("Wild", locale),
-        Kind.WILD_DRAW_FOUR: _("Wild Draw Four", locale),
-        Kind.WILD_GRAB: _("Wild Grab-A-Tower", locale),
-        Kind.VICTORY_LAP: _("Victory Lap", locale),
-    }.get(kind, "")
+    language = language_for(locale)
+    names = _KIND_NAMES.get(language)
+    if names is None:
+        names = _KIND_NAMES[language] = {
+            Kind.DRAW_ONE: _("Draw One", language),
+            Kind.DRAW_TWO: _("Draw Two", language),
+            Kind.SKIP: _("Skip", language),
+            Kind.REVERSE: _("Reverse", language),
+            Kind.GRAB_TWO: _("Grab-2-Towers", language),
+            Kind.WILD: _("Wild", language),
+            Kind.WILD_DRAW_FOUR: _("Wild Draw Four", language),
+            Kind.WILD_GRAB: _("Wild Grab-A-Tower", language),
+            Kind.VICTORY_LAP: _("Victory Lap", language),
+        }
+    return names.get(kind, "")
+
+
+_KIND_NAMES: dict[str, dict[Kind, str]] = {}
+"""A language's names of the action cards' kinds, rendered once."""
+_LABELS: dict[tuple[str, Card], str] = {}
+_NAMES: dict[tuple[str, Card], str] = {}
+"""``card_label`` and ``card_name`` per (language, card), rendered once each: a hand panel
+labels every card twice (its text and its buttons), and a move builds one or two panels.
+Bounded: two languages, about a hundred distinct cards."""
 
 
 def card_label(card: Card, locale: Locale = None) -> str:
     """A card for people: "🟥 red 7", "🟦 blue 3 [O]", "🟩 green Draw Two", "🌈 Wild Draw
     Four". The coloured square is led by nothing else, so its colour is named beside it: a
     colour-blind reader sees red and green as the same olive square (issue 17, Words)."""
+    key = (language_for(locale), card)
+    label = _LABELS.get(key)
+    if label is None:
+        label = _LABELS[key] = _card_label(card, key[0])
+    return label
+
+
+def _card_label(card: Card, language: str) -> str:
     if card.is_wild:
-        return f"{WILD_EMOJI} {kind_name(card.kind, locale)}"
+        return f"{WILD_EMOJI} {kind_name(card.kind, language)}"
     assert card.color is not None
     emoji = COLOR_EMOJI[card.color]
-    color = color_name(card.color, locale)
+    color = color_name(card.color, language)
     if card.kind is Kind.NUMBER:
         icon = f" [{card.icon.value}]" if card.icon else ""
-        return f"{emoji} " + _("{color} {number}{icon}", locale, color=color,
+        return f"{emoji} " + _("{color} {number}{icon}", language, color=color,
                                number=card.number, icon=icon)
-    return f"{emoji} " + _("{color} {kind}", locale, color=color,
-                           kind=kind_name(card.kind, locale))
+    return f"{emoji} " + _("{color} {kind}", language, color=color,
+                           kind=kind_name(card.kind, language))
 
 
 def card_name(card: Card, locale: Locale = None) -> str:
     """A card in a sentence: "red 7", "blue 3 (O)", "green Draw Two", "Wild Draw Four"."""
+    key = (language_for(locale), card)
+    name = _NAMES.get(key)
+    if name is None:
+        name = _NAMES[key] = _card_name(card, key[0])
+    return name
+
+
+def _card_name(card: Card, language: str) -> str:
     if card.is_wild:
-        return kind_name(card.kind, locale)
+        return kind_name(card.kind, language)
     assert card.color is not None
     if card.kind is Kind.NUMBER:
         icon = f" ({card.icon.value})" if card.icon else ""
-        return _("{color} {number}{icon}", locale, color=color_name(card.color, locale),
+        return _("{color} {number}{icon}", language, color=color_name(card.color, language),
                  number=card.number, icon=icon)
-    return _("{color} {kind}", locale, color=color_name(card.color, locale),
-             kind=kind_name(card.kind, locale))
+    return _("{color} {kind}", language, color=color_name(card.color, language),
+             kind=kind_name(card.kind, language))
 
 
 def card_count(n: int, locale: Locale = None) -> str:
