@@ -76,21 +76,15 @@ def game_views(table: int, states: int) -> list[Any]:
 def run(tables: int, states: int, warm: int, rounds: int) -> dict[str, Any]:
     from cogs.uno import art
 
-    painter = getattr(art, "TablePainter", None)
     all_views = [game_views(t, states) for t in range(tables)]
     n_states = min(len(v) for v in all_views)
-    draw: list[Any]
-    if painter is not None:  # one painter per table, as the bot keeps one per live table
-        painters = [painter() for _ in range(tables)]
-        draw = [p.image for p in painters]
-    else:
-        draw = [art.table_image] * tables
+    draw = art.table_image
 
     def state(s: int) -> tuple[float, int]:
         t0 = time.thread_time()
         size = 0
         for t in range(tables):
-            size += len(draw[t](all_views[t][s]))
+            size += len(draw(all_views[t][s]))
         return time.thread_time() - t0, size
 
     out: list[dict[str, float]] = []
@@ -111,7 +105,6 @@ def run(tables: int, states: int, warm: int, rounds: int) -> dict[str, Any]:
                         "thread_ms": thread * 1000 / timed,
                         "wall_ms": (time.perf_counter() - w0) * 1000 / timed,
                         "png_kb": size / timed / 1024, "pictures": timed})
-            # the next round: the same states again (painters have seen the last one)
     return {"tables": tables, "states": n_states, "warm": warm, "rounds": out,
             "median_cpu_ms": statistics.median(r["cpu_ms"] for r in out),
             "median_thread_ms": statistics.median(r["thread_ms"] for r in out)}

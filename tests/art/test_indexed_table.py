@@ -1,6 +1,7 @@
-"""The table picture composed in palette indexes (cogs/uno/art/_indexed.py): the same PNG
-as composing in RGBA and mapping the whole picture to the palette afterwards, without
-compositing or mapping a whole picture per move (bench/README.md, "The table picture")."""
+"""The table picture composed in palette indexes (cogs/uno/art/_indexed.py) and written
+from its scanlines (_pngwrite.py): the same picture as composing in RGBA and mapping the
+whole picture to the palette afterwards, without compositing or mapping a whole picture
+per move (bench/README.md, "The table picture in palette indexes")."""
 
 from __future__ import annotations
 
@@ -34,6 +35,14 @@ def _in_rgba(view: TableView, art: ArtCache) -> bytes:
                      clear=_compose._clear(*_compose._base_key(view)))
 
 
+def _picture(data: bytes) -> tuple[object, ...]:
+    """What a PNG shows: its mode, size, pixels (palette indexes), palette, transparency."""
+    img = Image.open(io.BytesIO(data))
+    img.load()
+    return (img.mode, img.size, img.tobytes(), img.getpalette(),
+            img.info.get("transparency"))
+
+
 def _game_views(seed: int, count: int) -> list[TableView]:
     """Successive table views of a real Power Grab game of four."""
     ids = [f"{seed}{k}" for k in range(4)]
@@ -61,9 +70,10 @@ FRENCH = TableWords(top_card="Carte du talon", draw_pile="Pioche", players="Joue
                     tray="réserve")
 
 
-def test_indexed_picture_is_the_rgba_picture_byte_for_byte() -> None:
+def test_indexed_picture_is_the_rgba_picture_pixel_for_pixel() -> None:
     """Real games' tables, in both looks, with a title, in French, the other direction,
-    ten seats without towers: the same PNG bytes as the picture composed in RGBA."""
+    ten seats without towers: the same pixels, palette and transparency as the picture
+    composed in RGBA (the PNG's compressed bytes may differ)."""
     art = ArtCache()
     views = _game_views(3, 25) + _game_views(8, 10)
     ten = TableView(top=Card.parse("W+4"), color=Color.YELLOW, turn=9, direction=-1,
@@ -75,7 +85,7 @@ def test_indexed_picture_is_the_rgba_picture_byte_for_byte() -> None:
         dataclasses.replace(view, words=FRENCH, direction=-view.direction))]
     assert len({v.top for v in variants}) > 5 and any(v.color for v in variants)
     for view in variants:
-        assert table_image(view, cache=art) == _in_rgba(view, art), view
+        assert _picture(table_image(view, cache=art)) == _picture(_in_rgba(view, art)), view
 
 
 def test_a_table_picture_composites_and_maps_no_whole_picture(
@@ -135,4 +145,26 @@ def test_derived_images_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         assert art.derived_bytes <= 100_000 or len(art._derived) == 1
     view = TableView(top=Card.parse("R5"), seats=(SeatView("a", 1), SeatView("b", 2)),
                      has_towers=True, towers=((Tower.U, 0),))
-    assert table_image(view, cache=art) == _in_rgba(view, art)
+    assert _picture(table_image(view, cache=art)) == _picture(_in_rgba(view, art))
+
+
+@pytest.mark.parametrize("deflater", ["zlib", "isal"])
+def test_the_png_writer_with_either_compressor(deflater: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The PNG written from the scanlines decodes to the picture, with Python's zlib and
+    with ISA-L (requirements.txt; skipped where it is not installed), deterministically."""
+    import zlib
+
+    from cogs.uno.art import _pngwrite
+    if deflater == "isal":
+        isal_zlib = pytest.importorskip("isal.isal_zlib")
+        monkeypatch.setattr(_pngwrite, "DEFLATE", lambda data: isal_zlib.compress(data, 1))
+    else:
+        monkeypatch.setattr(_pngwrite, "DEFLATE", lambda data: zlib.compress(data, 1))
+    art = ArtCache()
+    for view in _game_views(7, 4):
+        data = table_image(view, cache=art)
+        assert data == table_image(view, cache=art)
+        assert _picture(data) == _picture(_in_rgba(view, art))
+    with pytest.raises(ValueError):
+        _pngwrite.palette_png(b"\0" * 10, 3, 3, _compose._table_palette(False, art), 255)

@@ -25,7 +25,8 @@ from . import _draw
 from ._cache import ArtCache
 from ._draw import RGB, Palette, Pen, palette
 from ._indexed import IndexedCanvas, NotIndexable, TextPiece, indexed_base
-from ._png import CLEAR_MASK, PALETTE_CARDS, default_cache, palette_of, png_bytes
+from ._png import CLEAR, CLEAR_MASK, PALETTE_CARDS, default_cache, palette_of, png_bytes
+from ._pngwrite import palette_png
 from ._view import SeatView, TableView, TableWords
 
 __all__ = ["ROW_H", "SEATS_X", "TABLE_W", "SeatView", "TableView", "TableWords",
@@ -71,10 +72,15 @@ def _fit(s: str, height: float, max_w: float) -> str:
 
 def _seat_name(view: TableView, i: int) -> str:
     """A seat's name as the font can show it ("Player 3" when nothing of it can be)."""
-    name = _draw.printable(view.seats[i].name)
-    if any(c.isalnum() for c in name):
-        return name
-    return _draw.printable(view.words.player.format(n=i + 1))
+    return _shown_name(view.seats[i].name, view.words.player, i + 1)
+
+
+@lru_cache(maxsize=8192)
+def _shown_name(name: str, player: str, n: int) -> str:
+    shown = _draw.printable(name)
+    if any(c.isalnum() for c in shown):
+        return shown
+    return _draw.printable(player.format(n=n))
 
 
 def _left_text(pen: Pen, x: float, cy: float, s: str, height: float,
@@ -101,23 +107,24 @@ def table_image(view: TableView, *, cache: ArtCache | None = None,
                 exact: bool = False) -> bytes:
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
     seats with card counts, whose turn it is and the direction of play."""
-    art = cache if cache is not None else default_cache()
     if exact:
-        return png_bytes(table_canvas(view, cache=art), exact=True)
+        return png_bytes(table_canvas(view, cache=cache), exact=True)
+    art = cache if cache is not None else default_cache()
     palette = _table_palette(view.contrast, art)
     try:
-        return png_bytes(_indexed_table(view, art, palette), exact=True)
+        out = _indexed_table(view, art, palette)
     except NotIndexable as exc:  # (never seen: the layout keeps to the conditions)
         log.warning("Table picture composed in RGBA: %s", exc)
-    # the transparent pixels are the base's corners: pieces and cards go inside the frame
-    return png_bytes(table_canvas(view, cache=art), palette=palette,
-                     clear=_clear(*_base_key(view)))
+        # the transparent pixels are the base's corners: pieces go inside the frame
+        return png_bytes(table_canvas(view, cache=art), palette=palette,
+                         clear=_clear(*_base_key(view)))
+    return palette_png(out.rows(), out.canvas.width - 1, out.canvas.height, palette, CLEAR)
 
 
-def _indexed_table(view: TableView, art: ArtCache, palette: Image.Image) -> Image.Image:
+def _indexed_table(view: TableView, art: ArtCache, palette: Image.Image) -> IndexedCanvas:
     """The picture ``png_bytes(table_canvas(view), palette=...)`` makes, composed in the
     palette's indexes from pieces mapped once (``_indexed``): the same pixels, several
-    times faster."""
+    times faster; its rows are the PNG's scanlines (``_pngwrite``)."""
     key = _base_key(view)
     look = (view.contrast, id(palette))
 
@@ -128,12 +135,14 @@ def _indexed_table(view: TableView, art: ArtCache, palette: Image.Image) -> Imag
     base = art.derived(("indexed-base", look, key), make_base)
     corners = _CORNERS.get(key)
     if corners is None:  # (made by another ArtCache, or dropped)
+        if len(_CORNERS) >= 256:  # a few shapes of table per language: never in practice
+            _CORNERS.clear()
         corners = _CORNERS[key] = indexed_base(_base(*key), _clear(*key), palette)[1]
     felt = _LOOKS[view.contrast].felt
     out = IndexedCanvas(base, corners, palette, felt, lambda box: _plain(key, box), art,
                         look, _draw_mask)
     _lay_out(view, art, out)
-    return out.image()
+    return out
 
 
 _CORNERS: dict[tuple[bool, int, bool, int, int, TableWords], list[tuple[int, int, int, int]]

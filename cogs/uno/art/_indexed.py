@@ -119,7 +119,9 @@ def _meets(a: Box, b: Box) -> bool:
 
 class IndexedCanvas:
     """Pieces pasted, in the order given, on a copy of ``base`` (the base's indexes, its
-    transparent corners already ``CLEAR``); ``image()``: the "P" picture."""
+    transparent corners already ``CLEAR``, after a first column of zeros: each row is a
+    PNG scanline with its filter byte); ``rows()``: those scanlines, ``image()``: the "P"
+    picture."""
 
     def __init__(self, base: Image.Image, corners: list[Box], palette: Image.Image,
                  felt: RGB, plain: Callable[[Box], bool], art: ArtCache,
@@ -136,14 +138,24 @@ class IndexedCanvas:
         self.draw_mask = draw_mask
         """A text's coverage mask and its length (for a text not in ``TEXTS``)."""
         self.boxes: list[Box] = []
+        """Where pieces went so far."""
+        self.top = max((c[3] for c in corners if c[1] == 0), default=0)
+        self.bottom = min((c[1] for c in corners if c[1] > 0), default=base.height)
+        """Between these rows no corner is transparent."""
 
-    def _place(self, box: Box, *, composited: bool = False) -> None:
-        for corner in self.corners:
-            if _meets(box, corner):
-                raise NotIndexable("a piece reaches a transparent corner")
+    def _place(self, piece: Image.Image, at: tuple[int, int], *,
+               composited: bool = False) -> None:
+        box = (at[0], at[1], at[0] + piece.width, at[1] + piece.height)
+        if box[0] < 0:
+            raise NotIndexable("a piece starts left of the picture")
+        if not self.top <= box[1] <= box[3] <= self.bottom:
+            for corner in self.corners:
+                if _meets(box, corner):
+                    raise NotIndexable("a piece reaches a transparent corner")
         if composited and (not self.plain(box) or any(_meets(box, b) for b in self.boxes)):
             raise NotIndexable("an image is composited over something other than felt")
         self.boxes.append(box)
+        self.canvas.paste(piece, (at[0] + 1, at[1]))
 
     def text(self, s: str, height: float, fg: RGB, bg: RGB, x: float, cy: float,
              centre: float | None = None) -> float:
@@ -154,9 +166,7 @@ class IndexedCanvas:
         piece, length = TEXTS.get((s, height, fg, bg, self.look), make)
         if centre is not None:
             x += (centre - length) / 2
-        x0, y0 = round(x) - 1, round(cy) - piece.height // 2
-        self._place((x0, y0, x0 + piece.width, y0 + piece.height))
-        self.canvas.paste(piece, (x0, y0))
+        self._place(piece, (round(x) - 1, round(cy) - piece.height // 2))
         return x + length
 
     def paste(self, make: Callable[..., Image.Image], args: tuple[Hashable, ...],
@@ -164,8 +174,7 @@ class IndexedCanvas:
         """An opaque piece, ``make(*args)``."""
         piece = self.art.derived(("indexed", self.look, make.__name__, args),
                                  lambda: indexes(make(*args), self.palette))
-        self._place((at[0], at[1], at[0] + piece.width, at[1] + piece.height))
-        self.canvas.paste(piece, at)
+        self._place(piece, at)
 
     def over(self, key: Hashable, make: Callable[[], Image.Image], at: tuple[int, int]
              ) -> None:
@@ -175,14 +184,16 @@ class IndexedCanvas:
             felt = Image.new("RGBA", img.size, (*self.felt, 255))
             felt.alpha_composite(img)
             return indexes(felt, self.palette)
-        piece = self.art.derived(("indexed-over", self.look, key), flat)
-        self._place((at[0], at[1], at[0] + piece.width, at[1] + piece.height),
+        self._place(self.art.derived(("indexed-over", self.look, key), flat), at,
                     composited=True)
-        self.canvas.paste(piece, at)
+
+    def rows(self) -> bytes:
+        """The picture's PNG scanlines (filter byte 0, the indexes)."""
+        return self.canvas.tobytes()
 
     def image(self) -> Image.Image:
         """The picture: a "P" image of the palette, ``CLEAR`` transparent."""
-        img = self.canvas
+        img = self.canvas.crop((1, 0, self.canvas.width, self.canvas.height))
         img.putpalette(self.palette.getpalette() or [])
         img.info["transparency"] = CLEAR
         return img
@@ -190,10 +201,12 @@ class IndexedCanvas:
 
 def indexed_base(base: Image.Image, clear: Image.Image, palette: Image.Image
                  ) -> tuple[Image.Image, list[Box]]:
-    """A base's indexes with its transparent pixels ``CLEAR``, and the boxes holding
-    those pixels (one per corner of the picture)."""
-    idx = indexes(base, palette)
-    idx.paste(CLEAR, mask=clear)
+    """A base's indexes with its transparent pixels ``CLEAR``, after a column of zeros
+    (the scanlines' filter bytes), and the boxes holding those pixels (one per corner)."""
+    picture = indexes(base, palette)
+    picture.paste(CLEAR, mask=clear)
+    idx = Image.new("L", (picture.width + 1, picture.height), 0)
+    idx.paste(picture, (1, 0))
     w, h = clear.size
     corners = []
     for x0, y0 in ((0, 0), (w // 2, 0), (0, h // 2), (w // 2, h // 2)):
