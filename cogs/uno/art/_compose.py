@@ -160,6 +160,7 @@ def _plain(key: tuple[bool, int, bool, int, int, TableWords],
 
 
 _PALETTES: dict[bool, Image.Image] = {}
+"""Kept for the process's life: the indexed pieces' keys hold a palette's id."""
 
 
 def _table_palette(contrast: bool, art: ArtCache) -> Image.Image:

@@ -46,7 +46,7 @@ def indexes(img: Image.Image, palette: Image.Image) -> Image.Image:
     return Image.frombytes("L", mapped.size, mapped.tobytes())
 
 
-_LUTS: dict[tuple[int, RGB, RGB], list[int]] = {}
+_LUTS: dict[tuple[int, RGB, RGB], tuple[Image.Image, list[int]]] = {}
 _LUTS_LOCK: Final = threading.Lock()
 
 
@@ -54,15 +54,16 @@ def text_lut(palette: Image.Image, fg: RGB, bg: RGB) -> list[int]:
     """Coverage (0–255) to the palette's index of ``fg`` blended over ``bg`` (by
     Pillow's paste through a mask, as the RGBA picture writes its texts)."""
     key = (id(palette), fg, bg)
-    lut = _LUTS.get(key)
-    if lut is None:
-        ramp = Image.new("RGBA", (256, 1), (*bg, 255))
-        ramp.paste((*fg, 255), (0, 0, 256, 1), Image.frombytes("L", (256, 1), bytes(range(256))))
-        lut = list(indexes(ramp, palette).tobytes())
-        with _LUTS_LOCK:
-            if len(_LUTS) > 256:  # a few pairs of colours per look: never in practice
-                _LUTS.clear()
-            _LUTS[key] = lut
+    found = _LUTS.get(key)
+    if found is not None and found[0] is palette:
+        return found[1]
+    ramp = Image.new("RGBA", (256, 1), (*bg, 255))
+    ramp.paste((*fg, 255), (0, 0, 256, 1), Image.frombytes("L", (256, 1), bytes(range(256))))
+    lut = list(indexes(ramp, palette).tobytes())
+    with _LUTS_LOCK:
+        if len(_LUTS) > 256:  # a few pairs of colours per look: never in practice
+            _LUTS.clear()
+        _LUTS[key] = (palette, lut)
     return lut
 
 
