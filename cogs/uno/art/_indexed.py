@@ -109,8 +109,8 @@ class Texts:
 
 TEXT_PIXELS: Final = 32 * 1024 * 1024
 """Pixels (bytes) of written texts kept: a seat name is some 1.6 KB in each of its two
-colourings (its row dark, or light on its turn); a table of four holds some 14 texts
-(names, tower labels), so 1,000 tables some 22 MB."""
+colourings (its row dark, or light on its turn); a table of four holds some 11 texts
+(names, tower labels), about 18 KB, so 1,000 tables some 17 MiB (bench/README.md)."""
 TEXTS: Final = Texts(TEXT_PIXELS)
 
 
@@ -121,8 +121,7 @@ def _meets(a: Box, b: Box) -> bool:
 class IndexedCanvas:
     """Pieces pasted, in the order given, on a copy of ``base`` (the base's indexes, its
     transparent corners already ``CLEAR``, after a first column of zeros: each row is a
-    PNG scanline with its filter byte); ``rows()``: those scanlines, ``image()``: the "P"
-    picture."""
+    PNG scanline with its filter byte); ``rows()``: those scanlines (``_pngwrite``)."""
 
     def __init__(self, base: Image.Image, corners: list[Box], palette: Image.Image,
                  felt: RGB, plain: Callable[[Box], bool], art: ArtCache,
@@ -191,13 +190,6 @@ class IndexedCanvas:
     def rows(self) -> bytes:
         """The picture's PNG scanlines (filter byte 0, the indexes)."""
         return self.canvas.tobytes()
-
-    def image(self) -> Image.Image:
-        """The picture: a "P" image of the palette, ``CLEAR`` transparent."""
-        img = self.canvas.crop((1, 0, self.canvas.width, self.canvas.height))
-        img.putpalette(self.palette.getpalette() or [])
-        img.info["transparency"] = CLEAR
-        return img
 
 
 def indexed_base(base: Image.Image, clear: Image.Image, palette: Image.Image
