@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Final
 
@@ -32,6 +32,9 @@ ART_VERSION: Final = "1"
 """Bump when the drawing changes: disk files of other versions are ignored."""
 DEFAULT_MAX_ITEMS: Final = 512
 """Every card, tower and back of every edition, both looks, at two sizes, fits."""
+DERIVED_BYTES: Final = 32 * 1024 * 1024
+"""Pixel bytes of derived images kept (``ArtCache.derived``): a table's base in palette
+indexes is 389 KB, a top card 22 KB; every card of both looks and some 60 bases fit."""
 
 Key = tuple[str, str, bool, int]
 """(kind of image, what, high contrast, width in pixels)."""
@@ -64,6 +67,9 @@ class ArtCache:
         self.draws = 0
         self.disk_hits = 0
         self.disk_writes = 0
+        self._derived: OrderedDict[Hashable, Image.Image] = OrderedDict()
+        self.derived_bytes = 0
+        """Pixel memory held by the derived images (at most ``DERIVED_BYTES``)."""
 
     # -- what callers use ----------------------------------------------------------------------
 
@@ -86,6 +92,27 @@ class ArtCache:
         return self._get(("back", "back", contrast, width),
                          lambda: _draw.draw_back(contrast=contrast, width=width))
 
+    def derived(self, key: Hashable, make: Callable[[], Image.Image]) -> Image.Image:
+        """An image made from this cache's images (``make()``, known by ``key``: a table's
+        pieces in a palette's indexes), made once and kept in memory, least recently used
+        dropped past ``DERIVED_BYTES``."""
+        with self._lock:
+            img = self._derived.get(key)
+            if img is not None:
+                self._derived.move_to_end(key)
+                return img
+        img = make()
+        with self._lock:
+            old = self._derived.get(key)
+            if old is not None:  # another thread made it meanwhile: keep one
+                return old
+            self._derived[key] = img
+            self.derived_bytes += _size(img)
+            while self.derived_bytes > DERIVED_BYTES and len(self._derived) > 1:
+                _k, dropped = self._derived.popitem(last=False)
+                self.derived_bytes -= _size(dropped)
+        return img
+
     @property
     def bytes(self) -> int:
         """Pixel memory held by the in-memory cache."""
@@ -104,6 +131,8 @@ class ArtCache:
         with self._lock:
             self._mem.clear()
             self._bytes = 0
+            self._derived.clear()
+            self.derived_bytes = 0
 
     # -- the machinery -------------------------------------------------------------------------
 

@@ -1,134 +1,40 @@
 """The table as one PNG, composed from cached cards and towers (the hand: ``_hand``).
 
-``TableView`` is what the public table shows and nothing more: it has no field that can
-hold a hand's cards (only the top card, and counts).
+``TableView`` (``_view``) is what the public table shows and nothing more: it has no
+field that can hold a hand's cards (only the top card, and counts). The picture sent is
+composed in its palette's indexes (``_indexed``); ``table_canvas`` composes the same
+table in RGBA (the exact picture, the palette's sample).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
+from typing import Final, Protocol
 
 from PIL import Image
 
 from engine.cards import Card, Color, Tower
-from engine.editions import EDITIONS
 
 from . import _draw
 from ._cache import ArtCache
 from ._draw import RGB, Palette, Pen, palette
-from ._png import CLEAR_MASK, PALETTE_CARDS, default_cache, palette_of, png_bytes
+from ._indexed import IndexedCanvas, NotIndexable, TextPiece, indexed_base
+from ._png import CLEAR, CLEAR_MASK, PALETTE_CARDS, default_cache, palette_of, png_bytes
+from ._pngwrite import palette_png
+from ._view import SeatView, TableView, TableWords
+
+__all__ = ["ROW_H", "SEATS_X", "TABLE_W", "SeatView", "TableView", "TableWords",
+           "table_canvas", "table_image"]
+
+log = logging.getLogger(__name__)
 
 # -- the table ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """One seat as the table shows it: a name and counts, never cards."""
-
-    name: str
-    cards: int
-    uno: bool = False
-    """Has called UNO."""
-    cpu: bool = False
-    """A computer player."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableWords:
-    """The words the table's picture shows, in the game's language (English here; the
-    bot passes its translations). ``cards`` takes ``{n}``, ``colour`` takes ``{color}``,
-    ``player`` (a name the font cannot show) takes ``{n}``."""
-
-    top_card: str = "Top card"
-    draw_pile: str = "Draw pile"
-    direction: str = "Direction"
-    play_goes: str = "play goes"
-    down: str = "down the list"
-    up: str = "up the list"
-    towers: str = "Towers"
-    players: str = "Players"
-    tray: str = "tray"
-    cpu: str = "CPU"
-    uno: str = "UNO!"
-    one_card: str = "{n} card"
-    cards: str = "{n} cards"
-    zero_cards: str = "{n} cards"
-    """The count's plural forms (``ngettext`` of 1, 2 and 0: French says "0 carte")."""
-    colour: str = "colour: {color}"
-    red: str = "red"
-    blue: str = "blue"
-    green: str = "green"
-    yellow: str = "yellow"
-    player: str = "Player {n}"
-
-    def color_name(self, color: Color) -> str:
-        return {Color.RED: self.red, Color.BLUE: self.blue, Color.GREEN: self.green,
-                Color.YELLOW: self.yellow}[color]
-
-    def count(self, n: int) -> str:
-        return (self.one_card if n == 1 else self.zero_cards if n == 0
-                else self.cards).format(n=n)
-
-
-@dataclass(frozen=True, slots=True)
-class TableView:
-    """What the public table shows (no hand: the top card, counts, towers, turn).
-
-    ``turn`` and the towers' holders are indexes into ``seats``; ``direction`` is +1 when
-    play goes down the list of seats, −1 when it goes up.
-    """
-
-    top: Card | None
-    seats: tuple[SeatView, ...]
-    turn: int | None = None
-    direction: int = 1
-    color: Color | None = None
-    """The colour in play (the one named, when the top card is a wild)."""
-    has_towers: bool = False
-    towers: tuple[tuple[Tower, int | None], ...] = ()
-    """Each tower and the seat that holds it (None: in the tray)."""
-    draw_count: int = 0
-    title: str = ""
-    contrast: bool = False
-    words: TableWords = TableWords()
-
-    def __post_init__(self) -> None:
-        if self.turn is not None and not 0 <= self.turn < len(self.seats):
-            raise ValueError("turn must be the index of a seat")
-        if self.direction not in (1, -1):
-            raise ValueError("direction must be 1 or -1")
-        for _t, holder in self.towers:
-            if holder is not None and not 0 <= holder < len(self.seats):
-                raise ValueError("a tower's holder must be the index of a seat")
-
-    @classmethod
-    def from_public_view(cls, view: Mapping[str, Any], *, title: str = "",
-                         cpu: Collection[str] = (), contrast: bool = False,
-                         words: TableWords = TableWords()) -> TableView:
-        """From ``Game.public_view()`` (which holds no hand either)."""
-        players = list(view["players"])
-        index = {p["id"]: i for i, p in enumerate(players)}
-        seats = tuple(SeatView(name=str(p["name"]), cards=int(p["cards"]),
-                               uno=bool(p["uno"]) and int(p["cards"]) == 1,
-                               cpu=p["id"] in cpu) for p in players)
-        edition = EDITIONS.get(str(view.get("edition")))
-        has_towers = edition.towers if edition is not None else bool(view.get("towers"))
-        towers = tuple((Tower(code), index.get(holder) if holder is not None else None)
-                       for code, holder in dict(view.get("towers") or {}).items()
-                       ) if has_towers else ()
-        top = Card.parse(view["top"]) if view.get("top") else None
-        color = Color.parse(view["color"]) if view.get("color") else None
-        return cls(top=top, seats=seats, turn=index.get(view.get("turn")),
-                   direction=1 if int(view.get("direction", 1)) >= 0 else -1, color=color,
-                   has_towers=has_towers, towers=towers,
-                   draw_count=int(view.get("draw_count", 0)), title=title, contrast=contrast,
-                   words=words)
-
 
 TABLE_W: Final = 880
 TOP_W: Final = _draw.CARD_W
@@ -166,10 +72,15 @@ def _fit(s: str, height: float, max_w: float) -> str:
 
 def _seat_name(view: TableView, i: int) -> str:
     """A seat's name as the font can show it ("Player 3" when nothing of it can be)."""
-    name = _draw.printable(view.seats[i].name)
-    if any(c.isalnum() for c in name):
-        return name
-    return _draw.printable(view.words.player.format(n=i + 1))
+    return _shown_name(view.seats[i].name, view.words.player, i + 1)
+
+
+@lru_cache(maxsize=8192)
+def _shown_name(name: str, player: str, n: int) -> str:
+    shown = _draw.printable(name)
+    if any(c.isalnum() for c in shown):
+        return shown
+    return _draw.printable(player.format(n=n))
 
 
 def _left_text(pen: Pen, x: float, cy: float, s: str, height: float,
@@ -196,17 +107,60 @@ def table_image(view: TableView, *, cache: ArtCache | None = None,
                 exact: bool = False) -> bytes:
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
     seats with card counts, whose turn it is and the direction of play."""
-    art = cache if cache is not None else default_cache()
     if exact:
-        return png_bytes(table_canvas(view, cache=art), exact=True)
-    # the transparent pixels are the base's corners: pieces and cards go inside the frame
-    return png_bytes(table_canvas(view, cache=art), palette=_table_palette(view.contrast, art),
-                     clear=_clear(*_base_key(view)))
+        return png_bytes(table_canvas(view, cache=cache), exact=True)
+    art = cache if cache is not None else default_cache()
+    palette = _table_palette(view.contrast, art)
+    try:
+        out = _indexed_table(view, art, palette)
+    except NotIndexable as exc:  # (never seen: the layout keeps to the conditions)
+        log.warning("Table picture composed in RGBA: %s", exc)
+        # the transparent pixels are the base's corners: pieces go inside the frame
+        return png_bytes(table_canvas(view, cache=art), palette=palette,
+                         clear=_clear(*_base_key(view)))
+    return palette_png(out.rows(), out.canvas.width - 1, out.canvas.height, palette, CLEAR)
 
 
+def _indexed_table(view: TableView, art: ArtCache, palette: Image.Image) -> IndexedCanvas:
+    """The picture ``png_bytes(table_canvas(view), palette=...)`` makes, composed in the
+    palette's indexes from pieces mapped once (``_indexed``): the same pixels, several
+    times faster; its rows are the PNG's scanlines (``_pngwrite``)."""
+    key = _base_key(view)
+    look = (view.contrast, id(palette))
+
+    def make_base() -> Image.Image:
+        base, corners = indexed_base(_base(*key), _clear(*key), palette)
+        _CORNERS[key] = corners
+        return base
+    base = art.derived(("indexed-base", look, key), make_base)
+    corners = _CORNERS.get(key)
+    if corners is None:  # (made by another ArtCache, or dropped)
+        if len(_CORNERS) >= 256:  # a few shapes of table per language: never in practice
+            _CORNERS.clear()
+        corners = _CORNERS[key] = indexed_base(_base(*key), _clear(*key), palette)[1]
+    felt = _LOOKS[view.contrast].felt
+    out = IndexedCanvas(base, corners, palette, felt, lambda box: _plain(key, box), art,
+                        look, _draw_mask)
+    _lay_out(view, art, out)
+    return out
+
+
+_CORNERS: dict[tuple[bool, int, bool, int, int, TableWords], list[tuple[int, int, int, int]]
+               ] = {}
+"""Each base's transparent corners (a few boxes per shape of table)."""
+
+
+@lru_cache(maxsize=256)
+def _plain(key: tuple[bool, int, bool, int, int, TableWords],
+           box: tuple[int, int, int, int]) -> bool:
+    """Whether the base ``key`` is opaque felt all over ``box``."""
+    felt = _LOOKS[key[0]].felt
+    extrema = _base(*key).crop(box).getextrema()
+    return extrema == ((felt[0], felt[0]), (felt[1], felt[1]), (felt[2], felt[2]), (255, 255))
 
 
 _PALETTES: dict[bool, Image.Image] = {}
+"""Kept for the process's life: the indexed pieces' keys hold a palette's id."""
 
 
 def _table_palette(contrast: bool, art: ArtCache) -> Image.Image:
@@ -313,16 +267,9 @@ def _draw_mask(s: str, height: float) -> tuple[Image.Image, float]:
     return img.reduce(2), length
 
 
-def _text(s: str, height: float, fg: RGB, bg: RGB) -> tuple[Image.Image, float, RGB, RGB]:
-    """``s`` written ``height`` units tall in ``fg`` on ``bg`` (its mask from the cache),
-    and its length in units."""
-    mask, length = _MASKS.get(s, height)
-    return mask, length, fg, bg
-
-
-def _put(canvas: Image.Image, text: tuple[Image.Image, float, RGB, RGB], x: float,
+def _put(canvas: Image.Image, text: TextPiece, x: float,
          cy: float) -> float:
-    """Paste a ``_text`` piece starting at ``x``, centred on ``cy`` (its box in ``bg``,
+    """Paste a text piece starting at ``x``, centred on ``cy`` (its box in ``bg``,
     its letters in ``fg``); where it ends."""
     mask, length, fg, bg = text
     x0, y0 = round(x) - 1, round(cy) - mask.height // 2
@@ -380,23 +327,72 @@ def _tower_y() -> int:
     return _chip_y() + 44
 
 
+class _Out(Protocol):
+    """Where a table is composed: an RGBA image (``_Canvas``) or palette indexes
+    (``IndexedCanvas``)."""
+
+    def text(self, s: str, height: float, fg: RGB, bg: RGB, x: float, cy: float,
+             centre: float | None = None) -> float:
+        """``s`` written ``height`` units tall in ``fg`` on a box of ``bg``, starting at
+        ``x`` (or centred in ``centre`` pixels from ``x``) and centred on ``cy``; where it
+        ends."""
+        ...
+
+    def paste(self, make: Callable[..., Image.Image], args: tuple[Hashable, ...],
+              at: tuple[int, int]) -> None: ...
+
+    def over(self, key: Hashable, make: Callable[[], Image.Image], at: tuple[int, int]
+             ) -> None: ...
+
+
+class _Canvas:
+    """An RGBA table: texts pasted, pieces pasted, cards and towers composited."""
+
+    def __init__(self, img: Image.Image) -> None:
+        self.img = img
+
+    def text(self, s: str, height: float, fg: RGB, bg: RGB, x: float, cy: float,
+             centre: float | None = None) -> float:
+        mask, length = _MASKS.get(s, height)
+        if centre is not None:
+            x += (centre - length) / 2
+        return _put(self.img, (mask, length, fg, bg), x, cy)
+
+    def paste(self, make: Callable[..., Image.Image], args: tuple[Hashable, ...],
+              at: tuple[int, int]) -> None:
+        self.img.paste(make(*args), at)
+
+    def over(self, key: Hashable, make: Callable[[], Image.Image], at: tuple[int, int]
+             ) -> None:
+        self.img.alpha_composite(make(), at)
+
+
 def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Image:
     art = cache if cache is not None else default_cache()
+    canvas = _base(*_base_key(view)).copy()
+    _lay_out(view, art, _Canvas(canvas))
+    return canvas
+
+
+def _lay_out(view: TableView, art: ArtCache, out: _Out) -> None:
+    """The table's pieces on its base, in order (a later piece covers an earlier one)."""
     look = _LOOKS[view.contrast]
     words = view.words
-    canvas = _base(*_base_key(view)).copy()
+    contrast = view.contrast
     if view.title:
-        _put(canvas, _text(_fit(view.title, 13, TABLE_W - 40), 13, look.text, look.felt), 20, 24)
+        out.text(_fit(view.title, 13, TABLE_W - 40), 13, look.text, look.felt, 20, 24)
     # the top card, the colour in play, the draw pile
     if view.color is not None:
-        canvas.paste(_chip(view.color, view.contrast, words), (20, _chip_y()))
+        out.paste(_chip, (view.color, contrast, words), (20, _chip_y()))
     pile_h = _draw.card_height(PILE_W)
-    _put(canvas, _text(_fit(words.count(view.draw_count), 11, SEATS_X - _PILE_X - 30), 11,
-                       look.text, look.felt), _PILE_X, _TOP_Y + pile_h + 16)
-    if view.top is not None:
-        canvas.alpha_composite(art.card(view.top, contrast=view.contrast, width=TOP_W),
-                               (20, _TOP_Y))
-    canvas.alpha_composite(art.back(contrast=view.contrast, width=PILE_W), (_PILE_X, _TOP_Y))
+    out.text(_fit(words.count(view.draw_count), 11, SEATS_X - _PILE_X - 30), 11,
+             look.text, look.felt, _PILE_X, _TOP_Y + pile_h + 16)
+    top = view.top
+    if top is not None:
+        out.over(("card", top.code, contrast, TOP_W),
+                 lambda: art.card(top, contrast=contrast, width=TOP_W), (20, _TOP_Y))
+    out.over(("back", contrast, PILE_W), lambda: art.back(contrast=contrast, width=PILE_W),
+             (_PILE_X, _TOP_Y))
     # the towers and who holds each
     if view.has_towers:
         holders = dict(view.towers)
@@ -405,17 +401,17 @@ def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Ima
             x = 20 + i * (TOWER_SMALL + 12)
             holder = holders.get(tower)
             label = _seat_name(view, holder) if holder is not None else words.tray
-            text = _text(_fit(label, 9, TOWER_SMALL + 10), 9,
-                         look.text if holder is not None else look.dim, look.felt)
-            _put(canvas, text, x + (TOWER_SMALL - text[1]) / 2,
-                 tower_y + 22 + _draw.tower_height(TOWER_SMALL) + 10)
-            canvas.alpha_composite(art.tower(tower, held=holder is not None,
-                                             contrast=view.contrast, width=TOWER_SMALL),
-                                   (x, tower_y + 20))
+            out.text(_fit(label, 9, TOWER_SMALL + 10), 9,
+                     look.text if holder is not None else look.dim, look.felt,
+                     x, tower_y + 22 + _draw.tower_height(TOWER_SMALL) + 10, TOWER_SMALL)
+            held = holder is not None
+            out.over(("tower", tower, held, contrast, TOWER_SMALL),
+                     lambda t=tower, h=held: art.tower(t, held=h, contrast=contrast,  # type: ignore[misc]
+                                                       width=TOWER_SMALL),
+                     (x, tower_y + 20))
     # the seats
     for i, seat in enumerate(view.seats):
-        _seat_row(canvas, seat, i, _ROWS_TOP + i * (ROW_H + 6), view)
-    return canvas
+        _seat_row(out, seat, i, _ROWS_TOP + i * (ROW_H + 6), view)
 
 
 @lru_cache(maxsize=32)
@@ -539,30 +535,30 @@ def _tag(s: str, turn: bool, contrast: bool, filled: bool) -> Image.Image:
     return _piece(w, 20, bg, draw)
 
 
-def _seat_row(canvas: Image.Image, seat: SeatView, i: int, y: int, view: TableView) -> None:
+def _seat_row(out: _Out, seat: SeatView, i: int, y: int, view: TableView) -> None:
     turn = view.turn == i
     contrast = view.contrast
     bg, fg = _row_colors(turn, contrast)
-    canvas.paste(_row_back(turn, contrast), (_ROW_X0, y))
+    out.paste(_row_back, (turn, contrast), (_ROW_X0, y))
     cy = y + ROW_H // 2
     name = _fit(_seat_name(view, i), 12, 150 if seat.cpu else 200)
-    end = _put(canvas, _text(name, 12, fg, bg), _ROW_X0 + 30, cy)
+    end = out.text(name, 12, fg, bg, _ROW_X0 + 30, cy)
     if seat.cpu:
-        canvas.paste(_tag(_fit(view.words.cpu, 10, 40), turn, contrast, False),
-                     (round(end + 8), cy - 10))
+        out.paste(_tag, (_fit(view.words.cpu, 10, 40), turn, contrast, False),
+                  (round(end + 8), cy - 10))
     # the card count: a small card and the number
     cx = _ROW_X0 + 270
-    canvas.paste(_count_card(turn, contrast), (cx, cy - 11))
-    _put(canvas, _text(f"x {seat.cards}", 12, fg, bg), cx + 21, cy)
+    out.paste(_count_card, (turn, contrast), (cx, cy - 11))
+    out.text(f"x {seat.cards}", 12, fg, bg, cx + 21, cy)
     # towers held
     tx = cx + 70
     held = [t for t, h in view.towers if h == i] if view.has_towers else []
     for t in held:
-        canvas.paste(_badge(t, turn, contrast), (tx - 2, cy - 14))
+        out.paste(_badge, (t, turn, contrast), (tx - 2, cy - 14))
         tx += 27
     if seat.uno:
-        canvas.paste(_tag(_fit(view.words.uno, 10, 44), turn, contrast, True),
-                     (_ROW_X1 - 58, cy - 10))
+        out.paste(_tag, (_fit(view.words.uno, 10, 44), turn, contrast, True),
+                  (_ROW_X1 - 58, cy - 10))
 
 
 # -- the shared cache --------------------------------------------------------------------------
