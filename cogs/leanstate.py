@@ -40,6 +40,8 @@ from discord.channel import StageChannel, TextChannel, VoiceChannel
 from discord.state import AutoShardedConnectionState
 from discord.threads import Thread
 
+from cogs.leanclick import LeanViewStore
+
 if TYPE_CHECKING:
     from discord.guild import Guild
     from discord.types.gateway import MessageCreateEvent, MessageUpdateEvent
@@ -67,7 +69,13 @@ class LeanState(AutoShardedConnectionState[Any]):
     """discord.py's connection state for an auto-sharded bot, with MESSAGE_CREATE and
     MESSAGE_UPDATE parsed without a ``Message`` (the module's docstring says why). discord.py
     takes its parsers from the ``parse_*`` methods when the state is made, and the gateway
-    calls them from that table (``parsers``)."""
+    calls them from that table (``parsers``). Its view store is a :class:`LeanViewStore`
+    (``cogs/leanclick.py``: a click dispatched to its ``DynamicItem`` without a view)."""
+
+    def clear(self, *, views: bool = True) -> None:
+        super().clear(views=views)
+        if views:  # where discord.py makes its ViewStore (``__init__`` clears too)
+            self._view_store = LeanViewStore(self)
 
     def parse_message_create(self, data: MessageCreateEvent) -> None:
         channel_id = int(data["channel_id"])
