@@ -14,14 +14,16 @@ import asyncio
 import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import discord
 import pytest
 from discord.ext import commands
+from discord.message import Message
 from discord.ui.view import BaseView
 
-from cogs.leanclick import LeanViewStore
+from cogs.leanclick import ClickedMessage, LeanViewStore
 from cogs.uno import REGISTERED
 from cogs.uno._components import PlaySelect, RetiredComponent, UnoItem
 from cogs.uno.show.hand import hand_menu
@@ -130,32 +132,71 @@ def counting_views() -> Iterator[list[str]]:
         yield built
 
 
+@contextmanager
+def counting_messages() -> Iterator[list[int]]:
+    """Every ``discord.Message`` built meanwhile (its id)."""
+    built: list[int] = []
+    init = Message.__init__
+
+    def counted(self: Message, **kwargs: Any) -> None:
+        init(self, **kwargs)
+        built.append(self.id)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Message, "__init__", counted)
+        yield built
+
+
+@dataclass
+class Reached:
+    """What the clicks reached through a bot's gateway state, its families registered."""
+
+    families: dict[str, tuple[str, str, list[str], bool]] = field(default_factory=dict)
+    """Each click's family, custom_id, select values, and whether its item has a view."""
+    messages: dict[str, Message] = field(default_factory=dict)
+    """Each click's ``interaction.message``."""
+    views: list[str] = field(default_factory=list)
+    """The views rebuilt from a message meanwhile (``View.from_message``)."""
+    built: list[int] = field(default_factory=list)
+    """The ``Message``\\ s built meanwhile (reading what the bot reads of the message
+    clicked: its id and flags)."""
+
+
 async def reached(bot: UnoBot, guild: dict[str, Any], user: dict[str, Any],
-                  clicks: list[tuple[str, dict[str, Any]]]
-                  ) -> tuple[dict[str, tuple[str, str, list[str], bool]], list[str]]:
-    """What each click reached through ``bot``'s gateway state, its families registered
-    (the family, the custom_id, the select's values, whether it has a view), and the views
-    rebuilt meanwhile."""
+                  clicks: list[tuple[str, dict[str, Any]]]) -> Reached:
     state = bot._connection
     state.dispatch = lambda event, *args: None
     state.user = discord.ClientUser(state=state, data=user)  # type: ignore[arg-type]
     state._add_guild_from_data(copy.deepcopy(guild))  # type: ignore[arg-type]
     RetiredComponent.leave_to(REGISTERED)  # as the extension's setup does
     bot.add_dynamic_items(*REGISTERED)
-    got: dict[str, tuple[str, str, list[str], bool]] = {}
+    got = Reached()
     clicking = [""]
 
     async def callback(item: UnoItem, interaction: discord.Interaction[Any]) -> None:
-        got[clicking[0]] = (type(item).__name__, item.item.custom_id,  # type: ignore[attr-defined]
-                     item.values, item.view is not None)
+        message = interaction.message
+        assert message is not None and message.id and message.flags.ephemeral in (True, False)
+        got.messages[clicking[0]] = message
+        got.families[clicking[0]] = (type(item).__name__, item.item.custom_id,  # type: ignore[attr-defined]
+                                     item.values, item.view is not None)
 
-    with counting_views() as built, pytest.MonkeyPatch.context() as mp:
+    with (counting_views() as views, counting_messages() as built,
+          pytest.MonkeyPatch.context() as mp):
         mp.setattr(UnoItem, "callback", callback)
         for clicking[0], payload in clicks:
             state.parsers["INTERACTION_CREATE"](copy.deepcopy(payload))
             pending = asyncio.all_tasks() - {asyncio.current_task()}
             await asyncio.gather(*pending)
-    return got, built
+    got.views, got.built = views, built
+    return got
+
+
+def seen(message: Message) -> tuple[Any, ...]:
+    """What a message says (its every part the bot's messages have)."""
+    return (message.id, message.flags.value, message.type, message.content, message.author.id,
+            message.channel.id, message.guild and message.guild.id, message.webhook_id,
+            repr(message.components), [e.to_dict() for e in message.embeds],
+            [a.filename for a in message.attachments], message.edited_at, message.created_at)
 
 
 async def test_a_click_reaches_its_family_without_rebuilding_the_message() -> None:
@@ -169,17 +210,17 @@ async def test_a_click_reaches_its_family_without_rebuilding_the_message() -> No
     guild, user, clicks = await loopback_clicks()
     lean_bot, stock_bot = UnoBot(config()), StockBot(config())
     try:
-        lean, lean_built = await reached(lean_bot, guild, user, clicks)
-        stock, stock_built = await reached(stock_bot, guild, user, clicks)
+        lean_got, stock_got = (await reached(lean_bot, guild, user, clicks),
+                               await reached(stock_bot, guild, user, clicks))
     finally:
         for bot in (lean_bot, stock_bot):
             await bot.http.connector.close()
+    lean, stock = lean_got.families, stock_got.families
 
-    assert stock_built == ["View", "LayoutView", "View", "View", "View"], "the control"
-    assert lean_built == []
+    assert stock_got.views == ["View", "LayoutView", "View", "View", "View"], "the control"
+    assert lean_got.views == []
     assert set(stock) == {"card", "my hand", "select"}
     assert stock["select"][2] == ["R4"]
-    assert [n for n, (family, *_rest) in stock.items()] == ["card", "my hand", "select"]
     assert {n: (f, c, v) for n, (f, c, v, _view) in lean.items() if n in stock} == {
         n: (f, c, v) for n, (f, c, v, _view) in stock.items()}
     assert all(has_view for *_rest, has_view in stock.values())
@@ -188,3 +229,30 @@ async def test_a_click_reaches_its_family_without_rebuilding_the_message() -> No
         "custom_id"], [])
     assert "forged type" not in lean
     assert isinstance(lean_bot._connection._view_store, LeanViewStore)
+
+
+async def test_the_message_clicked_is_built_only_when_more_than_its_id_is_read() -> None:
+    """discord.py builds a whole ``Message`` of the message clicked for every interaction
+    (the control); the bot's state builds none for a click, which reads its id and flags
+    (``_reply``, ``_panels``, ``_components``, discord.py's ``edit_message``). Read further,
+    it is the message discord.py built, part for part."""
+    guild, user, clicks = await loopback_clicks()
+    lean_bot, stock_bot = UnoBot(config()), StockBot(config())
+    try:
+        lean, stock = (await reached(lean_bot, guild, user, clicks),
+                       await reached(stock_bot, guild, user, clicks))
+    finally:
+        for bot in (lean_bot, stock_bot):
+            await bot.http.connector.close()
+    assert len(stock.built) == len(clicks), "one Message a click (the control)"
+    assert lean.built == []
+    assert set(lean.messages) >= set(stock.messages) == {"card", "my hand", "select"}
+    for name, message in stock.messages.items():
+        assert isinstance(lean.messages[name], ClickedMessage)
+        assert lean.messages[name].flags.ephemeral == message.flags.ephemeral == (
+            name != "my hand")
+        with counting_messages() as built:
+            assert seen(lean.messages[name]) == seen(message)
+        assert built == [message.id], "built once, when read"
+        assert lean.messages[name].guild is lean_bot._connection._get_guild(
+            int(guild["id"])), "the interaction's guild, as discord.py gives it"

@@ -18,8 +18,10 @@ from typing import Any
 
 import discord
 import pytest
+from discord import components as discord_components
 from discord.ext import commands
 from discord.gateway import DiscordWebSocket
+from discord.interactions import Interaction
 from discord.message import Message
 from discord.state import ConnectionState
 from discord.ui import view as discord_view
@@ -54,6 +56,10 @@ PINNED = {
     ConnectionState.clear: "21c5cabe",
     discord_view._walk_all_components: "161caf5c",
     discord_view._component_to_item: "f16b3ea1",
+    # what LeanState.parse_interaction_create and ClickedMessage (cogs/leanclick.py) repeat
+    ConnectionState.parse_interaction_create: "acb40a14",
+    Interaction._from_data: "34807e2a",
+    discord_components._component_factory: "e63afe56",
 }
 
 
