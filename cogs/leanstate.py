@@ -27,6 +27,10 @@ LeanState keeps no message either); and the events ``message``, ``raw_message_ed
 ``message_edit``, which nothing of the bot listens to (so commands.Bot's ``on_message``,
 which parses a message for a text command, never runs: the bot has none).
 
+A click: the interaction's message is a ``ClickedMessage`` (built only when more than its id
+and flags is read) and the view store a ``LeanViewStore`` (a click reaches its family
+without a view of the whole message): ``cogs/leanclick.py`` says why.
+
 Pinned to discord.py 2.7.1: tests/table/test_lean_gateway.py fails when the code these
 replace or repeat changes (its source), or when a cog of the bot listens to one of the
 events they no longer send."""
@@ -37,12 +41,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from discord.channel import StageChannel, TextChannel, VoiceChannel
+from discord.interactions import Interaction
 from discord.state import AutoShardedConnectionState
 from discord.threads import Thread
 
+from cogs.leanclick import ClickedMessage, LeanViewStore
+
 if TYPE_CHECKING:
     from discord.guild import Guild
-    from discord.types.gateway import MessageCreateEvent, MessageUpdateEvent
+    from discord.types.gateway import (
+        InteractionCreateEvent,
+        MessageCreateEvent,
+        MessageUpdateEvent,
+    )
 
 POSTED = "message_posted"
 """The event of a message posted (listeners: ``on_message_posted``, given a :class:`Posted`)."""
@@ -67,7 +78,34 @@ class LeanState(AutoShardedConnectionState[Any]):
     """discord.py's connection state for an auto-sharded bot, with MESSAGE_CREATE and
     MESSAGE_UPDATE parsed without a ``Message`` (the module's docstring says why). discord.py
     takes its parsers from the ``parse_*`` methods when the state is made, and the gateway
-    calls them from that table (``parsers``)."""
+    calls them from that table (``parsers``). Its view store is a :class:`LeanViewStore`
+    (``cogs/leanclick.py``: a click dispatched to its ``DynamicItem`` without a view)."""
+
+    def clear(self, *, views: bool = True) -> None:
+        super().clear(views=views)
+        if views:  # where discord.py makes its ViewStore (``__init__`` clears too)
+            self._view_store = LeanViewStore(self)
+
+    def parse_interaction_create(self, data: InteractionCreateEvent) -> None:
+        """discord.py's, with the interaction's message a :class:`ClickedMessage` (built
+        when more than its id and flags is read: ``cogs/leanclick.py``)."""
+        payload: dict[str, Any] = dict(data)
+        raw = payload.pop("message", None)
+        interaction = Interaction(data=payload, state=self)  # type: ignore[arg-type]
+        if raw is not None:
+            interaction.message = ClickedMessage(state=self, channel=interaction.channel,
+                                                 data=raw, guild=interaction.guild)
+        if payload["type"] in (2, 4) and self._command_tree:
+            self._command_tree._from_interaction(interaction)
+        elif payload["type"] == 3:  # a component: its type and custom_id are always there
+            inner = payload["data"]
+            self._view_store.dispatch_view(inner["component_type"], inner["custom_id"],
+                                           interaction)
+        elif payload["type"] == 5:  # a modal submitted
+            inner = payload["data"]
+            self._view_store.dispatch_modal(inner["custom_id"], interaction,
+                                            inner["components"], inner.get("resolved", {}))
+        self.dispatch("interaction", interaction)
 
     def parse_message_create(self, data: MessageCreateEvent) -> None:
         channel_id = int(data["channel_id"])

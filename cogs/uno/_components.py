@@ -116,16 +116,6 @@ def cog_of(interaction: discord.Interaction[Any]) -> Clicks | None:
     return cog if isinstance(cog, Clicks) else None
 
 
-def unlink_view(item: discord.ui.Item[Any]) -> None:
-    """Empty the view discord.py rebuilt from the clicked message (``View.from_message``,
-    for every click on a dynamic item) once the click is handled: the view and its items
-    refer to each other, a cycle that only the garbage collector frees, and a click that
-    took a second had outlived the young collections."""
-    view = item.view
-    if view is not None:
-        view.clear_items()
-
-
 def card_value(value: str) -> tuple[Card, bool]:
     """A play/keep select value (``R7`` or ``R7|u``): the card and whether UNO is called."""
     code, _sep, flag = value.partition("|")
@@ -178,33 +168,30 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
     answer, unless the click came from a private menu, which is always edited)."""
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        try:
-            cog = cog_of(interaction)
-            if cog is None:
-                await interaction.response.send_message(
-                    _("The game service is restarting: try again in a moment.",
-                      interaction.locale), ephemeral=True)
-                return
-            message = interaction.message
-            in_menu = bool(message is not None and message.flags.ephemeral)
+        cog = cog_of(interaction)
+        if cog is None:
+            await interaction.response.send_message(
+                _("The game service is restarting: try again in a moment.",
+                  interaction.locale), ephemeral=True)
+            return
+        message = interaction.message
+        in_menu = bool(message is not None and message.flags.ephemeral)
 
-            async def work(reply: Reply) -> None:
-                try:
-                    await self.act(reply, interaction, cog)
-                except (Refusal, StaleComponent) as exc:
-                    if not in_menu or reply.attempted:
-                        raise
-                    # a click in a hand panel: the panel itself says why, no new message
-                    locale = interaction.locale
-                    note = (_("That button was out of date: here is your hand as it is now.",
-                              locale) if isinstance(exc, StaleComponent | Stale)
-                            else exc.text(locale))
-                    await cog.plays.refresh(reply, interaction.channel_id,
-                                            cog.actor(interaction), note)
+        async def work(reply: Reply) -> None:
+            try:
+                await self.act(reply, interaction, cog)
+            except (Refusal, StaleComponent) as exc:
+                if not in_menu or reply.attempted:
+                    raise
+                # a click in a hand panel: the panel itself says why, no new message
+                locale = interaction.locale
+                note = (_("That button was out of date: here is your hand as it is now.",
+                          locale) if isinstance(exc, StaleComponent | Stale)
+                        else exc.text(locale))
+                await cog.plays.refresh(reply, interaction.channel_id,
+                                        cog.actor(interaction), note)
 
-            await answer(interaction, work, edit=in_menu or self.edits)
-        finally:
-            unlink_view(self)
+        await answer(interaction, work, edit=in_menu or self.edits)
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
                   cog: Clicks) -> None:
@@ -510,8 +497,8 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
 
 class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
     """Any other ``uno:`` id (a retired family, a forged or garbled id): answered as no
-    longer in use. discord.py runs every family whose template matches a click, each
-    rebuilding the click's whole message first, so once the families are known
+    longer in use. discord.py runs every family whose template matches a click, so once
+    the families are known
     (:meth:`leave_to`) this template takes none of their ids; and this one stays silent for
     an id that a real family takes all the same."""
 
@@ -571,8 +558,8 @@ def finished(view: V) -> V:
     Its items also stop pointing back at it (and at their row or container): a view and
     its items referred to each other, a cycle only the garbage collector frees, and one
     in flight when the collector froze the survivors of a full collection was never freed.
-    A sent view is only read (``to_components``); a click is dispatched from a view
-    discord.py rebuilds from the message."""
+    A sent view is only read (``to_components``); a click is dispatched from its custom_id
+    alone, with no view (``cogs/leanclick.py``)."""
     view.stop()
     for item in view.walk_children():
         item._view = None

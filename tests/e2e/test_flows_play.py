@@ -7,6 +7,7 @@ slash commands) and checks what people see and what the bot saved.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 
@@ -206,6 +207,45 @@ async def test_stale_hand_menu_is_refused(loopback: LoopbackTest,
     assert options(old) == ["R4", "R4|u"]
     await play_card(alice, "R4", message=old)
     assert (state(ch))["discard"][-1] == "R4"
+
+
+@scenario
+def stale_card(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 R4 B4", b: "R5 R6 G1"}, discard="R9",
+                            draw="G2 G3 G4 G5", turn=a, options=OPTS)
+
+
+async def test_a_card_the_panel_no_longer_shows_is_answered_in_the_panel(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """A click on a card that the bot's edit of the panel took away before the click landed
+    (the person saw the panel as it was; Discord sends the message as it is now, without
+    that button) is answered as any out-of-date click in a panel: the panel shows the hand
+    as it is now with the reason on top, nothing changes, no new message. discord.py
+    dropped such a click (it finds the item clicked in the message) and the person saw
+    "This interaction failed"; the bot's view store (cogs/leanclick.py) hands it to its
+    family."""
+    ch = tables["stale_card"]
+    alice, bob, _c = abc(ch)
+    panel = (await alice.click("My hand")).message
+    assert panel is not None and options(panel) == ["R3", "R4"]
+    gone = next(str(b["custom_id"]) for b in panel.buttons()
+                if str(b.get("custom_id", "")).endswith(":R3"))
+    await play_card(alice, "R3", message=panel)
+    await bob.slash("uno play", card="R5")
+    await panel_shows(ch, panel, "Your turn")  # the bot's edit, as alice's turn comes
+    assert gone not in [b.get("custom_id") for b in panel.buttons()]
+    before, messages = state(ch), len(alice.ephemerals())
+    st = await loopback.discord.send_interaction(
+        itype=3, user=alice.identity, channel=ch,
+        data={"custom_id": gone, "component_type": 2}, label="alice: R3, taken away",
+        source_message=panel)
+    assert st.ack is not None
+    assert await asyncio.wait_for(asyncio.shield(st.ack), 3) == 7, "the panel is edited"
+    await panel_shows(ch, panel, "That button was out of date: here is your hand as it is "
+                                 "now.")
+    assert "**Your hand** (2 cards)" in panel.text() and options(panel) == ["R4", "R4|u"]
+    assert state(ch) == before and len(alice.ephemerals()) == messages
 
 
 # ------------------------------------------------------------------ drawing

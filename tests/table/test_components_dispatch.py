@@ -1,6 +1,6 @@
 """Each click runs one component family: discord.py runs every registered family whose
-template matches the click's custom_id (each rebuilding the click's whole message into a
-view first), so the catch-all for retired ids must take none of the real families' ids."""
+template matches the click's custom_id, so the catch-all for retired ids must take none of
+the real families' ids."""
 
 from __future__ import annotations
 

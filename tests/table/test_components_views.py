@@ -45,32 +45,6 @@ def test_the_retired_family_takes_only_the_ids_no_other_family_takes() -> None:
     assert not RetiredComponent.matches("other:t:hand:ab12")
 
 
-async def test_the_view_rebuilt_for_a_click_is_emptied_when_the_click_ends(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    import cogs.uno._components as components
-
-    seen: list[int] = []
-
-    clicked_item: list[components.UnoItem] = []
-
-    def cog_of(interaction: object) -> None:
-        item = clicked_item[0]
-        assert item.view is not None
-        seen.append(len(item.view.children))
-        raise RuntimeError("a failing click is unlinked too")
-
-    monkeypatch.setattr(components, "cog_of", cog_of)
-    clicked = TableButton("hand", "ab12", 3, "My hand")
-    clicked_item.append(clicked)
-    view = discord.ui.View(timeout=None)  # as discord.py builds it from the message
-    view.add_item(clicked)
-    view.add_item(discord.ui.Button(label="Draw", custom_id="uno:t:draw:ab12:3"))
-    with pytest.raises(RuntimeError):
-        await clicked.callback(object())  # type: ignore[arg-type]
-    assert seen == [2]
-    assert view.children == [] and clicked.view is None
-
-
 def test_an_answered_response_no_longer_points_back_at_its_interaction() -> None:
     from types import SimpleNamespace
 

@@ -18,10 +18,14 @@ from typing import Any
 
 import discord
 import pytest
+from discord import components as discord_components
 from discord.ext import commands
 from discord.gateway import DiscordWebSocket
+from discord.interactions import Interaction
 from discord.message import Message
 from discord.state import ConnectionState
+from discord.ui import view as discord_view
+from discord.ui.dynamic import DynamicItem
 from discord.ui.view import ViewStore
 
 import cogs
@@ -44,6 +48,18 @@ PINNED = {
     Message.__init__: "eaf604ac",
     Message._handle_author: "a5569e39",
     Message._handle_member: "48e8efc3",
+    # what LeanViewStore (cogs/leanclick.py) replaces, where discord.py makes the store
+    # LeanState replaces, and the helpers of discord.py's that LeanViewStore uses
+    ViewStore.schedule_dynamic_item_call: "24def18e",
+    ViewStore.dispatch_dynamic_items: "e4c35e1d",
+    DynamicItem._refresh_state: "9a49c69c",
+    ConnectionState.clear: "21c5cabe",
+    discord_view._walk_all_components: "161caf5c",
+    discord_view._component_to_item: "f16b3ea1",
+    # what LeanState.parse_interaction_create and ClickedMessage (cogs/leanclick.py) repeat
+    ConnectionState.parse_interaction_create: "acb40a14",
+    Interaction._from_data: "34807e2a",
+    discord_components._component_factory: "e63afe56",
 }
 
 
@@ -52,8 +68,9 @@ def digest(function: Any) -> str:
 
 
 def test_the_parsers_replaced_are_discord_py_2_7_1s() -> None:
-    """LeanState repeats what these did that matters (the module's docstring): a new
-    discord.py whose parsers or Message differ must be read again before it is used. And
+    """LeanState and LeanViewStore repeat what these did that matters (their modules'
+    docstrings): a new discord.py whose parsers, Message or dispatch of a click differ must
+    be read again before it is used. And
     the gateway calls the parsers from the state's table, which LeanState's methods fill."""
     assert {f.__qualname__: digest(f) for f in PINNED} == {
         f.__qualname__: h for f, h in PINNED.items()}
