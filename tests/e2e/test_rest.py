@@ -60,22 +60,25 @@ async def first_table_through_a_click(ch: Channel) -> Message:
 async def test_clicks_answered_in_place_do_not_ask_for_the_result(
         loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
     ch = tables["callbacks"]
-    alice, _bob, _c = abc(ch)
+    alice, bob, _c = abc(ch)
     server = loopback.discord
     table = table_message(ch)
     r = await alice.click("My hand", message=table)
     panel = r.message
     assert r.response_type == 4 and panel is not None and "Your hand" in r.text
+    r = await bob.click("My hand", message=table)
+    bob_panel = r.message
+    assert r.response_type == 4 and bob_panel is not None
     seen = len(server.requests)
-    # Draw on the table: acknowledged only (type 6), answered in her panel (PATCH @original)
-    r = await alice.click("Draw", message=table)
-    assert r.response_type == 6, r
-    await panel_shows(ch, panel, "You drew")
     # a card in her panel: answered by editing the panel in place (type 7)
     mark = ch.mark()
     r = await play_card(alice, "R3", message=panel)
     assert r.response_type == 7 and "Your hand" in r.text, r
     await said(ch, "alice plays 🟥 red 3.", mark)
+    # Draw on the table: acknowledged only (type 6), answered in his panel (PATCH @original)
+    r = await bob.click("Draw", message=table_message(ch))
+    assert r.response_type == 6, r
+    await panel_shows(ch, bob_panel, "You drew")
     callbacks = [path for method, path, _b in server.requests[seen:]
                  if method == "POST" and path.split("?")[0].endswith("/callback")]
     assert len(callbacks) == 2, callbacks
