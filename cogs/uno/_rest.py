@@ -42,6 +42,7 @@ from urllib.parse import quote
 
 import aiohttp
 import discord
+import yarl
 from discord.http import Route, handle_message_parameters
 from discord.webhook.async_ import interaction_message_response_params
 
@@ -144,6 +145,7 @@ async def _send(session: aiohttp.ClientSession, method: str, url: str, bucket: t
         _buckets[bucket] = lock = asyncio.Lock()
     headers = {"Content-Type": body.content_type} if body is not None else {}
     data = body.data if body is not None else None
+    target = yarl.URL(url, encoded=True)  # quoted already (``_url``): not parsed again
     await lock.acquire()
     hold = 0.0
     try:
@@ -151,7 +153,7 @@ async def _send(session: aiohttp.ClientSession, method: str, url: str, bucket: t
         payload: Any = None
         for attempt in range(ATTEMPTS):
             try:
-                async with session.request(method, url, data=data, headers=headers,
+                async with session.request(method, target, data=data, headers=headers,
                                            proxy=proxy, proxy_auth=proxy_auth) as response:
                     raw = await response.read()
             except OSError as exc:
