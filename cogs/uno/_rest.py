@@ -17,11 +17,12 @@ interaction's own aiohttp session (its connector, TLS, proxy) as one prepared bo
 ``multipart/form-data`` with ``payload_json`` and ``files[n]``), and the answer is read only
 as far as needed. Discord's limits are kept as discord.py's webhook adapter keeps them: one
 request at a time per token (one bucket per webhook token or interaction); an answer with
-``X-RateLimit-Remaining: 0`` holds its bucket for ``X-RateLimit-Reset-After`` seconds; a 429
-is tried again after its ``retry_after`` (without a ``Via`` header it is Cloudflare's ban,
-raised at once); a 5xx up to five times; a 403, a 404 or any other refusal raises
-``discord.Forbidden``, ``discord.NotFound`` or ``discord.HTTPException`` with Discord's status
-and JSON code, as discord.py's would, so the callers map errors unchanged.
+``X-RateLimit-Remaining: 0`` holds its bucket, and its caller, for
+``X-RateLimit-Reset-After`` seconds; a 429 is tried again after its ``retry_after`` (without
+a ``Via`` header it is Cloudflare's ban, raised at once); a 5xx up to five times; a 403, a
+404 or any other refusal raises ``discord.Forbidden``, ``discord.NotFound`` or
+``discord.HTTPException`` with Discord's status and JSON code, as discord.py's would, so the
+callers map errors unchanged.
 
 A click answered here is marked answered in discord.py as its own call would mark it
 (``InteractionResponse.is_done``, ``type``). A view discord.py would keep (one not stopped,
@@ -187,10 +188,11 @@ async def _send(session: aiohttp.ClientSession, method: str, url: str, bucket: t
             raise discord.DiscordServerError(response, payload)
         raise discord.HTTPException(response, payload)
     finally:
-        if hold > 0:
-            # the bucket stays closed for the next request on this token, not for the caller
-            asyncio.get_running_loop().call_later(hold, lock.release)
-        else:
+        try:
+            if hold > 0:
+                # the bucket stays closed, and the caller waits with it, as in discord.py
+                await asyncio.sleep(hold)
+        finally:
             lock.release()
 
 
