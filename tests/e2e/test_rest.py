@@ -4,9 +4,10 @@ Discord, which validates every body against Discord's OpenAPI description.
 A click answered in place (type 7) or only acknowledged (type 6) does not ask Discord for the
 callback's result (``with_response``: the bot never reads it); hand panels, the table's
 posts through a click's webhook and its edits in place go out and land as before; Discord's
-limits are kept: a 429 on a panel's edit or on the table's edit is made again after its
-``retry_after``, once; and Discord's refusals keep their meaning: a 404 "Unknown Message" on
-the table's edit posts the table anew (the outbox's mapping, ``_outbox.py``)."""
+limits are kept: a 429 on a panel's edit, on the table's edit or on the table's post is
+made again after its ``retry_after``, once; and Discord's refusals keep their meaning: a 404
+"Unknown Message" on the table's edit posts the table anew (the outbox's mapping,
+``_outbox.py``)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.bot_env(**FAST_ENV)]
 
 SCENARIOS: dict[str, Scenario] = {
-    "callbacks": pair, "panel_429": pair, "table_429": pair, "table_404": pair}
+    "callbacks": pair, "panel_429": pair, "table_429": pair, "table_404": pair,
+    "post_429": pair}
 RETRY_AFTER = 0.5
 
 
@@ -144,4 +146,21 @@ async def test_a_table_edit_refused_as_unknown_message_posts_the_table_anew(
     assert table.id != first.id and table_message(ch).id == table.id
     assert len(fault.hits) == 1
     assert [r.code for r in server.take_refused(code=10008)] == [10008]
+    assert loopback.bot.take_tracebacks() == []
+
+
+async def test_a_rate_limited_table_post_is_made_again_after_retry_after(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    ch = tables["post_429"]
+    alice, _bob, _c = abc(ch)
+    server = loopback.discord
+    restarted = table_message(ch)
+    fault = server.fail_next("POST", "/webhooks/{app}/{token}", 429, retry_after=RETRY_AFTER)
+    await alice.slash("uno play", card="R3")  # her click's webhook posts the table anew
+    limited = await hit(fault.hits)
+    table = await said(ch, "alice plays 🟥 red 3.", ch.mark())
+    assert asyncio.get_running_loop().time() - limited >= RETRY_AFTER * 0.9
+    assert table.id != restarted.id and table.button_labels()
+    await ch.wait_for(lambda m: m.id == restarted.id and not m.button_labels(), after=0)
+    assert len(fault.hits) == 1
     assert loopback.bot.take_tracebacks() == []
