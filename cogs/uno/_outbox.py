@@ -35,6 +35,7 @@ from typing import Any
 
 import discord
 
+from cogs.uno import _rest
 from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
 from cogs.uno._result_post import result_post
 from cogs.uno._table_post import (
@@ -414,17 +415,16 @@ class Outbox:
                 continue
             return int(message.id) if sent else None
 
-    async def _post_through(self, box: _Channel, route: Token, compose: Compose
-                            ) -> int | None:
+    async def _post_through(self, box: _Channel, route: Token, compose: Compose) -> int | None:
         """Post through an interaction's webhook (raises _TokenGone if it no longer works)."""
-        sent, message = await self._attempt(
-            box, route, compose, lambda body: route.webhook.send(wait=True, **body))
+        sent, message_id = await self._attempt(
+            box, route, compose, partial(_rest.post, route.webhook, self.client.allowed_mentions))
         if not sent:
             return None
-        box.via_for[int(message.id)] = route
+        box.via_for[message_id] = route
         while len(box.via_for) > 4:
             del box.via_for[next(iter(box.via_for))]
-        return int(message.id)
+        return int(message_id)
 
     async def _edit(self, box: _Channel, channel: discord.PartialMessageable, message_id: int,
                     compose: Compose, *, reroute: bool = False) -> bool:
@@ -436,9 +436,9 @@ class Outbox:
         if route is not None:
             token = route
             try:
-                sent, done = await self._attempt(
-                    box, route, compose,
-                    lambda body: token.webhook.edit_message(message_id, **body), edit=True)
+                sent, done = await self._attempt(box, route, compose, partial(
+                    _rest.edit, token.webhook, message_id, self.client.allowed_mentions),
+                    edit=True)
             except _TokenGone:
                 box.via_for.pop(message_id, None)
             else:

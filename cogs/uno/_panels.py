@@ -35,6 +35,7 @@ from typing import Any
 import discord
 
 from cogs.i18n import Locale, _
+from cogs.uno import _rest
 from cogs.uno._reply import age_of, writing
 from cogs.uno.table.session import Session
 
@@ -194,8 +195,8 @@ class Panels:
                 panel.written = number
                 started = time.perf_counter()
                 try:
-                    await panel.interaction.edit_original_response(
-                        content=text[:2000], view=view, attachments=[])
+                    await _rest.edit_original(panel.interaction, content=text[:2000],
+                                              view=view, attachments=[])
                 except discord.HTTPException as exc:
                     # the token ended, or the player dismissed the message: stop following
                     self.failed += 1

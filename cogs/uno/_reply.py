@@ -22,6 +22,7 @@ from typing import Any
 import discord
 
 from cogs.i18n import _
+from cogs.uno import _rest
 from cogs.uno._options import check_options
 from cogs.uno.table.contracts import Refusal, StaleComponent, stale_text
 from settings import MAX_LAG_MS
@@ -211,7 +212,7 @@ class Reply:
         response = self.interaction.response
         try:
             if self.edit:
-                await response.defer()
+                await _rest.acknowledge(self.interaction)
             else:
                 await response.defer(ephemeral=not self.public, thinking=True)
         except discord.HTTPException as exc:
@@ -251,7 +252,7 @@ class Reply:
         self._timer.cancel()
         self.attempted = True
         try:
-            await self.interaction.response.defer()
+            await _rest.acknowledge(self.interaction)
         except discord.HTTPException as exc:
             self.expired = self.expired or exc.code in EXPIRED
             log.warning("Acknowledging interaction %s failed: %s", self.interaction.id, exc)
@@ -314,7 +315,7 @@ class Reply:
             {"attachments": [file] if file is not None else []} if replace_files else {})
         if not interaction.response.is_done():
             if edit and interaction.message is not None:
-                await interaction.response.edit_message(view=view, **kwargs, **edit_files)
+                await _rest.update(interaction, view=view, **kwargs, **edit_files)
                 return interaction.message.id
             extra: dict[str, Any] = {"view": view} if view is not None else {}
             if file is not None:

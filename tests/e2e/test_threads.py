@@ -143,6 +143,14 @@ async def test_a_locked_thread_ends_its_game_and_the_channel_is_told(
 async def test_a_deleted_thread_ends_its_game_and_the_channel_is_told(
         loopback: LoopbackTest) -> None:
     thread = await _started_in_thread(loopback, cpu=True)
+    # once the bot is done writing (the old lobby closed through the paced channel route;
+    # a computer player that starts has moved), the deletion reaches it through the
+    # gateway (THREAD_DELETE); a write refused meanwhile (404) would find it "gone" first
+    requests = loopback.discord.requests
+    seen = -1
+    while seen != len(requests):
+        seen = len(requests)
+        await asyncio.sleep(0.3)
     await thread.delete()
     note = await loopback.channel.wait_for(lambda m: "was deleted" in m.text(), timeout=5)
     assert "Alice's game" in note.text()
