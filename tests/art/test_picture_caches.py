@@ -129,14 +129,14 @@ def test_table_texts_stay_cached_for_many_tables(monkeypatch: pytest.MonkeyPatch
 def test_the_text_masks_never_grow_past_their_bound() -> None:
     masks = _compose._Masks(20_000)
     for i in range(200):
-        mask, length = masks.get(f"Player number {i}", 12)
+        mask, length = masks.mask(f"Player number {i}", 12)
         assert mask.mode == "L" and length > 0
         assert masks.pixels <= 20_000
         assert masks.pixels == sum(m.width * m.height for m, _l in masks._items.values())
     assert 1 < len(masks) < 200
-    masks.get("Player number 199", 12)
+    masks.mask("Player number 199", 12)
     assert masks.hits == 1
-    masks.get("Player number 0", 12)
+    masks.mask("Player number 0", 12)
     assert masks.misses == 201
 
 

@@ -31,6 +31,7 @@ from cogs.uno.show.table import TableModel, table_layout
 from cogs.unobot import UnoBot
 from loopback.server import LoopbackDiscord
 from settings import Config
+from support.counting import counting_messages
 from support.tables import pair, pid
 
 V2, EPHEMERAL = 1 << 15, 1 << 6
@@ -129,21 +130,6 @@ def counting_views() -> Iterator[list[str]]:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(BaseView, "from_message", classmethod(counted))
-        yield built
-
-
-@contextmanager
-def counting_messages() -> Iterator[list[int]]:
-    """Every ``discord.Message`` built meanwhile (its id)."""
-    built: list[int] = []
-    init = Message.__init__
-
-    def counted(self: Message, **kwargs: Any) -> None:
-        init(self, **kwargs)
-        built.append(self.id)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Message, "__init__", counted)
         yield built
 
 

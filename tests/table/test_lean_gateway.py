@@ -12,8 +12,6 @@ import hashlib
 import importlib
 import inspect
 import pkgutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import discord
@@ -36,6 +34,7 @@ from cogs.unobot import UnoBot
 from loopback.server import LoopbackDiscord
 from loopback.threads import Thread
 from settings import Config
+from support.counting import counting_messages
 from support.tables import pair
 
 V2 = 1 << 15
@@ -114,21 +113,6 @@ async def loopback_events() -> tuple[dict[str, Any], dict[str, Any], list[tuple[
         server.user_message(channel, channel.member("bob").identity, "hi all")
         server.user_message(thread, thread.member("carol").identity, "in the thread")
         return created, server.bot_identity.user_payload(), sent
-
-
-@contextmanager
-def counting_messages() -> Iterator[list[int]]:
-    """Every ``discord.Message`` built meanwhile (its id)."""
-    built: list[int] = []
-    init = Message.__init__
-
-    def counted(self: Message, **kwargs: Any) -> None:
-        init(self, **kwargs)
-        built.append(self.id)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Message, "__init__", counted)
-        yield built
 
 
 class Fed:

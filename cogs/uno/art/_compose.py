@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +20,7 @@ from PIL import Image
 from engine.cards import Card, Color, Tower
 
 from . import _draw
-from ._cache import ArtCache
+from ._cache import ArtCache, PixelLRU
 from ._draw import RGB, Palette, Pen, palette
 from ._indexed import IndexedCanvas, NotIndexable, TextPiece, indexed_base
 from ._png import CLEAR, CLEAR_MASK, PALETTE_CARDS, default_cache, palette_of, png_bytes
@@ -207,49 +205,16 @@ def _piece(width: float, height: float, bg: RGB, draw: Callable[[Pen], object]
     return img.reduce(2)
 
 
-class _Masks:
-    """A thread-safe LRU of text masks bounded by the pixels it holds (one byte each).
+class _Masks(PixelLRU):
+    """Text masks (one byte a pixel, any colour: a mask serves every colour) by
+    (text, height)."""
 
-    Table pictures run in threads, and their texts (seat names, counts, tower labels) are
-    as many as the tables' players: 1,000 tables hold some 8,000 of them, which a cache
-    bounded by a count of coloured pieces (512) could not keep (every picture then drew
-    its names again: 6 ms of a V2 table's move at 300 tables). A mask serves every colour.
-    """
-
-    def __init__(self, max_pixels: int) -> None:
-        self.max_pixels = max_pixels
-        self.pixels = 0
-        self.hits = 0
-        self.misses = 0
-        self._items: OrderedDict[tuple[str, float], tuple[Image.Image, float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, s: str, height: float) -> tuple[Image.Image, float]:
-        key = (s, height)
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                self.hits += 1
-                return found
-            self.misses += 1
-        made = _draw_mask(s, height)
-        with self._lock:
-            if key not in self._items:
-                self._items[key] = made
-                self.pixels += made[0].width * made[0].height
-                while self.pixels > self.max_pixels and len(self._items) > 1:
-                    _k, (old, _l) = self._items.popitem(last=False)
-                    self.pixels -= old.width * old.height
-        return made
-
-    def __len__(self) -> int:
-        return len(self._items)
+    def mask(self, s: str, height: float) -> tuple[Image.Image, float]:
+        return self.get((s, height), lambda: _draw_mask(s, height))
 
     def cache_clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self.pixels = 0
+        """Emptied as the ``lru_cache`` pieces beside it are."""
+        self.clear()
 
 
 TEXT_MASK_PIXELS: Final = 16 * 1024 * 1024
@@ -353,7 +318,7 @@ class _Canvas:
 
     def text(self, s: str, height: float, fg: RGB, bg: RGB, x: float, cy: float,
              centre: float | None = None) -> float:
-        mask, length = _MASKS.get(s, height)
+        mask, length = _MASKS.mask(s, height)
         if centre is not None:
             x += (centre - length) / 2
         return _put(self.img, (mask, length, fg, bg), x, cy)

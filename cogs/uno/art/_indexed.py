@@ -21,13 +21,12 @@ reaches the base's transparent corners.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Final
 
 from PIL import Image
 
-from ._cache import ArtCache
+from ._cache import ArtCache, PixelLRU
 from ._png import CLEAR
 
 RGB = tuple[int, int, int]
@@ -67,44 +66,8 @@ def text_lut(palette: Image.Image, fg: RGB, bg: RGB) -> list[int]:
     return lut
 
 
-class Texts:
-    """A thread-safe LRU of written texts in palette indexes (with their lengths),
-    bounded by the pixels it holds (one byte each)."""
-
-    def __init__(self, max_pixels: int) -> None:
-        self.max_pixels = max_pixels
-        self.pixels = 0
-        self.hits = 0
-        self.misses = 0
-        self._items: OrderedDict[Hashable, tuple[Image.Image, float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable, make: Callable[[], tuple[Image.Image, float]]
-            ) -> tuple[Image.Image, float]:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                self.hits += 1
-                return found
-            self.misses += 1
-        made = make()
-        with self._lock:
-            if key not in self._items:
-                self._items[key] = made
-                self.pixels += made[0].width * made[0].height
-                while self.pixels > self.max_pixels and len(self._items) > 1:
-                    _k, (old, _l) = self._items.popitem(last=False)
-                    self.pixels -= old.width * old.height
-        return made
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self.pixels = 0
+Texts = PixelLRU
+"""Written texts in palette indexes (with their lengths)."""
 
 
 TEXT_PIXELS: Final = 32 * 1024 * 1024
