@@ -275,13 +275,19 @@ async def edit(webhook: discord.Webhook, message_id: int,
     return True
 
 
-async def _patch(webhook: discord.Webhook, message: str,
-                 mentions: discord.AllowedMentions | None, body: dict[str, Any]) -> None:
+def _prepared(body: dict[str, Any], mentions: discord.AllowedMentions | None) -> _Body:
+    """A webhook message's body (``Webhook.send``/``edit_message``'s arguments) prepared
+    by discord.py's own function (its JSON, attachments and allowed mentions)."""
     params = handle_message_parameters(**body, previous_allowed_mentions=mentions)
     try:
-        prepared = _Body(params.payload, params.multipart, params.files)
+        return _Body(params.payload, params.multipart, params.files)
     finally:
         params.__exit__(None, None, None)
+
+
+async def _patch(webhook: discord.Webhook, message: str,
+                 mentions: discord.AllowedMentions | None, body: dict[str, Any]) -> None:
+    prepared = _prepared(body, mentions)
     url = _url("/webhooks/{id}/{token}/messages/", id=webhook.id, token=webhook.token)
     url += message + ("?with_components=1" if body.get("view") else "?with_components=0")
     await _send(webhook.session, "PATCH", url, _bucket(webhook), prepared,
@@ -297,11 +303,7 @@ async def post(webhook: discord.Webhook, mentions: discord.AllowedMentions | Non
         return (await webhook.send(wait=True, **body)).id
     if body.get("content", 0) is None:
         body = {k: v for k, v in body.items() if k != "content"}  # as Webhook.send does
-    params = handle_message_parameters(**body, previous_allowed_mentions=mentions)
-    try:
-        prepared = _Body(params.payload, params.multipart, params.files)
-    finally:
-        params.__exit__(None, None, None)
+    prepared = _prepared(body, mentions)
     url = _url("/webhooks/{id}/{token}", id=webhook.id, token=webhook.token)
     url += f"?wait=1&with_components={int(view is not discord.utils.MISSING)}"
     message = await _send(webhook.session, "POST", url, _bucket(webhook), prepared,
