@@ -49,10 +49,12 @@ MAX_CANDIDATES = 7
 """Plays searched per decision (the best variant of each card first), besides drawing."""
 GAME_BONUS = 400.0
 """What winning (or losing) the game is worth, in points of a hand."""
-CRITICAL_CARDS = 3
+CRITICAL_CARDS = 5
 """The search is made once a hand holds this many cards or fewer (see ``critical``)."""
-CONFIDENCE = 2.0
+CONFIDENCE = 1.0
 """How many standard errors better than the normal player's choice a move must look."""
+COLOURS_FIRST = False
+"""Among a card's other variants, search each other colour first (then other towers)."""
 MAX_STEPS = 1500
 """A playout longer than this is scored as a draw (it never happens in practice)."""
 
@@ -270,6 +272,14 @@ def candidates(game: Game, me: str, seed: int) -> list[Move]:
         elif (m.card, m.towers) not in seen or (m.card, m.color) not in seen:
             others.append(m)
         seen |= {(m.card, None), (m.card, m.towers), (m.card, m.color)}
+    if COLOURS_FIRST:
+        colours: set[tuple[Card, object]] = {(m.card, m.color) for m in firsts}
+        ahead: list[Move] = []
+        for m in others:
+            if (m.card, m.color) not in colours:
+                ahead.append(m)
+                colours.add((m.card, m.color))
+        others = ahead + [m for m in others if m not in ahead]
     out = [first, *[m for m in firsts + others if m != first][:MAX_CANDIDATES - 1]]
     out += [m for m in moves if isinstance(m, Draw | Pass) and m != first]
     return out
