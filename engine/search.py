@@ -53,8 +53,6 @@ CRITICAL_CARDS = 5
 """The search is made once a hand holds this many cards or fewer (see ``critical``)."""
 CONFIDENCE = 1.0
 """How many standard errors better than the normal player's choice a move must look."""
-COLOURS_FIRST = False
-"""Among a card's other variants, search each other colour first (then other towers)."""
 MAX_STEPS = 1500
 """A playout longer than this is scored as a draw (it never happens in practice)."""
 
@@ -272,14 +270,6 @@ def candidates(game: Game, me: str, seed: int) -> list[Move]:
         elif (m.card, m.towers) not in seen or (m.card, m.color) not in seen:
             others.append(m)
         seen |= {(m.card, None), (m.card, m.towers), (m.card, m.color)}
-    if COLOURS_FIRST:
-        colours: set[tuple[Card, object]] = {(m.card, m.color) for m in firsts}
-        ahead: list[Move] = []
-        for m in others:
-            if (m.card, m.color) not in colours:
-                ahead.append(m)
-                colours.add((m.card, m.color))
-        others = ahead + [m for m in others if m not in ahead]
     out = [first, *[m for m in firsts + others if m != first][:MAX_CANDIDATES - 1]]
     out += [m for m in moves if isinstance(m, Draw | Pass) and m != first]
     return out
