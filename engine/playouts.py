@@ -32,6 +32,7 @@ from typing import Any
 
 from engine.fastcards import (
     ACCEPT,
+    BLOCK,
     CALL,
     CARDS,
     CATCH,
@@ -44,11 +45,13 @@ from engine.fastcards import (
     DECISIONS,
     DRAW,
     DRAWN,
+    DRAWS,
     FACE,
     GRABS,
     ICON,
     K_GRAB2,
     K_LAP,
+    K_REVERSE,
     K_W4,
     KEEP,
     KEEPING,
@@ -369,6 +372,117 @@ def _greedy_towers(sim: FastSim, p: int, kind: int) -> int:
     return sum(1 << t for t in free[:need])
 
 
+# ---------------------------------------------------------------------------- normal
+def normal_policy(sim: FastSim, rand: Rand) -> int:
+    """The normal player's habits (``HeuristicPlayer.score``, engine/players.py) in the
+    simulator's terms, so that a search's playouts play as its opponents do: sheds points
+    and stays in the colour it holds most; an attack (draw card, Skip) is worth more the
+    more it draws and the fewer cards the next player holds, is kept when the next player
+    holds the tower that blocks it, never aimed at a partner; keeps its wilds while it has
+    another card to play and more than three cards (and passes a drawn wild then), a Wild
+    Draw Four most of all when it would be a bluff; values the towers a card takes (more
+    from a player low on cards or next in turn, none from a partner) and a fourth tower
+    above all (an instant UNO); names its commonest colour, accepts every Wild Draw Four,
+    keeps a wild after an instant UNO, keeps a lap's hand of three cards or fewer, always
+    calls UNO."""
+    p = sim.turn
+    pending = sim.pending
+    if pending != PLAY and pending != DRAWN:
+        return greedy_policy(sim, rand)
+    hand = sim.hands[p]
+    size = len(hand)
+    counts = [0, 0, 0, 0, 0]
+    for c in hand:
+        counts[COLOR_OF[c]] += 1
+    if pending == PLAY:
+        fits = MATCH[sim.color * 16 + (NO_FACE if sim.color_only else FACE[sim.discard[-1]])]
+        ok = [c for c in hand if fits[c]]
+        if not ok:
+            return DRAW
+    else:
+        ok = [sim.drawn]
+    n = sim.n
+    nxt = (p + sim.direction) % n
+    team_of = sim.team_of
+    hands = sim.hands
+    n_next = len(hands[nxt])
+    friend = team_of is not None and team_of[nxt] == team_of[p]
+    urgency = 3.0 if n_next <= 2 else (1.5 if n_next <= 4 else 1.0)
+    towers = sim.towers if sim.towers_on else None
+    points = sim.points
+    commonest = _commonest(counts)
+    card = -1
+    best = -1e9
+    for c in ok:
+        kind = KIND[c]
+        col = COLOR_OF[c]
+        score = points[c] * 0.4 + 1.5 * (counts[col] - 1 if col < 4 else 0)
+        block = BLOCK[kind]
+        if block >= 0:
+            if towers is not None and towers[block] == nxt:
+                score -= 15.0
+            elif friend:
+                score -= (DRAWS[kind] * 5 + 8) * 2
+            else:
+                score += (DRAWS[kind] * 5 + 8) * urgency
+        elif kind == K_REVERSE and n > 2:
+            score += 4 if len(hands[(p - sim.direction) % n]) > n_next else -2
+        if WILD[c]:
+            if size > 3 and _other_play(hand, c, fits if pending == PLAY else None,
+                                        sim):
+                score -= 100.0
+            score += 5.0 * counts[commonest]
+            if kind == K_W4:
+                prev = sim.color
+                if any(COLOR_OF[x] == prev for x in hand):
+                    score -= 10 if n_next <= 1 else 60
+        if towers is not None:
+            taken = (1 << ICON[c]) if ICON[c] >= 0 else 0
+            if kind in GRABS:
+                taken |= _greedy_towers(sim, p, kind)
+            if taken:
+                mine = 0
+                for t in range(4):
+                    h = towers[t]
+                    if h == p:
+                        mine |= 1 << t
+                    elif taken >> t & 1:
+                        if team_of is not None and h >= 0 and team_of[h] == team_of[p]:
+                            score -= 7.0
+                            continue
+                        score += 7.0
+                        if h >= 0 and len(hands[h]) <= 3:
+                            score += 4.0
+                        if h == nxt:
+                            score += 3.0
+                if (mine | taken) == 15 and size >= 3:
+                    score += 150 + 3 * (size - 1)
+        score += rand() * 0.5
+        if score > best:
+            card, best = c, score
+    if pending == DRAWN and best < -25:
+        return PASS
+    uno = UNO_BIT if size == 2 else 0
+    kind = KIND[card]
+    grabs = sim.towers_on and kind in GRABS
+    if not WILD[card] and not grabs:
+        return card | uno
+    color = NO_COLOR
+    if WILD[card]:
+        color = commonest if max(counts[:4]) > 0 else int(rand() * 4)
+    ts = _greedy_towers(sim, p, kind) if grabs else 0
+    return play_move(card, color, ts) | uno
+
+
+def _other_play(hand: list[int], wild: int, fits: Sequence[bool] | None,
+                sim: FastSim) -> bool:
+    """Whether ``hand`` holds a card other than a wild that fits (``fits`` None: the
+    table's)."""
+    if fits is None:
+        fits = sim.fits()
+    return any(fits[c] and not WILD[c] for c in hand if c != wild)
+
+
 # ---------------------------------------------------------------------------- uniform
 def uniform_policy(sim: FastSim, rand: Rand) -> int:
     """Uniform among the legal moves of the turn (no call, no catch)."""
@@ -387,7 +501,7 @@ def per_seat(policies: Sequence[Policy]) -> Policy:
 
 
 POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": greedy_policy,
-                               "uniform": uniform_policy}
+                               "normal": normal_policy, "uniform": uniform_policy}
 
 
 # ---------------------------------------------------------------------------- describe

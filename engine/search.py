@@ -49,9 +49,9 @@ MAX_CANDIDATES = 7
 """Plays searched per decision (the best variant of each card first), besides drawing."""
 GAME_BONUS = 400.0
 """What winning (or losing) the game is worth, in points of a hand."""
-CRITICAL_CARDS = 3
+CRITICAL_CARDS = 5
 """The search is made once a hand holds this many cards or fewer (see ``critical``)."""
-CONFIDENCE = 2.0
+CONFIDENCE = 1.0
 """How many standard errors better than the normal player's choice a move must look."""
 MAX_STEPS = 1500
 """A playout longer than this is scored as a draw (it never happens in practice)."""

@@ -12,13 +12,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine import CallUno, Game, Notes, seat_view
+from engine import CallUno, Card, Decision, Draw, Game, Notes, Pass, Play, Tower, seat_view
 from engine.events import RoundWon
 from engine.fastcards import move_of
 from engine.fastsim import FastSim
 from engine.moves import Move
 from engine.players import HeuristicPlayer
-from engine.playouts import Policy, greedy_policy, random_policy
+from engine.playouts import Policy, greedy_policy, normal_policy, random_policy
 from engine.search import (
     MAX_STEPS,
     SEARCHED,
@@ -32,6 +32,13 @@ from engine.search import (
 )
 from engine.seatview import SeatView
 from engine.settings import Settings
+
+C = Card.parse
+
+
+def cards(codes: str) -> list[Card]:
+    return [C(x) for x in codes.split()]
+
 
 NAMES = ["ann", "bob", "cat", "dan", "eve", "fay"]
 
@@ -130,7 +137,7 @@ def test_whole_playouts_agree_with_the_engine_playing_the_same_policy() -> None:
     played = 0
     for k, view in enumerate(views(80, 1000)):
         rng = random.Random(k)
-        for policy in (greedy_policy, random_policy):
+        for policy in (greedy_policy, normal_policy, random_policy):
             fast = FastPlayout(policy)
             hands, draw = sample(view, rng)
             here = world(view, hands, draw, k)
@@ -148,3 +155,36 @@ def test_the_search_is_the_same_whichever_playout_agrees() -> None:
         fast = decide(view, seed=k, samples=6, playout=FastPlayout())
         slow = decide(view, seed=k, samples=6, playout=PolicyEnginePlayout(greedy_policy))
         assert fast == slow
+
+
+def _policy_move(policy: Policy, game: Game) -> Move:
+    sim = FastSim.from_game(game)
+    return move_of(policy(sim, random.Random(0).random), game.players, sim.turn)
+
+
+def test_the_normal_policy_keeps_a_draw_card_the_next_players_tower_blocks() -> None:
+    """RULES.md section 9 (R-TOWERS): Ann holds N, which blocks a Draw Two. The playouts'
+    normal policy, like the normal player, keeps its Draw Two and plays the Y3; the old
+    greedy one threw the Draw Two away into the block."""
+    game, _ = Game.from_setup(
+        ["bot", "ann"], seed=3,
+        hands={"bot": cards("Y+2 Y3 G4 B5"), "ann": cards("R1 R2")},
+        discard=cards("Y5"), towers={Tower.N: "ann"}, turn="bot")
+    assert HeuristicPlayer(0).choose(game, "bot") == Play("bot", C("Y3"))
+    assert _policy_move(normal_policy, game) == Play("bot", C("Y3"))
+    assert _policy_move(greedy_policy, game) == Play("bot", C("Y+2"))
+
+
+def test_the_normal_policy_keeps_a_drawn_wild_while_it_has_another_card_to_play() -> None:
+    """RULES.md section 6 (R-DRAW-PLAY): the drawn card is a Wild Grab, and the hand has four
+    more cards with a yellow among them: the normal policy keeps the Wild Grab (passes), as the
+    normal player does."""
+    game, _ = Game.from_setup(
+        ["bot", "ann"], seed=3,
+        hands={"bot": cards("Y3 G4 B5 G8"), "ann": cards("R1 R2 R3")},
+        draw=cards("WG"), discard=cards("Y5"), turn="bot")
+    game.apply(Draw("bot"))
+    assert game.pending is Decision.DRAWN
+    assert HeuristicPlayer(0).choose(game, "bot") == Pass("bot")
+    assert _policy_move(normal_policy, game) == Pass("bot")
+    assert isinstance(_policy_move(greedy_policy, game), Play)
