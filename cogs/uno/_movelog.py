@@ -23,6 +23,7 @@ from cogs.uno.show.words import card_label, color_name
 from cogs.uno.table.contracts import Refusal
 from cogs.uno.table.tables import SEEN
 from engine import Card, Color, ParseError
+from engine.replay import TOP_KEYS
 
 if TYPE_CHECKING:
     from cogs.uno.table.service import TableService
@@ -123,14 +124,12 @@ def log_lines(header: dict[str, Any], moves: list[dict[str, Any]], locale: Local
 
 def replay_document(header: dict[str, Any], moves: list[dict[str, Any]]) -> dict[str, Any]:
     """The game as a file for ``python -m engine.replay``: it plays back exactly."""
-    return {
-        "edition": header["edition"],
-        "players": header["players"],
-        "names": header.get("names", {}),
-        "rules": header["rules"],
-        "seed": header["seed"],
-        "moves": [{k: v for k, v in m.items() if k != SEEN} for m in moves],
-    }
+    # every key of the header the replay format knows (partners' teams, a match hand's
+    # rounds: without them it would play another game), the game id left out
+    document = {k: v for k, v in header.items() if k in TOP_KEYS}
+    document["names"] = header.get("names", {})
+    document["moves"] = [{k: v for k, v in m.items() if k != SEEN} for m in moves]
+    return document
 
 
 class LogCog(UnoSubCog, name="MoveLog"):

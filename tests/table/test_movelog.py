@@ -6,6 +6,7 @@ hand) and Towers (instant UNO: the kept card is private)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from cogs.uno._movelog import log_line, replay_document
@@ -14,8 +15,8 @@ from cogs.uno.show.words import event_lines
 from cogs.uno.table.session import Options, Seat, Session
 from cogs.uno.table.tables import SEEN, logged
 from engine import Card, Color, Game, Tower, move_from_dict
-from engine.moves import Challenge, Keep, Move, Play
-from engine.replay import move_to_json
+from engine.moves import CallUno, Catch, Challenge, Keep, Move, Play
+from engine.replay import build_game, move_to_json, replay_header
 
 NAMES = {"Ann": "Ann", "Ben": "Ben", "Cy": "Cy"}
 
@@ -133,3 +134,29 @@ async def test_the_table_keeps_a_verdict_until_it_can_be_read() -> None:
     text = await edit(["Cy plays 9.", "Ann draws 9.", "Ben draws 9."])
     assert verdict not in text, "18 lines later it goes"
     assert text.count("\n") <= 6
+
+
+def test_a_partner_games_replay_file_plays_the_partner_game() -> None:
+    """The replay file of a partners game keeps the teams (and a match hand its rounds): a
+    partner hand's points go to the team (sheet 004, Playing with partners), so without them the
+    file played another game, one whose first round could end it."""
+    players = ["Ann", "Ben", "Cy", "Dee"]
+    teams = [["Ann", "Cy"], ["Ben", "Dee"]]
+    live = Game.new(players, seed=11, teams=teams, max_rounds=3)
+    header = {**replay_header(live, 11), "game_id": "abc"}
+    assert header["teams"] == teams and header["max_rounds"] == 3
+    live.start()
+    entries = []
+    rng = random.Random(5)
+    while not live.is_over and live.round_number == 1:
+        moves = [m for m in live.legal_moves(live.turn)
+                 if not isinstance(m, CallUno | Catch)]
+        plays = [m for m in moves if isinstance(m, Play)]
+        entries.append(play(live, rng.choice(plays or moves)))
+    document = replay_document(header, entries)
+    assert "game_id" not in document
+    replayed, _events = build_game(document)
+    for m in document["moves"]:
+        replayed.apply(move_from_dict(m))
+    assert replayed.teams == live.teams
+    assert replayed.to_dict() == live.to_dict()
