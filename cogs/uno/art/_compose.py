@@ -138,7 +138,7 @@ def _indexed_table(view: TableView, art: ArtCache, palette: Image.Image) -> Inde
         corners = _CORNERS[key] = indexed_base(_base(*key), _clear(*key), palette)[1]
     felt = _LOOKS[view.contrast].felt
     out = IndexedCanvas(base, corners, palette, felt, lambda box: _plain(key, box), art,
-                        look, _draw_mask)
+                        look, _MASKS.mask)
     _lay_out(view, art, out)
     return out
 

@@ -99,7 +99,9 @@ class IndexedCanvas:
         self.art = art
         self.look = look
         self.draw_mask = draw_mask
-        """A text's coverage mask and its length (for a text not in ``TEXTS``)."""
+        """A text's coverage mask and its length (for a text not in ``TEXTS``): the table's
+        mask cache, so a name's two colourings (its row dark, or lit on its turn) share one
+        use of the font."""
         self.boxes: list[Box] = []
         """Where pieces went so far."""
         self.top = max((c[3] for c in corners if c[1] == 0), default=0)
