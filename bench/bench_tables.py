@@ -63,6 +63,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -958,12 +959,42 @@ class Bench:
             return await self.act(person.click("UNO!", message=menu), "uno", table=table)
         return None
 
+    async def pace(self, turn: Callable[[Table], Coroutine[Any, Any, None]],
+                   tasks: set[asyncio.Task[None]], seconds: float) -> int:
+        """Start a turn at a table ready for one, ``args.rate`` times a second for
+        ``seconds``; how many times no sampled table was ready."""
+        loop = asyncio.get_running_loop()
+        interval = 1.0 / self.args.rate
+        next_at = loop.time()
+        end = next_at + seconds
+        skipped = 0
+        while (now := loop.time()) < end:
+            if now < next_at:
+                await asyncio.sleep(next_at - now)
+            next_at += interval
+            idle = [t for t in self.rng.sample(self.tables, min(8, len(self.tables)))
+                    if self.table_ready(t)]
+            if not idle:
+                skipped += 1
+                continue
+            task = asyncio.create_task(turn(idle[0]))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        return skipped
+
     async def play(self) -> dict[str, Any]:
         args = self.args
         assert self.bot is not None and self.bot.pid is not None
         pid = self.bot.pid
         loop = asyncio.get_running_loop()
         tasks: set[asyncio.Task[None]] = set()
+        turn = {"human": self.human_turn, "bot": self.take_move,
+                "panel": self.panel_turn}[args.clicks]
+        if args.warmup > 0:
+            # the same load, not measured: the bot's caches (a name's picture, a table's
+            # pieces) reach what hours of play keep in them
+            self.note(f"warming up for {args.warmup:.0f} s")
+            await self.pace(turn, tasks, args.warmup)
         self.stats.measuring = True
         assert self.server is not None
         requests_before = Counter(self.server.rate_limiter.requests)
@@ -980,25 +1011,8 @@ class Bench:
         late: list[tuple[float, float]] = []
         ticker = asyncio.create_task(self.loop_lateness(late))
         started = loop.time()
-        interval = 1.0 / args.rate
-        turn = {"human": self.human_turn, "bot": self.take_move,
-                "panel": self.panel_turn}[args.clicks]
         sent_before = len(self.server.requests)
-        next_at = started
-        end = started + args.seconds
-        skipped = 0
-        while (now := loop.time()) < end:
-            if now < next_at:
-                await asyncio.sleep(next_at - now)
-            next_at += interval
-            idle = [t for t in self.rng.sample(self.tables, min(8, len(self.tables)))
-                    if self.table_ready(t)]
-            if not idle:
-                skipped += 1
-                continue
-            task = asyncio.create_task(turn(idle[0]))
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+        skipped = await self.pace(turn, tasks, args.seconds)
         elapsed = loop.time() - started
         ticker.cancel()
         lates = [x for x, _when in late]
@@ -1026,7 +1040,7 @@ class Bench:
         return {
             "tables": args.tables, "guilds": args.guilds, "rate asked": args.rate,
             "clicks": args.clicks, "table": args.table,
-            "seconds": round(elapsed, 1),
+            "seconds": round(elapsed, 1), "warm-up s": args.warmup,
             "moves/s": round(moves / elapsed, 1),
             "clicks/s": round(self.stats.counts["clicks"] / elapsed, 1),
             "interactions/s": round(sum(sent.values()) / elapsed, 1),
@@ -1323,6 +1337,11 @@ def make_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--guilds", type=int, default=0, help="default: tables / 50, at least 1")
     parser.add_argument("--rate", type=float, default=30.0, help="moves per second, in total")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=0.0,
+                        help="seconds of the same load before measuring (not counted), so "
+                        "that the bot's caches hold what a long session keeps in them (the "
+                        "names' pictures of a thousand tables); 0: measure from the start, "
+                        "as the figures before 2026-11-27 (night) were")
     parser.add_argument("--clicks", choices=("human", "panel", "bot"), default="human",
                         help="human (default): click as people do (My hand, think, pick, "
                         "answer each question after a think, now and then a slash command); "

@@ -73,6 +73,17 @@ def test_the_embed_table_is_chosen_with_table_embed() -> None:
 
 
 @pytest.mark.slow
+def test_a_warm_up_plays_first_and_only_what_follows_is_measured() -> None:
+    """--warmup: the same load before measuring, left out of every figure."""
+    result = run_bench("--tables", "3", "--rate", "3", "--warmup", "4", "--seconds", "3",
+                       "--table", "embed", "--clicks", "panel")
+    assert result["warm-up s"] == 4.0, result
+    assert 2.5 <= result["seconds"] < 4.0, result  # the measured part only
+    # moves made while warming up are not counted: at most the measured seconds' worth
+    assert 0 < result["counts"]["moves"] <= 3 * 4, result["counts"]
+
+
+@pytest.mark.slow
 def test_people_playing_from_the_live_panel_open_it_once_and_follow_it() -> None:
     """--clicks panel (issue 17): each person opens My hand once (before measuring) and
     plays from that panel as the bot edits it: no My hand while measuring, about one
