@@ -143,6 +143,18 @@ def proc_rss(pid: int) -> tuple[int, int]:
     return now, peak
 
 
+def machine_speed() -> float:
+    """CPU ms this process takes for a fixed piece of pure Python (about 0.4 s on the
+    machine of bench/README.md at its fastest): this VM's cores change speed by up to half
+    within minutes (other guests on the host), so a run says how fast the machine was
+    around it, and runs are compared at a similar speed."""
+    started = time.process_time()
+    total = 0
+    for i in range(3_000_000):
+        total += i * i
+    return round((time.process_time() - started) * 1000)
+
+
 def self_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
@@ -988,6 +1000,7 @@ class Bench:
         pid = self.bot.pid
         loop = asyncio.get_running_loop()
         tasks: set[asyncio.Task[None]] = set()
+        speed_before = machine_speed()
         turn = {"human": self.human_turn, "bot": self.take_move,
                 "panel": self.panel_turn}[args.clicks]
         if args.warmup > 0:
@@ -1086,6 +1099,8 @@ class Bench:
                 (sum(cpu.values()) - sum(self.idle_cpu.values()) * elapsed) / max(moves, 1)
                 * 1000, 2),
             "generator CPU %": round(cpu_gen / elapsed * 100, 1),
+            # the same pure-Python loop's CPU ms before and after playing (lower: faster)
+            "machine speed ms, before/after": [speed_before, machine_speed()],
             # the loopback judges an answer late by its own clock when it reads it: a
             # generator running behind makes answers look later than the bot sent them
             "generator loop late p50/p99/max ms": [

@@ -78,6 +78,7 @@ def test_a_warm_up_plays_first_and_only_what_follows_is_measured() -> None:
     result = run_bench("--tables", "3", "--rate", "3", "--warmup", "4", "--seconds", "3",
                        "--table", "embed", "--clicks", "panel")
     assert result["warm-up s"] == 4.0, result
+    assert all(ms > 0 for ms in result["machine speed ms, before/after"]), result
     assert 2.5 <= result["seconds"] < 4.0, result  # the measured part only
     # moves made while warming up are not counted: at most the measured seconds' worth
     assert 0 < result["counts"]["moves"] <= 3 * 4, result["counts"]
