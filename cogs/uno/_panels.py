@@ -25,6 +25,7 @@ memory only: after a restart a click in an old panel makes it live again the sam
 from __future__ import annotations
 
 import asyncio
+import datetime
 import itertools
 import logging
 import time
@@ -36,7 +37,7 @@ import discord
 
 from cogs.i18n import Locale, _
 from cogs.uno import _rest
-from cogs.uno._reply import age_of, writing
+from cogs.uno._reply import age_since, writing
 from cogs.uno.table.session import Session
 
 log = logging.getLogger(__name__)
@@ -53,12 +54,36 @@ Build = Callable[[Session, str, Locale, bool], Menu]
 """A player's panel now (``True``: its token ends soon, say so and offer Reopen)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """How the bot edits a panel: the followup webhook (the token) of the last interaction
+    that showed it, and when Discord created that interaction. Kept instead of the
+    interaction, which with its member, user, message and response is some 25 objects:
+    kept until the player's next click, every click's outlived the young garbage
+    collections and lengthened the full ones (bench/README.md, "Issue 17: ... the
+    collector")."""
+
+    webhook: discord.Webhook
+    created_at: datetime.datetime
+    mentions: discord.AllowedMentions | None
+    """The client's allowed mentions, which an edit's own complete."""
+
+    @classmethod
+    def of(cls, interaction: discord.Interaction[Any]) -> Reach:
+        return cls(interaction.followup, interaction.created_at,
+                   interaction.client.allowed_mentions)
+
+    def age(self) -> float:
+        """Seconds since the interaction was created (``_reply.age_of``)."""
+        return age_since(self.created_at)
+
+
 @dataclass(eq=False, slots=True)
 class Panel:
     channel_id: int
     pid: str
     locale: Locale
-    interaction: discord.Interaction[Any]
+    reach: Reach
     """The last interaction that showed the panel: its token edits it."""
     message_id: int | None
     key: Hashable
@@ -91,7 +116,7 @@ class Panels:
     def live(self, channel_id: int | None, pid: str) -> Panel | None:
         """``pid``'s panel in the channel, if the bot can still edit it."""
         panel = self.by_channel.get(channel_id or 0, {}).get(pid)
-        if panel is None or age_of(panel.interaction) >= self.life - self.close_before:
+        if panel is None or panel.reach.age() >= self.life - self.close_before:
             return None
         return panel
 
@@ -114,7 +139,7 @@ class Panels:
         in_place = (clicked is not None and old is not None
                     and (old.message_id is None or clicked.id == old.message_id))
         if old is not None and in_place:
-            old.interaction, old.locale = interaction, locale
+            old.reach, old.locale = Reach.of(interaction), locale
             if number > old.written:
                 old.written, old.key = number, key
             elif number < old.written:
@@ -124,7 +149,7 @@ class Panels:
                 if not session.lock.locked():  # else the change under way will
                     self.changed(session)
             return
-        panels[pid] = Panel(session.channel_id, pid, locale, interaction, message_id, key,
+        panels[pid] = Panel(session.channel_id, pid, locale, Reach.of(interaction), message_id, key,
                             number)
         if old is not None:
             self._retire(old)
@@ -165,7 +190,7 @@ class Panels:
         (``sessions``: the games by channel)."""
         for channel_id, panels in list(self.by_channel.items()):
             for panel in list(panels.values()):
-                if age_of(panel.interaction) < self.life - self.close_before:
+                if panel.reach.age() < self.life - self.close_before:
                     continue
                 del panels[panel.pid]
                 session = sessions.get(channel_id)
@@ -195,8 +220,9 @@ class Panels:
                 panel.written = number
                 started = time.perf_counter()
                 try:
-                    await _rest.edit_original(panel.interaction, content=text[:2000],
-                                              view=view, attachments=[])
+                    await _rest.edit_original_via(
+                        panel.reach.webhook, panel.reach.mentions, content=text[:2000],
+                        view=view, attachments=[])
                 except discord.HTTPException as exc:
                     # the token ended, or the player dismissed the message: stop following
                     self.failed += 1

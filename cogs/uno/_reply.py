@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import io
 import logging
 import time
@@ -113,7 +114,12 @@ def age_of(interaction: discord.Interaction[Any], *, first: bool = False) -> flo
     """Seconds since Discord created the interaction (its id holds the time), corrected
     for this machine's clock offset. ``first``: the interaction's first look (noted for
     the offset)."""
-    raw = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+    return age_since(interaction.created_at, first=first)
+
+
+def age_since(created_at: datetime.datetime, *, first: bool = False) -> float:
+    """:func:`age_of` for an interaction known by when Discord created it."""
+    raw = (discord.utils.utcnow() - created_at).total_seconds()
     offset = _SKEW.note(raw, time.time()) if first else _SKEW.offset()
     return max(0.0, raw - offset)
 

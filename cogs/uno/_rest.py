@@ -259,7 +259,20 @@ async def edit_original(interaction: discord.Interaction[Any], *,
         await interaction.edit_original_response(content=content, view=view,
                                                  attachments=attachments)
         return
-    await _patch(interaction.followup, "@original", interaction.client.allowed_mentions,
+    await edit_original_via(interaction.followup, interaction.client.allowed_mentions,
+                            content=content, view=view, attachments=attachments)
+
+
+async def edit_original_via(webhook: discord.Webhook, mentions: discord.AllowedMentions | None,
+                            *, content: Any = discord.utils.MISSING,
+                            view: Any = discord.utils.MISSING,
+                            attachments: Any = discord.utils.MISSING) -> None:
+    """:func:`edit_original` through the interaction's followup ``webhook`` alone (kept
+    without the interaction; ``mentions``: the client's allowed mentions). Not for a view
+    discord.py would keep for dispatching, which only the interaction can register."""
+    if _kept(view):
+        raise TypeError("a view discord.py keeps is edited in through its interaction")
+    await _patch(webhook, "@original", mentions,
                  {"content": content, "view": view, "attachments": attachments})
 
 

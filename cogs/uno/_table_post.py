@@ -43,6 +43,8 @@ PICTURE_TRIES = 3
 """Times a table's picture is drawn again when the game moved meanwhile."""
 QUIET_KEPT = 4
 """Tables whose quiet form is kept (the newest)."""
+Quiet = tuple[TableModel, str | None, str | None]
+"""A V2 table's quiet form: ``table_layout``'s table, text and picture name."""
 
 Body = dict[str, Any]
 Compose = Callable[[], Awaitable[Body | None]]
@@ -97,14 +99,17 @@ class TablePost:
         """The bot may attach files here (the table's picture). False when the newest
         interaction says Attach Files is missing, or Discord refused an upload: the table
         goes without its picture (its text says everything)."""
-        self.quiet: dict[int, discord.ui.LayoutView] = {}
-        """Components V2 tables (id → the same table without its buttons): a table that is
-        closed keeps its text and picture (a V2 message without components is refused)."""
+        self.quiet: dict[int, Quiet] = {}
+        """Components V2 tables (id → what the same table without its buttons is made of):
+        a table that is closed keeps its text and picture (a V2 message without components
+        is refused). Its parts, not its layout: built at every edit, a layout of some 30
+        objects lived until the table's next edit, outlived the young garbage collections
+        and lengthened the full ones; it is built when the table is closed."""
         self.picture: tuple[int, TableView, str] | None = None
         """The live table's picture: its message id, what it shows, its file name."""
         self.pictures = 0
         """Pictures attached so far (each new one gets a new file name)."""
-        self.composed: tuple[TableView, str | None, discord.ui.LayoutView] | None = None
+        self.composed: tuple[TableView, str | None, Quiet] | None = None
         """The V2 table being written: its picture's view and file name, its quiet form."""
         self.below = 0
         """Messages posted below the live table since it was posted (:meth:`seen`)."""
@@ -209,8 +214,10 @@ class TablePost:
         message to no components (400, 50006)."""
         async def compose() -> Body | None:
             quiet = self.quiet.pop(message_id, None)
-            if quiet is not None or not self.style.v2 or session is None:
-                return {"view": quiet}
+            if quiet is not None:
+                return {"view": table_layout(*quiet, buttons=False)}
+            if not self.style.v2 or session is None:
+                return {"view": None}
             async with session.lock:  # read as saved, like every table
                 model = TableModel.of(session)
             if model is None:
@@ -283,7 +290,6 @@ class TablePost:
             return {}
         text, mentions = turn_line(model, text, mention)
         layout = table_layout(model, text, picture.name)
-        quiet = table_layout(model, text, picture.name, buttons=False)
         body: Body = {"view": layout, "allowed_mentions": mentions}
         if not new:
             # an old embed table becomes a V2 one: its content and embeds are emptied
@@ -296,7 +302,7 @@ class TablePost:
                 body["attachments"] = [upload]  # a new name; the old picture goes
         elif not new and not picture.same:
             body["attachments"] = []  # drawing failed: the old picture would be wrong
-        self.composed = (picture.view, picture.name, quiet)
+        self.composed = (picture.view, picture.name, (model, text, picture.name))
         return body
 
 

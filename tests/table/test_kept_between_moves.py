@@ -1,0 +1,89 @@
+"""What the bot keeps from one move to the next, per player and per table: as little as
+the next move needs. A live hand panel (``cogs/uno/_panels.py``) keeps the click's token
+(its followup webhook) and when Discord created it, not the interaction; a V2 table
+(``cogs/uno/_table_post.py``) keeps the parts of its quiet form, not a built layout.
+Objects kept until the next move (some 25 for an interaction, 30 for a layout) outlived
+the young garbage collections and lengthened the full ones, which pause the bot
+(bench/README.md, "Issue 17: ... the collector")."""
+
+from __future__ import annotations
+
+import datetime
+import gc
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+
+from cogs.uno._panels import Panels
+from cogs.uno._table_post import TablePost, TableStyle
+from loopback.server import LoopbackDiscord
+from support.tables import pair
+
+
+def reachable(root: object, limit: int = 5000) -> list[object]:
+    """Every object reachable from ``root`` (breadth first, at most ``limit``)."""
+    seen: dict[int, object] = {id(root): root}
+    todo = [root]
+    while todo and len(seen) < limit:
+        for ref in gc.get_referents(todo.pop()):
+            if id(ref) not in seen and not isinstance(ref, type):
+                seen[id(ref)] = ref
+                todo.append(ref)
+    return list(seen.values())
+
+
+def click(webhook: object, created: datetime.datetime) -> Any:
+    """What a panel reads of an interaction (the rest of one is irrelevant here)."""
+    return SimpleNamespace(followup=webhook, created_at=created, message=None,
+                           client=SimpleNamespace(allowed_mentions=discord.AllowedMentions()))
+
+
+def test_a_panel_keeps_the_clicks_token_and_time_not_the_interaction() -> None:
+    panels = Panels(lambda session, pid: None, lambda *args: ("", None))
+    session: Any = SimpleNamespace(channel_id=7)
+    created = discord.utils.utcnow() - datetime.timedelta(seconds=30)
+    webhook = object()
+    first = click(webhook, created)
+    panels.shown(session, "1", "en-US", first, 99, ("key",), 1)
+
+    kept = reachable(panels)
+    assert not any(obj is first for obj in kept), "the interaction is not kept"
+    assert any(obj is webhook for obj in kept), "its token is (the webhook that edits)"
+    panel = panels.live(7, "1")
+    assert panel is not None and 29 <= panel.reach.age() <= 40
+
+    # a later click in the same panel: the panel now edits through that one's token
+    newer_hook = object()
+    newer = click(newer_hook, discord.utils.utcnow())
+    newer.message = SimpleNamespace(id=99)
+    panels.shown(session, "1", "en-US", newer, 99, ("key", 2), 2)
+    kept = reachable(panels)
+    assert not any(obj is newer or obj is first for obj in kept)
+    assert panels.live(7, "1") is panel and panel.reach.webhook is newer_hook
+    assert panel.reach.age() < 5
+
+
+async def test_a_v2_table_keeps_what_its_quiet_form_is_made_of_not_a_layout() -> None:
+    async with LoopbackDiscord() as server:
+        channel = server.add_guild("Kept").new_channel("kept")
+        session = pair(channel)
+        session.table_message_id = 501
+        post = TablePost(TableStyle())
+        post.change(session, True)
+        body = await post.compose(session, False, None, lambda: ["Alice plays R3."],
+                                  lambda: True)
+        assert body is not None and isinstance(body["view"], discord.ui.LayoutView)
+        post.adopt(501)
+        del body
+        kept = reachable(post)
+        assert not any(isinstance(obj, discord.ui.Item | discord.ui.LayoutView)
+                       for obj in kept), "no layout is kept between moves"
+
+        # closed, the table keeps its text and picture, without its buttons
+        closed = await post.closed(501, session)()
+        assert closed is not None
+        quiet = closed["view"].to_components()
+        shown = str(quiet)
+        assert "Alice plays R3." in shown and "attachment://table-1.png" in shown
+        assert "custom_id" not in shown
