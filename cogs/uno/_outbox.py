@@ -300,6 +300,10 @@ class Outbox:
             log.exception("Posting to channel %s failed", channel_id)
             box.lines.clear()
             box.table = False
+        finally:
+            # a finished task keeps its coroutine and context: not kept till the next write
+            if box.task is asyncio.current_task():
+                box.task = None
         if ((box.session is None or not self.is_live(box.session))
                 and self._channels.get(channel_id) is box and not (box.lines or box.edits)):
             # Nothing more will come for this channel's game: forget its box.

@@ -211,6 +211,14 @@ class Panels:
             panel.task = asyncio.create_task(self._send(panel))
 
     async def _send(self, panel: Panel) -> None:
+        try:
+            await self._write(panel)
+        finally:
+            # a finished task keeps its coroutine and context: not kept till the next edit
+            if panel.task is asyncio.current_task():
+                panel.task = None
+
+    async def _write(self, panel: Panel) -> None:
         while panel.pending is not None:
             number, (text, view) = panel.pending
             panel.pending = None

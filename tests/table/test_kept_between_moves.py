@@ -8,13 +8,16 @@ the young garbage collections and lengthened the full ones, which pause the bot
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import gc
 from types import SimpleNamespace
 from typing import Any
 
 import discord
+import pytest
 
+from cogs.uno import _rest
 from cogs.uno._panels import Panels
 from cogs.uno._table_post import TablePost, TableStyle
 from loopback.server import LoopbackDiscord
@@ -87,3 +90,31 @@ async def test_a_v2_table_keeps_what_its_quiet_form_is_made_of_not_a_layout() ->
         shown = str(quiet)
         assert "Alice plays R3." in shown and "attachment://table-1.png" in shown
         assert "custom_id" not in shown
+
+
+async def test_a_panel_keeps_no_finished_edit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit's task, once done, is let go (a finished task keeps its coroutine and its
+    context): the panel keeps nothing of it until its next edit."""
+    edits: list[str] = []
+
+    async def edit(webhook: object, mentions: object, *, content: str, view: object,
+                   attachments: object) -> None:
+        await asyncio.sleep(0)
+        edits.append(content)
+
+    monkeypatch.setattr(_rest, "edit_original_via", edit)
+    panels = Panels(lambda session, pid: ("key", session.serial),
+                    lambda session, pid, locale, closing: (f"move {session.serial}", None))
+    session: Any = SimpleNamespace(channel_id=7, serial=1,
+                                   game=SimpleNamespace(is_over=False))
+    panels.shown(session, "1", "en-US", click(object(), discord.utils.utcnow()), 99,
+                 ("key", 1), panels.stamp())
+    for serial in (2, 3):
+        session.serial = serial
+        panels.changed(session)
+        panel = panels.live(7, "1")
+        assert panel is not None and panel.task is not None
+        await panel.task
+        assert panel.task is None
+        assert not any(isinstance(obj, asyncio.Task) for obj in reachable(panels))
+    assert edits == ["move 2", "move 3"]
