@@ -16,7 +16,7 @@ import io
 import logging
 import time
 import weakref
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -134,27 +134,36 @@ class _Writes:
     """The bot's writes to one message: how many edits, and the lock each edit holds while
     it is sent (so two edits of the message are never in flight at once)."""
 
-    __slots__ = ("__weakref__", "edits", "lock")
+    __slots__ = ("__weakref__", "edits", "last", "lock")
 
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
         self.edits = 0
+        self.last = 0.0
+        """When it was last looked up for a write (monotonic seconds)."""
 
 
 _WRITES: weakref.WeakValueDictionary[int, _Writes] = weakref.WeakValueDictionary()
 """Each message's writes, while a Reply or a picture on its way refers to them."""
-_RECENT: deque[tuple[float, _Writes]] = deque(maxlen=20_000)
-"""The writes of the last ``KEEP_WRITES`` seconds, kept alive for that long."""
+_RECENT: OrderedDict[int, _Writes] = OrderedDict()
+"""The writes of the last ``KEEP_WRITES`` seconds, kept alive for that long (oldest write
+first; a write moves its message to the end: no object is made per write, which would
+outlive the young garbage collections)."""
 
 
 def _writes_of(message_id: int) -> _Writes:
     now = time.monotonic()
-    while _RECENT and _RECENT[0][0] < now - KEEP_WRITES:
-        _RECENT.popleft()
+    while _RECENT:
+        oldest = next(iter(_RECENT.values()))
+        if oldest.last >= now - KEEP_WRITES:
+            break
+        _RECENT.popitem(last=False)
     writes = _WRITES.get(message_id)
     if writes is None:
         writes = _WRITES[message_id] = _Writes()
-    _RECENT.append((now, writes))
+    writes.last = now
+    _RECENT[message_id] = writes
+    _RECENT.move_to_end(message_id)
     return writes
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import discord
 import pytest
 
-from cogs.uno import _rest
+from cogs.uno import _reply, _rest
 from cogs.uno._panels import Panels
 from cogs.uno._table_post import TablePost, TableStyle
 from loopback.server import LoopbackDiscord
@@ -118,3 +118,24 @@ async def test_a_panel_keeps_no_finished_edit(monkeypatch: pytest.MonkeyPatch) -
         assert panel.task is None
         assert not any(isinstance(obj, asyncio.Task) for obj in reachable(panels))
     assert edits == ["move 2", "move 3"]
+
+
+def test_a_messages_writes_are_kept_for_a_while_without_an_object_per_write(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot counts its writes to each message (``_reply``) and keeps that count for
+    ``KEEP_WRITES`` seconds after the last write: one entry a message, however many
+    writes, and none once its time is over."""
+    now = [1000.0]
+    monkeypatch.setattr(_reply.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(_reply, "_RECENT", type(_reply._RECENT)())
+    first = {m: _reply._writes_of(m) for m in (11, 12, 13)}
+    for step in range(300):
+        now[0] += 0.01
+        assert _reply._writes_of(11 + step % 3) is first[11 + step % 3]
+    assert list(_reply._RECENT) == [11, 12, 13]
+    now[0] += _reply.KEEP_WRITES - 0.5
+    _reply._writes_of(12)  # 11 and 13 were written 9.5 s ago, 12 just now
+    assert list(_reply._RECENT) == [11, 13, 12]
+    now[0] += 1.0
+    _reply._writes_of(12)
+    assert list(_reply._RECENT) == [12]
