@@ -46,6 +46,7 @@ from discord.state import AutoShardedConnectionState
 from discord.threads import Thread
 
 from cogs.leanclick import ClickedMessage, LeanViewStore
+from cogs.priority import CLICKS
 
 if TYPE_CHECKING:
     from discord.guild import Guild
@@ -98,6 +99,7 @@ class LeanState(AutoShardedConnectionState[Any]):
         if payload["type"] in (2, 4) and self._command_tree:
             self._command_tree._from_interaction(interaction)
         elif payload["type"] == 3:  # a component: its type and custom_id are always there
+            CLICKS.arrived(interaction.id)  # work nobody waits for gives way to it
             inner = payload["data"]
             self._view_store.dispatch_view(inner["component_type"], inner["custom_id"],
                                            interaction)

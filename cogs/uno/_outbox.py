@@ -35,6 +35,7 @@ from typing import Any
 
 import discord
 
+from cogs.priority import CLICKS
 from cogs.uno import _rest
 from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
 from cogs.uno._result_post import result_post
@@ -44,6 +45,7 @@ from cogs.uno._table_post import (
     PictureMoved,
     TablePost,
     TableStyle,
+    chunks,
     lobby_post,
 )
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
@@ -283,6 +285,7 @@ class Outbox:
                 wait = box.last_post + MIN_POST_GAP * self.scale - time.time()
                 await asyncio.sleep(max(0.05 * self.scale, wait))
             while box.lines or box.lasting or box.posts or box.edits or box.table:
+                await CLICKS.give_way()  # a click waiting for its answer goes first
                 await self._send(channel_id, box)
                 box.carrier = settled(box.carrier)  # the interaction itself is let go
                 box.last_post = time.time()
@@ -458,7 +461,7 @@ class Outbox:
         session = box.session
         edits, box.edits = box.edits, {}
         lasting, box.lasting = box.lasting, []
-        for chunk in _chunks(lasting):
+        for chunk in chunks(lasting):
             await self._post(box, channel, _fixed(_plain(chunk)))
         if box.table and session is not None and self._is_live(session):
             await self._send_table(box, channel, session)
@@ -467,7 +470,7 @@ class Outbox:
         if not (box.table and session is not None and self._is_live(session)):
             # (lines that came with a table while this one was written wait for it)
             lines, box.lines = box.lines, []
-            for chunk in _chunks(lines):
+            for chunk in chunks(lines):
                 await self._post(box, channel, _fixed(_plain(chunk)))
             while box.posts:
                 await self._post(box, channel, box.posts.pop(0))
@@ -493,9 +496,9 @@ class Outbox:
             new = box.post.goes_anew(previous, live)
         if new:
             # lines that don't fit in the table's message go first, on their own
-            chunks = _chunks(box.lines)
-            box.lines = chunks[-1:]
-            for chunk in chunks[:-1]:
+            parts = chunks(box.lines)
+            box.lines = parts[-1:]
+            for chunk in parts[:-1]:
                 await self._post(box, channel, _fixed(_plain(chunk)))
         taken: list[str] = []
         take = _taker(box, taken)
@@ -588,17 +591,3 @@ def _uploads(body: dict[str, Any]) -> bool:
     """Whether a message body uploads a file."""
     return "file" in body or any(isinstance(a, discord.File)
                                  for a in body.get("attachments") or ())
-
-
-def _chunks(lines: Sequence[str]) -> list[str]:
-    chunks: list[str] = []
-    current = ""
-    for line in lines:
-        if current and len(current) + 1 + len(line) > MAX_MESSAGE:
-            chunks.append(current)
-            current = line
-        else:
-            current = f"{current}\n{line}" if current else line
-    if current:
-        chunks.append(current)
-    return chunks

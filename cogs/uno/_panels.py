@@ -36,6 +36,7 @@ from typing import Any
 import discord
 
 from cogs.i18n import Locale, _
+from cogs.priority import CLICKS
 from cogs.uno import _rest
 from cogs.uno._reply import age_since, writing
 from cogs.uno.table.session import Session
@@ -220,6 +221,7 @@ class Panels:
 
     async def _write(self, panel: Panel) -> None:
         while panel.pending is not None:
+            await CLICKS.give_way()  # a click waiting for its answer goes first
             number, (text, view) = panel.pending
             panel.pending = None
             async with writing(panel.message_id):

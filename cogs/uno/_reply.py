@@ -23,6 +23,7 @@ from typing import Any
 import discord
 
 from cogs.i18n import _
+from cogs.priority import CLICKS
 from cogs.uno import _rest
 from cogs.uno._options import check_options
 from cogs.uno.table.contracts import Refusal, StaleComponent, stale_text
@@ -225,6 +226,7 @@ class Reply:
 
     async def _defer(self) -> None:
         response = self.interaction.response
+        CLICKS.answered(self.interaction.id)
         try:
             if self.edit:
                 await _rest.acknowledge(self.interaction)
@@ -266,6 +268,7 @@ class Reply:
             return False
         self._timer.cancel()
         self.attempted = True
+        CLICKS.answered(self.interaction.id)
         try:
             await _rest.acknowledge(self.interaction)
         except discord.HTTPException as exc:
@@ -329,6 +332,7 @@ class Reply:
         edit_files: dict[str, Any] = (
             {"attachments": [file] if file is not None else []} if replace_files else {})
         if not interaction.response.is_done():
+            CLICKS.answered(interaction.id)  # work that gave way to it goes on
             if edit and interaction.message is not None:
                 await _rest.update(interaction, view=view, **kwargs, **edit_files)
                 return interaction.message.id
@@ -421,6 +425,7 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
         await _answer(interaction, work, edit=edit, public=public)
     finally:
         _InFlight.count -= 1
+        CLICKS.answered(interaction.id)
         unlink_response(interaction)
 
 

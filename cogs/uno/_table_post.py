@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -326,3 +326,18 @@ def lobby_post(session: Session) -> Compose:
         with speaking(session.options.language):
             return {"embed": lobby_embed(session), "view": lobby_view(session)}
     return compose
+
+
+def chunks(lines: Sequence[str]) -> list[str]:
+    """``lines`` joined into messages of at most ``MAX_MESSAGE`` characters each."""
+    out: list[str] = []
+    current = ""
+    for line in lines:
+        if current and len(current) + 1 + len(line) > MAX_MESSAGE:
+            out.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    if current:
+        out.append(current)
+    return out

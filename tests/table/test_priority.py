@@ -1,0 +1,95 @@
+"""Clicks first (``cogs/priority.py``): work nobody waits for (a panel's edit, a table's
+write) gives way while a click waits for its answer, never longer than ``MAX_WAIT``."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+import pytest
+
+from cogs import priority
+from cogs.priority import Clicks
+from cogs.uno import _rest
+from cogs.uno._panels import Panels
+
+
+async def test_nothing_waits_when_no_click_does() -> None:
+    clicks = Clicks()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await clicks.give_way()
+    assert loop.time() - started < 0.01 and clicks.gave_way == 0
+
+
+async def test_work_goes_on_once_the_waiting_clicks_are_answered() -> None:
+    clicks = Clicks()
+    clicks.arrived(1)
+    clicks.arrived(2)
+    work = asyncio.create_task(clicks.give_way())
+    await asyncio.sleep(0.01)
+    clicks.answered(1)
+    await asyncio.sleep(0.01)
+    assert not work.done(), "one click still waits"
+    clicks.answered(2)
+    await asyncio.wait_for(work, 0.05)
+    assert clicks.gave_way == 1 and clicks.waiting == 0
+
+
+async def test_work_never_waits_longer_than_max_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(priority, "MAX_WAIT", 0.05)
+    clicks = Clicks()
+    clicks.arrived(1)  # never answered
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await clicks.give_way()
+    assert 0.04 <= loop.time() - started < 0.5
+    assert clicks.waiting == 1
+
+
+async def test_a_click_never_answered_is_forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(priority.time, "monotonic", lambda: now[0])
+    clicks = Clicks()
+    clicks.arrived(1)
+    now[0] += priority.FORGET_AFTER + 0.1
+    clicks.arrived(2)
+    clicks.answered(2)
+    assert clicks.waiting == 1
+    await clicks.give_way()  # forgets the old one: no wait at all
+    assert clicks.waiting == 0 and clicks.gave_way == 0
+
+
+async def test_a_panel_edit_waits_for_the_click_in_front_of_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next player's panel is edited after the click that moved the game is answered
+    (the mover waits for that answer; nobody waits for the edit to the moment)."""
+    clicks = Clicks()
+    monkeypatch.setattr("cogs.uno._panels.CLICKS", clicks)
+    edits: list[str] = []
+
+    async def edit(webhook: object, mentions: object, *, content: str, view: object,
+                   attachments: object) -> None:
+        edits.append(content)
+
+    monkeypatch.setattr(_rest, "edit_original_via", edit)
+    panels = Panels(lambda session, pid: ("key", session.serial),
+                    lambda session, pid, locale, closing: (f"move {session.serial}", None))
+    session: Any = SimpleNamespace(channel_id=7, serial=1,
+                                   game=SimpleNamespace(is_over=False))
+    click = SimpleNamespace(followup=object(), created_at=discord.utils.utcnow(),
+                            message=None,
+                            client=SimpleNamespace(allowed_mentions=None))
+    panels.shown(session, "2", "en-US", click, 99, ("key", 1), panels.stamp())
+    clicks.arrived(1001)  # the mover's click, not answered yet
+    session.serial = 2
+    panels.changed(session)
+    await asyncio.sleep(0.02)
+    assert edits == [], "the edit gave way"
+    clicks.answered(1001)
+    panel = panels.live(7, "2")
+    assert panel is not None and panel.task is not None
+    await asyncio.wait_for(panel.task, 0.5)
+    assert edits == ["move 2"] and clicks.gave_way == 1
