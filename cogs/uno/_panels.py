@@ -13,7 +13,11 @@ Edits of one panel are sent one at a time, the newest content wins (``stamp``: e
 content is numbered when it is built, from the game as saved, and an older one is never
 written over a newer one, whether the newer came by a click's answer or by an edit), and
 they share the message's write lock with the click answers (``_reply.writing``), so a
-picture drawn for an older content is not added over a newer one.
+picture drawn for an older content is not added over a newer one. A change only notes which
+panels it changed (``follow``): each is built when its edit's turn comes, from the game as
+saved (under the game's lock), once for all the changes before it, and gives way to clicks
+waiting for their answer (``cogs.priority``): the click that moved the game is answered
+without building anyone else's panel first.
 
 Interaction tokens last 15 minutes (Discord's rule; the bot's time scale shortens it in
 tests). A panel not clicked for that long can no longer be edited: a minute and a half
@@ -91,6 +95,9 @@ class Panel:
     written: int
     """The number (``Panels.stamp``) of the newest content shown or being shown."""
     pending: tuple[int, Menu] | None = None
+    follow: Session | None = None
+    """The game changed: the panel is built from it (as saved) when its edit's turn comes,
+    not in the click that changed it (whose answer waits for nothing else)."""
     task: asyncio.Task[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -162,10 +169,12 @@ class Panels:
             return
         panel.key = key
         panel.pending = (number, menu)
+        panel.follow = None  # built after any change it would have followed
         self._kick(panel, keep=True)
 
     def _retire(self, panel: Panel) -> None:
         """A panel a newer one replaced: it says so and loses its buttons."""
+        panel.follow = None
         panel.pending = (self.stamp(), (_("Your hand moved to a newer message below.",
                                           panel.locale), None))
         self._kick(panel, keep=False)
@@ -182,7 +191,7 @@ class Panels:
             if key == panel.key:
                 continue
             panel.key = key
-            panel.pending = (self.stamp(), self.build(session, pid, panel.locale, False))
+            panel.follow = session
             self._kick(panel, keep=key is not None and session.game is not None
                        and not session.game.is_over)
 
@@ -196,6 +205,7 @@ class Panels:
                 del panels[panel.pid]
                 session = sessions.get(channel_id)
                 if session is not None and session.game is not None:
+                    panel.follow = None
                     panel.pending = (self.stamp(), self.build(session, panel.pid,
                                                               panel.locale, True))
                     self._kick(panel, keep=False)
@@ -220,8 +230,15 @@ class Panels:
                 panel.task = None
 
     async def _write(self, panel: Panel) -> None:
-        while panel.pending is not None:
+        while panel.pending is not None or panel.follow is not None:
             await CLICKS.give_way()  # a click waiting for its answer goes first
+            session, panel.follow = panel.follow, None
+            if session is not None:
+                async with session.lock:  # the game as saved (no change under way)
+                    panel.pending = (self.stamp(), self.build(session, panel.pid,
+                                                              panel.locale, False))
+            if panel.pending is None:
+                continue
             number, (text, view) = panel.pending
             panel.pending = None
             async with writing(panel.message_id):

@@ -106,7 +106,7 @@ async def test_a_panel_keeps_no_finished_edit(monkeypatch: pytest.MonkeyPatch) -
     panels = Panels(lambda session, pid: ("key", session.serial),
                     lambda session, pid, locale, closing: (f"move {session.serial}", None))
     session: Any = SimpleNamespace(channel_id=7, serial=1,
-                                   game=SimpleNamespace(is_over=False))
+                                   game=SimpleNamespace(is_over=False), lock=asyncio.Lock())
     panels.shown(session, "1", "en-US", click(object(), discord.utils.utcnow()), 99,
                  ("key", 1), panels.stamp())
     for serial in (2, 3):

@@ -78,7 +78,7 @@ async def test_a_panel_edit_waits_for_the_click_in_front_of_it(
     panels = Panels(lambda session, pid: ("key", session.serial),
                     lambda session, pid, locale, closing: (f"move {session.serial}", None))
     session: Any = SimpleNamespace(channel_id=7, serial=1,
-                                   game=SimpleNamespace(is_over=False))
+                                   game=SimpleNamespace(is_over=False), lock=asyncio.Lock())
     click = SimpleNamespace(followup=object(), created_at=discord.utils.utcnow(),
                             message=None,
                             client=SimpleNamespace(allowed_mentions=None))
@@ -93,3 +93,41 @@ async def test_a_panel_edit_waits_for_the_click_in_front_of_it(
     assert panel is not None and panel.task is not None
     await asyncio.wait_for(panel.task, 0.5)
     assert edits == ["move 2"] and clicks.gave_way == 1
+
+
+async def test_a_panel_is_built_when_its_edit_goes_not_in_the_click_that_moved(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The click that changed the game builds no other player's panel (its answer waits
+    for nothing else): the panel is built from the game as saved when its edit's turn
+    comes (under the game's lock, so never from a change under way), once for all the
+    changes before it."""
+    edits: list[str] = []
+    builds: list[int] = []
+
+    async def edit(webhook: object, mentions: object, *, content: str, view: object,
+                   attachments: object) -> None:
+        edits.append(content)
+
+    def build(session: Any, pid: str, locale: str, closing: bool) -> tuple[str, None]:
+        builds.append(session.serial)
+        return f"move {session.serial}", None
+
+    monkeypatch.setattr(_rest, "edit_original_via", edit)
+    panels = Panels(lambda session, pid: ("key", session.serial), build)
+    session: Any = SimpleNamespace(channel_id=7, serial=1, lock=asyncio.Lock(),
+                                   game=SimpleNamespace(is_over=False))
+    click = SimpleNamespace(followup=object(), created_at=discord.utils.utcnow(),
+                            message=None, client=SimpleNamespace(allowed_mentions=None))
+    panels.shown(session, "2", "en-US", click, 99, ("key", 1), panels.stamp())
+    async with session.lock:  # a change under way
+        for serial in (2, 3):
+            session.serial = serial
+            panels.changed(session)
+        assert builds == [], "nothing built in the change itself"
+        await asyncio.sleep(0.02)
+        assert builds == [], "nor while a change holds the game"
+        session.serial = 4  # saved once the lock is released
+    panel = panels.live(7, "2")
+    assert panel is not None and panel.task is not None
+    await asyncio.wait_for(panel.task, 0.5)
+    assert builds == [4] and edits == ["move 4"]
