@@ -351,14 +351,17 @@ class SqliteBackend:
         """BEGIN IMMEDIATE ... COMMIT on aiosqlite's thread, rolled back on any exception.
         Caller holds the turn."""
         async with self._thread_calls():
-            await self._conn.execute("BEGIN IMMEDIATE")
             try:
+                await self._conn.execute("BEGIN IMMEDIATE")
                 yield SqliteTransaction(self._conn)
                 await self._conn.execute("COMMIT")
             except BaseException:
-                # a failed COMMIT too: the transaction must not stay open for the next write
-                if self._conn.in_transaction:
-                    await self._conn.execute("ROLLBACK")
+                # A failed COMMIT too: the transaction must not stay open for the next write.
+                # Asked of the thread, after what this transaction sent there: a caller
+                # cancelled while its BEGIN waited for another program's lock leaves the
+                # BEGIN to run later, and sqlite3's rollback() rolls back only if then in a
+                # transaction.
+                await self._conn.rollback()
                 raise
 
     async def set_read_only_for_tests(self, read_only: bool) -> None:

@@ -217,6 +217,34 @@ async def test_a_lock_held_past_the_busy_timeout_fails_the_save_as_before(
     assert query(sqlite_path, "SELECT channel_id FROM game_log") == [(2,)]
 
 
+async def test_a_save_cancelled_while_it_waits_for_the_lock_leaves_nothing_open(
+    sqlite_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save waiting on aiosqlite's thread for another program's lock is cancelled (its
+    caller gone). Its BEGIN still runs there once the lock is free, and must not leave a
+    transaction open: the save is rolled back (not written), and the saves after it are
+    written."""
+    monkeypatch.setattr(data.sqlite, "BUSY_TIMEOUT_MS", 2000)
+    async with opened(sqlite_path) as db:
+        loop = asyncio.get_running_loop()
+        other = OtherProgram(sqlite_path)
+        try:
+            waiting = asyncio.create_task(db.save_game(game(1), [entry(1, 0)]))
+            await asyncio.sleep(0.1)
+            assert not waiting.done(), "it waits for the lock"
+            waiting.cancel()
+            loop.call_later(0.2, other.release)  # its BEGIN gets the lock after that
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+        finally:
+            other.release()
+        await db.save_game(game(2), [entry(2, 0)])
+        await db.save_game(game(3), [entry(3, 0)])
+        assert await db.load_games() == [game(2), game(3)]
+    assert saved(sqlite_path) == [2, 3]
+    assert query(sqlite_path, "SELECT channel_id FROM game_log ORDER BY 1") == [(2,), (3,)]
+
+
 # --- one user of the connection -----------------------------------------------------------
 
 
