@@ -75,6 +75,7 @@ async def _run(args: argparse.Namespace, folder: str) -> None:
         stop.set()
         elapsed = time.perf_counter() - started
         await asyncio.gather(burn, *players)
+        checkpoints = getattr(db._backend, "checkpoints", None)  # (None before data/wal.py)
     finally:
         await db.close()
     ms = [x * 1000 for x in latencies]
@@ -83,6 +84,9 @@ async def _run(args: argparse.Namespace, folder: str) -> None:
           f"p90 {_percentile(ms, 0.9):.2f} p99 {_percentile(ms, 0.99):.2f} max {max(ms):.2f}; "
           f"loop held by others ms p99 {_percentile(held, 0.99) * 1000:.2f} "
           f"max {max(held) * 1000:.2f}")
+    if checkpoints is not None:
+        print(f"checkpoints off the loop: {checkpoints.runs}, {checkpoints.held} of them with "
+              "the writes held")
 
 
 def main() -> None:
