@@ -58,7 +58,7 @@ class Run:
 
 async def _count_commits(db: Database) -> list[int]:
     """Count the COMMITs SQLite runs on the database's connection (its trace callback: a
-    save's transaction runs on aiosqlite's thread in one call, data/sqlite.py)."""
+    save's transaction runs in one go on the event loop's thread, data/sqlite.py)."""
     count = [0]
     backend = db._backend
     assert isinstance(backend, SqliteBackend)

@@ -89,8 +89,9 @@ class Backend(Protocol):
         """Run ``statements`` in one transaction, all or nothing, as a ``write`` block that
         runs them would (its errors too); ``in_turn``: the caller already holds the turn
         (the queue of saves). A write whose statements are known beforehand (a save): SQLite
-        runs the whole transaction in one call on its connection's thread instead of one
-        call per statement (about 25 us of CPU each: data/sqlite.py)."""
+        runs the whole transaction in one go on the event loop's thread (no trip to its
+        connection's thread, whose wait for the GIL cost more than the write: data/sqlite.py)
+        unless another program holds the file locked."""
         ...
 
     def queue_saves(

@@ -3,8 +3,9 @@
 It composes the parts of ``data/``, each answering one question:
 
 - data/sqlite.py: the SQLite backend, the default (opening, WAL, the line of calls,
-  transactions, a corrupt, read-only, vanished or replaced file turned into one sentence by
-  data/faults.py).
+  transactions, saves written inline on the event loop's thread, a corrupt, read-only,
+  vanished or replaced file turned into one sentence by data/faults.py; the write-ahead
+  log's checkpoints in a worker thread: data/wal.py).
 - data/postgres.py: the PostgreSQL backend, for several bot processes on one database
   (``DATABASE_URL``; reconnecting, advisory locks; its faults in data/pgfaults.py).
   data/backend.py says what either backend gives the query families; ``open`` chooses.

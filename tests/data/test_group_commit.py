@@ -2,10 +2,11 @@
 transaction, each caller still gets its own answer, and every call keeps its place in line.
 
 Every test runs on both backends (SQLite, PostgreSQL: ``support.data``). Transactions are
-counted by wrapping the connection's ``execute`` and ``executemany`` (``Statements``), so a
-test fails if every save still runs alone. Concurrent saves are started with
-``asyncio.gather``: the first runs at once (the connection is idle) and the others, started
-while it waits for the database, queue behind it.
+counted where each backend runs its statements (``Statements``), so a test fails if every
+save still runs alone. Concurrent saves are started with ``asyncio.gather`` behind a read
+that holds the connection (``load_games``, first in the gather): they queue behind it. (A save
+made while the connection is idle is written at once; on SQLite inline, in the caller's
+own step, so nothing could queue behind it.)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from data import (
     SavedGame,
 )
 from data.batching import SAVE_BATCH_MAX, Turns
+from data.database import is_url
 from support.data import FAILED, REJECTED, Statements, connection_of, opened, query, save_queue_of
 
 GUILD = 1
@@ -71,14 +73,15 @@ async def test_concurrent_saves_of_many_channels_share_transactions(
     async with opened(db_path, group_commit=group_commit) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
+            db.load_games(),  # holds the connection: the saves queue behind it
             *(db.save_game(game(c, f'{{"c": {c}}}'), [entry(c, 0), entry(c, 1)])
               for c in range(n))
         )
         assert seen.begins == seen.commits
         assert sum(seen.upserts) == n
         if group_commit:
-            # One alone (the connection was idle), then full batches.
-            assert seen.commits == 1 + math.ceil((n - 1) / SAVE_BATCH_MAX)
+            # Full batches, then the rest.
+            assert seen.commits == math.ceil(n / SAVE_BATCH_MAX)
             assert max(seen.upserts) == SAVE_BATCH_MAX
         else:
             assert seen.commits == n
@@ -103,7 +106,10 @@ async def test_games_saving_move_after_move_end_with_every_move(
     async with opened(db_path) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(*(play(c) for c in range(games)))
-        assert seen.commits <= games * moves // 4  # alone, it would be 240
+        if is_url(db_path):
+            assert seen.commits <= games * moves // 4  # alone, it would be 240
+        else:  # each written inline as it comes: the connection is never busy, none queue
+            assert seen.commits == games * moves
         assert await db.load_games() == [
             game(c, f'{{"move": {moves - 1}}}', at=moves - 1) for c in range(games)
         ]
@@ -117,9 +123,10 @@ async def test_saves_of_one_channel_end_with_the_later_snapshot(
     async with opened(db_path) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
+            db.load_games(),  # holds the connection: the saves queue behind it
             *(db.save_game(game(5, f'{{"turn": {i}}}', at=i), [entry(5, i)]) for i in range(100))
         )
-        assert seen.commits == 1 + math.ceil(99 / SAVE_BATCH_MAX)
+        assert seen.commits == math.ceil(100 / SAVE_BATCH_MAX)
         assert await db.load_game(5) == game(5, '{"turn": 99}', at=99)
         assert await db.game_log(GUILD, "g5") == [entry(5, i) for i in range(100)]
 
@@ -130,11 +137,11 @@ async def test_an_entry_saved_twice_in_one_batch_keeps_the_first(
     async with opened(db_path) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
-            db.save_game(game(1)),
+            db.load_games(),  # holds the connection: the saves queue behind it
             db.save_game(game(5, '{"v": 1}'), [entry(5, 0), entry(5, 1, '"first"')]),
             db.save_game(game(5, '{"v": 2}'), [entry(5, 1, '"second"'), entry(5, 2)]),
         )
-        assert seen.upserts == [1, 2]  # the two saves of channel 5 shared a transaction
+        assert seen.upserts == [2]  # the two saves of channel 5 shared a transaction
         assert await db.load_game(5) == game(5, '{"v": 2}')
         assert await db.game_log(GUILD, "g5") == [entry(5, 0), entry(5, 1, '"first"'),
                                                   entry(5, 2)]
@@ -151,12 +158,16 @@ async def test_saves_one_after_another_are_each_written_at_once(
             assert await db.load_game(5) == game(5, f'{{"turn": {i}}}')
         assert seen.upserts == [1, 1, 1]
         # No hop through a queue or a task: the caller's own step takes the connection's
-        # turn and hands the transaction to it (SQLite: its thread; PostgreSQL: BEGIN).
+        # turn and writes (SQLite: the whole transaction, inline) or hands the transaction
+        # to the database (PostgreSQL: BEGIN).
         save = asyncio.create_task(db.save_game(game(5, '{"turn": 3}')))
         await asyncio.sleep(0)  # the task's first step, and only that
         queue = save_queue_of(db)
         assert queue.open_group is None and not queue.runners, "nothing queued"
-        assert not db._backend.idle, "the save holds the connection's turn"
+        if is_url(db_path):
+            assert not db._backend.idle, "the save holds the connection's turn"
+        else:
+            assert save.done() and db._backend.idle, "written in the caller's first step"
         await save
         assert seen.begins == seen.commits == 4
 
@@ -171,12 +182,13 @@ async def test_a_failing_batch_fails_every_caller_and_writes_nothing(
     async with opened(db_path) as db:
         await db.set_read_only_for_tests(True)
         seen = await Statements.watch(db, monkeypatch)
-        outcome = await asyncio.gather(
+        _, *outcome = await asyncio.gather(
+            db.load_games(),  # holds the connection: the saves queue behind it
             *(db.save_game(game(c), [entry(c, 0)]) for c in range(n)), return_exceptions=True
         )
         assert seen.commits == 0
-        # The first alone, the other 19 together, then each of those alone again.
-        assert seen.begins == 1 + 1 + (n - 1)
+        # All 20 together, then each alone again.
+        assert seen.begins == 1 + n
         assert len({id(error) for error in outcome}) == n  # each caller its own error
         for c, error in enumerate(outcome):
             assert isinstance(error, DatabaseWriteError), error
@@ -199,7 +211,8 @@ async def test_a_save_that_fails_in_sqlite_fails_alone(
 
     async with opened(db_path) as db:
         seen = await Statements.watch(db, monkeypatch)
-        outcome = await asyncio.gather(
+        _, *outcome = await asyncio.gather(
+            db.load_games(),  # holds the connection: the saves queue behind it
             *(db.save_game(game(c), log_of(c)) for c in channels), return_exceptions=True
         )
         failed = outcome[channels.index(bad)]
@@ -209,7 +222,7 @@ async def test_a_save_that_fails_in_sqlite_fails_alone(
         assert [o for c, o in zip(channels, outcome, strict=True) if c != bad] == [None] * 10
         # The shared attempt and the bad save alone were the only ones rolled back.
         assert seen.begins - seen.commits == 2
-        assert seen.upserts[:2] == [1, 10]
+        assert seen.upserts[:2] == [11, 1]
         assert [g.channel_id for g in await db.load_games()] == [c for c in channels if c != bad]
         for c in channels:
             assert await db.game_log(GUILD, f"g{c}") == ([] if c == bad else log_of(c))
@@ -297,8 +310,9 @@ async def test_a_read_sees_the_saves_called_before_it_and_not_after(db_path: str
 
 async def test_a_caller_cancelled_before_its_batch_writes_nothing(db_path: str) -> None:
     async with opened(db_path) as db:
-        first = asyncio.create_task(db.save_game(game(1)))
-        await asyncio.sleep(0)  # first is writing, alone
+        await db.save_game(game(1))
+        first = asyncio.create_task(db.load_games())
+        await asyncio.sleep(0)  # first holds the connection
         gone = asyncio.create_task(db.save_game(game(2)))
         kept = asyncio.create_task(db.save_game(game(3)))
         await asyncio.sleep(0)
@@ -320,14 +334,15 @@ async def test_close_writes_the_saves_still_queued_and_answers_every_caller(
     n = 100
     db = await Database.open(db_path)
     try:
+        read = asyncio.create_task(db.load_games())
         saves = [asyncio.create_task(db.save_game(game(c), [entry(c, 0)])) for c in range(n)]
-        await asyncio.sleep(0)  # one is writing, the others are queued
+        await asyncio.sleep(0)  # the read holds the connection, the saves are queued
         assert save_queue_of(db).runners
         closing = asyncio.create_task(db.close())
         await asyncio.sleep(0)
         late = [asyncio.create_task(db.save_game(game(n + i))) for i in range(3)]
         await closing
-        assert all(task.done() for task in saves)
+        assert read.done() and all(task.done() for task in saves)
         assert [task.result() for task in saves] == [None] * n
         # Saves called after close() fail as on any closed aiosqlite connection (ValueError
         # "no active connection"), each on its own, and never hang.
@@ -417,33 +432,3 @@ async def test_a_failed_commit_is_rolled_back_and_the_next_save_works(sqlite_pat
         await db.save_game(game(2, '{"v": 2}'), [entry(2, 0)])
     assert query(db_path, "SELECT channel_id, state FROM saved_games") == [(2, '{"v": 2}')]
     assert query(db_path, "SELECT channel_id FROM game_log") == [(2,)]
-
-
-# --- one call on SQLite's thread ----------------------------------------------------------
-
-
-async def test_a_save_is_one_call_on_the_sqlite_thread(
-    sqlite_path: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A save's transaction (BEGIN, the snapshot, its log entries, COMMIT) goes to
-    aiosqlite's thread as one call, not one call a statement: each call costs a trip to the
-    thread and back (about 25 us of CPU). This also fails if aiosqlite's ``_execute``, which
-    data/sqlite.py's ``on_thread`` relies on, changes."""
-    async with opened(sqlite_path) as db:
-        conn = connection_of(db)
-        calls: list[object] = []
-        execute = conn._execute
-
-        def counting(fn: Any, *args: Any, **kwargs: Any) -> Any:
-            calls.append(fn)
-            return execute(fn, *args, **kwargs)
-
-        monkeypatch.setattr(conn, "_execute", counting)
-        await db.save_game(game(1), [entry(1, 0), entry(1, 1)])
-        assert len(calls) == 1
-        await db.save_game(game(1, '{"v": 2}'))
-        assert len(calls) == 2
-        await asyncio.gather(*(db.save_game(game(c), [entry(c, 0)]) for c in range(2, 12)))
-        assert len(calls) == 4, "one alone, then the other nine together"
-        assert [g.channel_id for g in await db.load_games()] == list(range(1, 12))
-    assert query(sqlite_path, "SELECT COUNT(*) FROM game_log") == [(12,)]

@@ -183,9 +183,10 @@ class Statements:
     ``seen = await Statements.watch(db, monkeypatch)``.
 
     PostgreSQL: its connection's ``execute`` and ``executemany`` are watched. SQLite runs a
-    save's whole transaction in one call on its connection's thread (data/sqlite.py,
-    ``write_rows``), so what runs there is watched where SQLite runs it: its trace callback
-    sees every statement as it is executed (one UPSERT a row), counted per transaction."""
+    save's whole transaction in one go on the event loop's thread (data/sqlite.py,
+    ``write_rows``), and other writes on aiosqlite's, so what runs is watched where SQLite
+    runs it: its trace callback sees every statement as it is executed (one UPSERT a row),
+    counted per transaction."""
 
     def __init__(self) -> None:
         self.begins = 0
@@ -212,7 +213,7 @@ class Statements:
         return self
 
     def _traced(self, sql: str) -> None:
-        """A statement SQLite runs (SQLite: on the connection's thread)."""
+        """A statement SQLite runs (on whichever thread runs it)."""
         if sql.strip().startswith(self._upsert):
             self._rows += 1
         elif sql in ("COMMIT", "ROLLBACK"):
