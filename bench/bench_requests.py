@@ -160,7 +160,7 @@ async def measure(port: int, count: int, rounds: int, only: list[str]) -> None:
     import aiohttp
     import discord
 
-    from cogs.uno import _rest
+    from cogs.uno import _rest, _wire
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
     client = discord.Client(intents=discord.Intents.none(),
                             allowed_mentions=discord.AllowedMentions.none())
@@ -209,7 +209,8 @@ async def measure(port: int, count: int, rounds: int, only: list[str]) -> None:
         for name, (*calls, body) in kinds.items():
             if only and not any(o in name for o in only):
                 continue
-            for which, call in enumerate(calls):
+            for which, call in enumerate((calls[0], calls[1], calls[1])):
+                _wire.ENABLED = which == 2
                 clicks = [discord.Interaction(data=interaction_data(), state=state)  # type: ignore[arg-type]
                           for _ in range(count)]
                 sent = [fresh(body) for _ in range(count)]
@@ -223,14 +224,15 @@ async def measure(port: int, count: int, rounds: int, only: list[str]) -> None:
                 if turn:
                     times.setdefault((name, which), []).append(spent / count * 1e6)
     await session.close()
-    print(f"{'µs of CPU per request':34s} {'discord.py':>16s} {'_rest':>16s} {'ratio':>6s}")
+    print(f"{'µs of CPU per request':34s} {'discord.py':>16s} {'_rest, aiohttp':>16s} "
+          f"{'_rest, _wire':>16s} {'ratios':>12s}")
     for name in kinds:
         if (name, 0) not in times:
             continue
-        a, b = (sorted(times[(name, w)]) for w in (0, 1))
-        ma, mb = statistics.median(a), statistics.median(b)
+        a, b, c = (sorted(times[(name, w)]) for w in (0, 1, 2))
+        ma, mb, mc = (statistics.median(t) for t in (a, b, c))
         print(f"{name:34s} {ma:6.0f} ({a[0]:.0f}–{a[-1]:.0f}) {mb:6.0f} ({b[0]:.0f}–{b[-1]:.0f})"
-              f" ×{mb / ma:.2f}")
+              f" {mc:6.0f} ({c[0]:.0f}–{c[-1]:.0f}) ×{mb / ma:.2f} ×{mc / mb:.2f}")
 
 
 def main() -> None:

@@ -14,7 +14,9 @@ Here the bodies are the ones discord.py itself builds (``handle_message_paramete
 ``interaction_message_response_params``: the same JSON, components and V2 flag, the same
 ``attachments`` and ``allowed_mentions`` merged with the client's), sent through the
 interaction's own aiohttp session (its connector, TLS, proxy) as one prepared body (JSON, or
-``multipart/form-data`` with ``payload_json`` and ``files[n]``), and the answer is read only
+``multipart/form-data`` with ``payload_json`` and ``files[n]``), written on the session's
+pooled connection and read back by ``_wire.py`` (the bytes aiohttp would write, without the
+objects ``ClientSession.request`` builds for each request), and the answer is read only
 as far as needed. Discord's limits are kept as discord.py's webhook adapter keeps them: one
 request at a time per token (one bucket per webhook token or interaction); an answer with
 ``X-RateLimit-Remaining: 0`` holds its bucket, and its caller, for
@@ -43,9 +45,10 @@ from urllib.parse import quote
 
 import aiohttp
 import discord
-import yarl
 from discord.http import Route, handle_message_parameters
 from discord.webhook.async_ import interaction_message_response_params
+
+from cogs.uno._wire import Answer, send
 
 try:
     import orjson
@@ -115,7 +118,7 @@ def _quoted(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "").replace("\n", "")
 
 
-def _data(response: aiohttp.ClientResponse, raw: bytes) -> Any:
+def _data(response: Answer, raw: bytes) -> Any:
     """Discord's answer as discord.py reads it: JSON when it says so, else text."""
     if response.headers.get("Content-Type") == "application/json":
         try:
@@ -125,7 +128,7 @@ def _data(response: aiohttp.ClientResponse, raw: bytes) -> Any:
     return raw.decode("utf-8", "replace")
 
 
-def _hold(response: aiohttp.ClientResponse) -> float:
+def _hold(response: Answer) -> float:
     """Seconds the bucket stays closed after ``response`` (0: it has room)."""
     headers = response.headers
     if headers.get("X-Ratelimit-Remaining") != "0" or response.status == 429:
@@ -136,27 +139,25 @@ def _hold(response: aiohttp.ClientResponse) -> float:
         return 1.0
 
 
-async def _send(session: aiohttp.ClientSession, method: str, url: str, bucket: tuple[int, str],
-                body: _Body | None, *, proxy: str | None = None,
+async def _send(session: aiohttp.ClientSession, method: str, path: str, bucket: tuple[int, str],
+                body: _Body, *, proxy: str | None = None,
                 proxy_auth: aiohttp.BasicAuth | None = None, answer: bool = False) -> Any:
-    """One request on ``bucket``'s token, with Discord's limits kept (see the module's
-    text); Discord's answer (JSON) when ``answer``, else None."""
+    """One request on ``bucket``'s token (``path``: quoted already, under ``Route.BASE``),
+    with Discord's limits kept (see the module's text); Discord's answer (JSON) when
+    ``answer``, else None."""
     lock = _buckets.get(bucket)
     if lock is None:
         _buckets[bucket] = lock = asyncio.Lock()
-    headers = {"Content-Type": body.content_type} if body is not None else {}
-    data = body.data if body is not None else None
-    target = yarl.URL(url, encoded=True)  # quoted already (``_url``): not parsed again
     await lock.acquire()
     hold = 0.0
     try:
-        response: aiohttp.ClientResponse | None = None
+        response: Answer | None = None
         payload: Any = None
         for attempt in range(ATTEMPTS):
             try:
-                async with session.request(method, target, data=data, headers=headers,
-                                           proxy=proxy, proxy_auth=proxy_auth) as response:
-                    raw = await response.read()
+                response, raw = await send(session, method, Route.BASE, path,
+                                           body.content_type, body.data, proxy=proxy,
+                                           proxy_auth=proxy_auth)
             except OSError as exc:
                 if attempt < ATTEMPTS - 1 and exc.errno in RESET_ERRNOS:
                     await asyncio.sleep(1 + attempt * 2)
@@ -197,7 +198,8 @@ async def _send(session: aiohttp.ClientSession, method: str, url: str, bucket: t
 
 
 def _url(path: str, **parts: Any) -> str:
-    return Route.BASE + path.format_map(
+    """``path`` with its parts quoted (under ``Route.BASE``, which :func:`_send` adds)."""
+    return path.format_map(
         {k: quote(v, safe="") if isinstance(v, str) else v for k, v in parts.items()})
 
 
