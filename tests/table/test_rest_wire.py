@@ -66,6 +66,8 @@ class Wire:
         self.requests: list[bytes] = []
         self.answers: list[bytes] = []
         self.connections = 0
+        self.heard = asyncio.Event()
+        """Set at each request."""
         self.server: asyncio.Server | None = None
 
     @property
@@ -90,6 +92,7 @@ class Wire:
                 length = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
                 body = await reader.readexactly(int(length[1]) if length else 0)
                 self.requests.append(head + body)
+                self.heard.set()
                 reply = self.answers.pop(0) if self.answers else NO_CONTENT
                 if reply == HANG:
                     await asyncio.sleep(60)
@@ -214,6 +217,17 @@ def test_connections_are_kept_closed_and_replaced_as_aiohttp_does(loop: str) -> 
 
 
 @pytest.mark.parametrize("fast", [True, False])
+async def test_an_answer_that_is_not_http_raises_what_aiohttp_raises(fast: bool) -> None:
+    async with Wire() as wire, session() as s:
+        wire.answers.append(b"HTTP/1.1 2x0 What\r\n\r\n")
+        with through(fast), pytest.raises(aiohttp.ClientResponseError) as refused:
+            await _wire.send(s, "POST", wire.base, "/x?a=1", "a/b", b"1")
+        assert refused.value.status == 400
+        await _wire.send(s, "POST", wire.base, "/x", "a/b", b"1")
+        assert wire.connections == 2
+
+
+@pytest.mark.parametrize("fast", [True, False])
 async def test_the_sessions_total_timeout_holds(fast: bool) -> None:
     async with Wire() as wire, session(aiohttp.ClientTimeout(total=0.3)) as s:
         wire.answers.append(HANG)
@@ -224,6 +238,28 @@ async def test_the_sessions_total_timeout_holds(fast: bool) -> None:
         assert 0.25 < loop.time() - started < 2
         await _wire.send(s, "POST", wire.base, "/x", "a/b", b"1")
         assert wire.connections == 2, "the timed out connection is not used again"
+
+
+@pytest.mark.parametrize("fast", [True, False])
+async def test_a_request_cancelled_is_cancelled_not_timed_out(fast: bool) -> None:
+    async with Wire() as wire, session(aiohttp.ClientTimeout(total=5)) as s:
+        wire.answers.append(HANG)
+        with through(fast):
+            request = asyncio.ensure_future(
+                _wire.send(s, "POST", wire.base, "/x", "a/b", b"1"))
+            await asyncio.wait_for(wire.heard.wait(), 5)
+            request.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await request
+            # the caller's own timeout, shorter than the session's, is the caller's
+            wire.answers.append(HANG)
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.3):
+                    await _wire.send(s, "POST", wire.base, "/x", "a/b", b"1")
+            task = asyncio.current_task()
+            assert task is not None and task.cancelling() == 0
+        await _wire.send(s, "POST", wire.base, "/x", "a/b", b"1")
+        assert wire.connections == 3
 
 
 async def test_a_redirect_is_followed_as_aiohttp_follows_it() -> None:
