@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import uuid
 import weakref
 from collections.abc import Sequence
@@ -63,6 +64,9 @@ RESET_ERRNOS = (54, 10054)
 """Connection reset by peer (BSD, Windows): tried again, as discord.py does."""
 UPDATE_MESSAGE = discord.InteractionResponseType.message_update
 DEFER_UPDATE = discord.InteractionResponseType.deferred_message_update
+
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
+"""What ``quote`` leaves as it is."""
 
 _buckets: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock] = (
     weakref.WeakValueDictionary())
@@ -111,6 +115,10 @@ class _Body:
         parts.append(f"--{boundary}--\r\n".encode())
         self.data = b"".join(parts)
         self.content_type = f"multipart/form-data; boundary={boundary}"
+
+
+_DEFER_BODY = _Body({"type": DEFER_UPDATE.value}, None, None)
+"""A bare acknowledgement's body (type 6), the same every time."""
 
 
 def _quoted(text: str) -> str:
@@ -197,10 +205,9 @@ async def _send(session: aiohttp.ClientSession, method: str, path: str, bucket: 
             lock.release()
 
 
-def _url(path: str, **parts: Any) -> str:
-    """``path`` with its parts quoted (under ``Route.BASE``, which :func:`_send` adds)."""
-    return path.format_map(
-        {k: quote(v, safe="") if isinstance(v, str) else v for k, v in parts.items()})
+def _quoted_token(token: str) -> str:
+    """A token as a path segment (``quote(token, safe="")``; most need no quoting)."""
+    return token if _PLAIN.fullmatch(token) else quote(token, safe="")
 
 
 # ---------------------------------------------------------------------- interaction callbacks
@@ -235,15 +242,13 @@ async def acknowledge(interaction: discord.Interaction[Any]) -> None:
         return
     if interaction.response.is_done():
         raise discord.InteractionResponded(interaction)
-    body = _Body({"type": DEFER_UPDATE.value}, None, None)
-    await _callback(interaction, body, DEFER_UPDATE)
+    await _callback(interaction, _DEFER_BODY, DEFER_UPDATE)
 
 
 async def _callback(interaction: discord.Interaction[Any], body: _Body,
                     kind: discord.InteractionResponseType) -> None:
     hook = interaction.followup
-    url = _url("/interactions/{id}/{token}/callback", id=interaction.id,
-               token=interaction.token)
+    url = f"/interactions/{interaction.id}/{_quoted_token(interaction.token)}/callback"
     await _send(hook.session, "POST", url, (interaction.id, interaction.token), body,
                 proxy=hook.proxy, proxy_auth=hook.proxy_auth)
     # answered: discord.py's own call would have noted it so (is_done, type)
@@ -290,8 +295,8 @@ def _prepared(body: dict[str, Any], mentions: discord.AllowedMentions | None) ->
 async def _patch(webhook: discord.Webhook, message: str,
                  mentions: discord.AllowedMentions | None, body: dict[str, Any]) -> None:
     prepared = _prepared(body, mentions)
-    url = _url("/webhooks/{id}/{token}/messages/", id=webhook.id, token=webhook.token)
-    url += message + ("?with_components=1" if body.get("view") else "?with_components=0")
+    url = f"/webhooks/{webhook.id}/{_quoted_token(_bucket(webhook)[1])}/messages/{message}"
+    url += ("?with_components=1" if body.get("view") else "?with_components=0")
     await _send(webhook.session, "PATCH", url, _bucket(webhook), prepared,
                 proxy=webhook.proxy, proxy_auth=webhook.proxy_auth)
 
@@ -306,7 +311,7 @@ async def post(webhook: discord.Webhook, mentions: discord.AllowedMentions | Non
     if body.get("content", 0) is None:
         body = {k: v for k, v in body.items() if k != "content"}  # as Webhook.send does
     prepared = _prepared(body, mentions)
-    url = _url("/webhooks/{id}/{token}", id=webhook.id, token=webhook.token)
+    url = f"/webhooks/{webhook.id}/{_quoted_token(_bucket(webhook)[1])}"
     url += f"?wait=1&with_components={int(view is not discord.utils.MISSING)}"
     message = await _send(webhook.session, "POST", url, _bucket(webhook), prepared,
                           proxy=webhook.proxy, proxy_auth=webhook.proxy_auth, answer=True)

@@ -356,6 +356,19 @@ async def test_rest_keeps_the_bucket_closed_for_reset_after() -> None:
             [b"PATCH", b"/api/v10/webhooks/9/tok/messages/1?with_components=0"]] * 2
 
 
+async def test_rest_quotes_a_token_in_the_path_as_quote_does() -> None:
+    async with Wire() as wire, session() as s:
+        wire.answers += [NO_CONTENT, jsoned({"id": "3"})]
+        with discord_at(wire.base):
+            await _rest.edit(discord.Webhook.partial(9, "a/b c%é~_.-Z9", session=s), 1,
+                             None, {"content": "a"})
+            await _rest.post(discord.Webhook.partial(9, "plain-Tok_en.9~", session=s), None,
+                             {"content": "a"})
+        assert [r.split(b" ")[1] for r in wire.requests] == [
+            b"/api/v10/webhooks/9/a%2Fb%20c%25%C3%A9~_.-Z9/messages/1?with_components=0",
+            b"/api/v10/webhooks/9/plain-Tok_en.9~?wait=1&with_components=0"]
+
+
 async def test_rest_tries_a_429_again_after_retry_after_and_a_5xx_again() -> None:
     async with Wire() as wire, session() as s:
         hook = discord.Webhook.partial(9, "tok", session=s)
