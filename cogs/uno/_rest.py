@@ -37,8 +37,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
-import uuid
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -96,7 +96,7 @@ class _Body:
             self.content_type = "application/json"
             return
         assert multipart, "discord.py puts payload_json first"
-        boundary = uuid.uuid4().hex
+        boundary = os.urandom(16).hex()  # as random as uuid4().hex (aiohttp's), cheaper
         parts: list[bytes] = []
         for part in multipart:
             name = _quoted(part["name"])

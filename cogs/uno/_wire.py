@@ -213,7 +213,8 @@ async def _exchange(session: aiohttp.ClientSession, origin: _Origin, method: str
             code = message.code
             if code < 100 or code > 199 or code == 101:
                 break
-        raw = await payload.read()
+        # (all here already, mostly: read without waiting, as read() would return it)
+        raw = payload.read_nowait() if payload.is_eof() else await payload.read()
     except aiohttp.ClientError:
         conn.close()
         raise

@@ -167,12 +167,14 @@ def test_the_bytes_on_the_wire_are_aiohttps(loop: str) -> None:
 @pytest.mark.parametrize("loop", LOOPS)
 def test_answers_are_read_as_aiohttp_reads_them(loop: str) -> None:
     body = json.dumps({"id": "123", "content": "é" * 50}).encode()
+    big = json.dumps({"id": "124", "content": "x" * 3_000_000}).encode()
     limits = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": "1.5",
               "Content-Type": "application/json"}
     answers = [answer(200, body, {"Transfer-Encoding": "chunked", **limits}),
                answer(200, gzip.compress(body), {"Content-Encoding": "gzip", **limits}),
                answer(404, b'{"message": "Unknown Message", "code": 10008}',
-                      {"Content-Type": "application/json"}, "Not Found")]
+                      {"Content-Type": "application/json"}, "Not Found"),
+               answer(200, big, {"Content-Type": "application/json"})]  # in many reads
 
     async def test() -> None:
         async with Wire() as wire, session() as s:
@@ -184,10 +186,11 @@ def test_answers_are_read_as_aiohttp_reads_them(loop: str) -> None:
                         got, raw = await _wire.send(s, "POST", wire.base, "/x", "a/b", b"")
                         seen.append((got.status, got.reason, raw,
                                      got.headers.get("x-ratelimit-reset-after")))
-            assert seen[:3] == seen[3:]
-            assert [r[:3] for r in seen[:3]] == [
+            assert seen[:4] == seen[4:]
+            assert [r[:3] for r in seen[:4]] == [
                 (200, "OK", body), (200, "OK", body),
-                (404, "Not Found", b'{"message": "Unknown Message", "code": 10008}')]
+                (404, "Not Found", b'{"message": "Unknown Message", "code": 10008}'),
+                (200, "OK", big)]
             assert wire.connections == 1
     run(loop, test)
 
