@@ -8,8 +8,10 @@ attachments, the webhook bucket's ``X-RateLimit-*`` headers) answers the bot's f
 requests with the bodies the bot really sends (a V2 table with its picture, posted and
 edited; a hand panel), on uvloop with orjson as the bot runs. Only this process's CPU is
 measured (``time.process_time``): each round makes every kind's requests one after the other,
-alternating discord.py's call and ``_rest``'s; the median and the spread over the rounds are
-printed (run it on a quiet machine, or compare the ratio).
+alternating discord.py's call, ``_rest``'s through ``session.request`` (``_wire.ENABLED``
+off) and ``_rest``'s as the bot sends them (``cogs/uno/_wire.py``); the median and the
+spread over the rounds are printed, and the ratios of each to the one before (run it on a
+quiet machine, or compare the ratios).
 """
 
 from __future__ import annotations
@@ -153,6 +155,9 @@ def interaction_data() -> dict[str, Any]:
 
 
 _IDS = itertools.count(10**17)
+MIX = {"callback type 7 (edit_message)": 1.44, "panel PATCH @original": 1.26,
+       "table PATCH webhook message": 1.09, "table POST followup (wait)": 0.67}
+"""A move's requests (bench/README.md, "The bot's requests": a V2 profile with the panel)."""
 Call = Callable[[Any, Any], Awaitable[Any]]
 
 
@@ -160,7 +165,7 @@ async def measure(port: int, count: int, rounds: int, only: list[str]) -> None:
     import aiohttp
     import discord
 
-    from cogs.uno import _rest
+    from cogs.uno import _rest, _wire
     discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
     client = discord.Client(intents=discord.Intents.none(),
                             allowed_mentions=discord.AllowedMentions.none())
@@ -209,7 +214,8 @@ async def measure(port: int, count: int, rounds: int, only: list[str]) -> None:
         for name, (*calls, body) in kinds.items():
             if only and not any(o in name for o in only):
                 continue
-            for which, call in enumerate(calls):
+            for which, call in enumerate((calls[0], calls[1], calls[1])):
+                _wire.ENABLED = which == 2
                 clicks = [discord.Interaction(data=interaction_data(), state=state)  # type: ignore[arg-type]
                           for _ in range(count)]
                 sent = [fresh(body) for _ in range(count)]
@@ -223,14 +229,21 @@ async def measure(port: int, count: int, rounds: int, only: list[str]) -> None:
                 if turn:
                     times.setdefault((name, which), []).append(spent / count * 1e6)
     await session.close()
-    print(f"{'µs of CPU per request':34s} {'discord.py':>16s} {'_rest':>16s} {'ratio':>6s}")
+    print(f"{'µs of CPU per request':34s} {'discord.py':>16s} {'_rest, aiohttp':>16s} "
+          f"{'_rest, _wire':>16s} {'ratios':>12s}")
     for name in kinds:
         if (name, 0) not in times:
             continue
-        a, b = (sorted(times[(name, w)]) for w in (0, 1))
-        ma, mb = statistics.median(a), statistics.median(b)
+        a, b, c = (sorted(times[(name, w)]) for w in (0, 1, 2))
+        ma, mb, mc = (statistics.median(t) for t in (a, b, c))
         print(f"{name:34s} {ma:6.0f} ({a[0]:.0f}–{a[-1]:.0f}) {mb:6.0f} ({b[0]:.0f}–{b[-1]:.0f})"
-              f" ×{mb / ma:.2f}")
+              f" {mc:6.0f} ({c[0]:.0f}–{c[-1]:.0f}) ×{mb / ma:.2f} ×{mc / mb:.2f}")
+    if all((name, 0) in times for name in MIX):
+        ms = [sum(statistics.median(times[(name, w)]) * n for name, n in MIX.items()) / 1000
+              for w in (0, 1, 2)]
+        print(f"{'a move (' + ', '.join(map(str, MIX.values())) + ' of them)':34s} "
+              f"{ms[0]:6.2f} ms {'':9s}{ms[1]:6.2f} ms {'':9s}{ms[2]:6.2f} ms {'':8s}"
+              f"×{ms[1] / ms[0]:.2f} ×{ms[2] / ms[1]:.2f}")
 
 
 def main() -> None:

@@ -14,7 +14,9 @@ Here the bodies are the ones discord.py itself builds (``handle_message_paramete
 ``interaction_message_response_params``: the same JSON, components and V2 flag, the same
 ``attachments`` and ``allowed_mentions`` merged with the client's), sent through the
 interaction's own aiohttp session (its connector, TLS, proxy) as one prepared body (JSON, or
-``multipart/form-data`` with ``payload_json`` and ``files[n]``), and the answer is read only
+``multipart/form-data`` with ``payload_json`` and ``files[n]``), written on the session's
+pooled connection and read back by ``_wire.py`` (the bytes aiohttp would write, without the
+objects ``ClientSession.request`` builds for each request), and the answer is read only
 as far as needed. Discord's limits are kept as discord.py's webhook adapter keeps them: one
 request at a time per token (one bucket per webhook token or interaction); an answer with
 ``X-RateLimit-Remaining: 0`` holds its bucket, and its caller, for
@@ -35,7 +37,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import uuid
+import os
+import re
 import weakref
 from collections.abc import Sequence
 from typing import Any
@@ -43,9 +46,10 @@ from urllib.parse import quote
 
 import aiohttp
 import discord
-import yarl
 from discord.http import Route, handle_message_parameters
 from discord.webhook.async_ import interaction_message_response_params
+
+from cogs.uno._wire import Answer, send
 
 try:
     import orjson
@@ -60,6 +64,9 @@ RESET_ERRNOS = (54, 10054)
 """Connection reset by peer (BSD, Windows): tried again, as discord.py does."""
 UPDATE_MESSAGE = discord.InteractionResponseType.message_update
 DEFER_UPDATE = discord.InteractionResponseType.deferred_message_update
+
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
+"""What ``quote`` leaves as it is."""
 
 _buckets: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock] = (
     weakref.WeakValueDictionary())
@@ -89,7 +96,7 @@ class _Body:
             self.content_type = "application/json"
             return
         assert multipart, "discord.py puts payload_json first"
-        boundary = uuid.uuid4().hex
+        boundary = os.urandom(16).hex()  # as random as uuid4().hex (aiohttp's), cheaper
         parts: list[bytes] = []
         for part in multipart:
             name = _quoted(part["name"])
@@ -110,12 +117,16 @@ class _Body:
         self.content_type = f"multipart/form-data; boundary={boundary}"
 
 
+_DEFER_BODY = _Body({"type": DEFER_UPDATE.value}, None, None)
+"""A bare acknowledgement's body (type 6), the same every time."""
+
+
 def _quoted(text: str) -> str:
     """A form field's name or file name inside its double quotes."""
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "").replace("\n", "")
 
 
-def _data(response: aiohttp.ClientResponse, raw: bytes) -> Any:
+def _data(response: Answer, raw: bytes) -> Any:
     """Discord's answer as discord.py reads it: JSON when it says so, else text."""
     if response.headers.get("Content-Type") == "application/json":
         try:
@@ -125,7 +136,7 @@ def _data(response: aiohttp.ClientResponse, raw: bytes) -> Any:
     return raw.decode("utf-8", "replace")
 
 
-def _hold(response: aiohttp.ClientResponse) -> float:
+def _hold(response: Answer) -> float:
     """Seconds the bucket stays closed after ``response`` (0: it has room)."""
     headers = response.headers
     if headers.get("X-Ratelimit-Remaining") != "0" or response.status == 429:
@@ -136,27 +147,25 @@ def _hold(response: aiohttp.ClientResponse) -> float:
         return 1.0
 
 
-async def _send(session: aiohttp.ClientSession, method: str, url: str, bucket: tuple[int, str],
-                body: _Body | None, *, proxy: str | None = None,
+async def _send(session: aiohttp.ClientSession, method: str, path: str, bucket: tuple[int, str],
+                body: _Body, *, proxy: str | None = None,
                 proxy_auth: aiohttp.BasicAuth | None = None, answer: bool = False) -> Any:
-    """One request on ``bucket``'s token, with Discord's limits kept (see the module's
-    text); Discord's answer (JSON) when ``answer``, else None."""
+    """One request on ``bucket``'s token (``path``: quoted already, under ``Route.BASE``),
+    with Discord's limits kept (see the module's text); Discord's answer (JSON) when
+    ``answer``, else None."""
     lock = _buckets.get(bucket)
     if lock is None:
         _buckets[bucket] = lock = asyncio.Lock()
-    headers = {"Content-Type": body.content_type} if body is not None else {}
-    data = body.data if body is not None else None
-    target = yarl.URL(url, encoded=True)  # quoted already (``_url``): not parsed again
     await lock.acquire()
     hold = 0.0
     try:
-        response: aiohttp.ClientResponse | None = None
+        response: Answer | None = None
         payload: Any = None
         for attempt in range(ATTEMPTS):
             try:
-                async with session.request(method, target, data=data, headers=headers,
-                                           proxy=proxy, proxy_auth=proxy_auth) as response:
-                    raw = await response.read()
+                response, raw = await send(session, method, Route.BASE, path,
+                                           body.content_type, body.data, proxy=proxy,
+                                           proxy_auth=proxy_auth)
             except OSError as exc:
                 if attempt < ATTEMPTS - 1 and exc.errno in RESET_ERRNOS:
                     await asyncio.sleep(1 + attempt * 2)
@@ -196,9 +205,9 @@ async def _send(session: aiohttp.ClientSession, method: str, url: str, bucket: t
             lock.release()
 
 
-def _url(path: str, **parts: Any) -> str:
-    return Route.BASE + path.format_map(
-        {k: quote(v, safe="") if isinstance(v, str) else v for k, v in parts.items()})
+def _quoted_token(token: str) -> str:
+    """A token as a path segment (``quote(token, safe="")``; most need no quoting)."""
+    return token if _PLAIN.fullmatch(token) else quote(token, safe="")
 
 
 # ---------------------------------------------------------------------- interaction callbacks
@@ -233,15 +242,13 @@ async def acknowledge(interaction: discord.Interaction[Any]) -> None:
         return
     if interaction.response.is_done():
         raise discord.InteractionResponded(interaction)
-    body = _Body({"type": DEFER_UPDATE.value}, None, None)
-    await _callback(interaction, body, DEFER_UPDATE)
+    await _callback(interaction, _DEFER_BODY, DEFER_UPDATE)
 
 
 async def _callback(interaction: discord.Interaction[Any], body: _Body,
                     kind: discord.InteractionResponseType) -> None:
     hook = interaction.followup
-    url = _url("/interactions/{id}/{token}/callback", id=interaction.id,
-               token=interaction.token)
+    url = f"/interactions/{interaction.id}/{_quoted_token(interaction.token)}/callback"
     await _send(hook.session, "POST", url, (interaction.id, interaction.token), body,
                 proxy=hook.proxy, proxy_auth=hook.proxy_auth)
     # answered: discord.py's own call would have noted it so (is_done, type)
@@ -301,8 +308,8 @@ def _prepared(body: dict[str, Any], mentions: discord.AllowedMentions | None) ->
 async def _patch(webhook: discord.Webhook, message: str,
                  mentions: discord.AllowedMentions | None, body: dict[str, Any]) -> None:
     prepared = _prepared(body, mentions)
-    url = _url("/webhooks/{id}/{token}/messages/", id=webhook.id, token=webhook.token)
-    url += message + ("?with_components=1" if body.get("view") else "?with_components=0")
+    url = f"/webhooks/{webhook.id}/{_quoted_token(_bucket(webhook)[1])}/messages/{message}"
+    url += ("?with_components=1" if body.get("view") else "?with_components=0")
     await _send(webhook.session, "PATCH", url, _bucket(webhook), prepared,
                 proxy=webhook.proxy, proxy_auth=webhook.proxy_auth)
 
@@ -317,7 +324,7 @@ async def post(webhook: discord.Webhook, mentions: discord.AllowedMentions | Non
     if body.get("content", 0) is None:
         body = {k: v for k, v in body.items() if k != "content"}  # as Webhook.send does
     prepared = _prepared(body, mentions)
-    url = _url("/webhooks/{id}/{token}", id=webhook.id, token=webhook.token)
+    url = f"/webhooks/{webhook.id}/{_quoted_token(_bucket(webhook)[1])}"
     url += f"?wait=1&with_components={int(view is not discord.utils.MISSING)}"
     message = await _send(webhook.session, "POST", url, _bucket(webhook), prepared,
                           proxy=webhook.proxy, proxy_auth=webhook.proxy_auth, answer=True)
