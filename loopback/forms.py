@@ -24,7 +24,8 @@ _FORM_TYPE = re.compile(r'multipart/form-data; boundary=("?)([0-9A-Za-z_.+-]{1,7
 """A Content-Type whose boundary aiohttp reads as it stands (with or without quotes)."""
 _PLAIN_TYPES = {None: "application/octet-stream", "application/json": "application/json"}
 """Content-Type headers (None: none) and the media type aiohttp gives them."""
-_HEADER = re.compile(r"(?i:(content-disposition|content-type)): ([!-~](?:[ -~]*[!-~])?)")
+_HEADER = re.compile(r"(?i:(content-disposition|content-type)): "
+                     r"([^\x00-\x20\x7f](?:[^\x00-\x1f\x7f]*[^\x00-\x20\x7f])?)")
 _DISPOSITION = re.compile(r'form-data; name="([^"\\;/\x00-\x1f\x7f][^"\\;\x00-\x1f\x7f]*)"'
                           r'(?:; filename="([^"\\;/\x00-\x1f\x7f][^"\\;\x00-\x1f\x7f]*)")?')
 """A part's Content-Disposition as discord.py writes it: nothing aiohttp would unescape,
