@@ -102,12 +102,23 @@ class Router:
 
     def __init__(self) -> None:
         self.routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
+        self._by_start: dict[tuple[str, str], list[int]] = {}
+        """The routes (by index) of a method whose template starts with a given segment
+        (``channels``, ``webhooks``...): a path is matched against those alone."""
+        self._any_start: dict[str, list[int]] = {}
+        """The routes of a method whose template starts with a placeholder."""
 
     def route(self, method: str, template: str) -> Callable[[Handler], Handler]:
         pattern = "^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template)) + "$"
 
         def deco(fn: Handler) -> Handler:
+            start = _first_segment(template)
+            index = len(self.routes)
             self.routes.append((method, re.compile(pattern), template, fn))
+            if start is None or "{" in start:
+                self._any_start.setdefault(method, []).append(index)
+            else:
+                self._by_start.setdefault((method, start), []).append(index)
             return fn
 
         return deco
@@ -115,8 +126,15 @@ class Router:
     def find(self, method: str, path: str) -> tuple[str, Handler | None, dict[str, str]]:
         """(template, handler, path parameters) of the route for ``path``: the one with the
         fewest placeholders when several match; ("", None, {}) for none."""
+        start = _first_segment(path)
+        if start is None:
+            indexes: list[int] = list(range(len(self.routes)))
+        else:
+            indexes = sorted(self._by_start.get((method, start), [])
+                             + self._any_start.get(method, []))
         candidates = []
-        for meth, regex, tmpl, fn in self.routes:
+        for i in indexes:
+            meth, regex, tmpl, fn = self.routes[i]
             m = regex.match(path)
             if m and meth == method:
                 candidates.append((tmpl.count("{"), tmpl, fn, m.groupdict()))
@@ -125,6 +143,13 @@ class Router:
         candidates.sort(key=lambda c: c[0])
         _, template, handler, params = candidates[0]
         return template, handler, params
+
+
+def _first_segment(path: str) -> str | None:
+    """``channels`` of ``/channels/1/messages`` (None: not a path that starts with ``/``)."""
+    if not path.startswith("/"):
+        return None
+    return path.split("/", 2)[1]
 
 
 async def read_body(request: web.Request) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 from typing import Any
 
 import aiohttp
@@ -280,3 +281,27 @@ async def test_a_message_with_a_broken_component_fails_where_it_did() -> None:
             msg.buttons()
         d.edit_message(msg, {"components": [row("z")]})
         assert msg.button_labels() == ["z"]
+
+
+# -- routing -------------------------------------------------------------------------------
+
+
+def test_each_path_finds_the_route_it_found_among_all() -> None:
+    """The router looks only at the routes whose template starts as the path does: the
+    same route (the one with the fewest placeholders) as a look at every route."""
+    d = LoopbackDiscord()
+    router = d.router
+
+    def among_all(method: str, path: str) -> tuple[str, dict[str, str]]:
+        found = sorted(((t.count("{"), t, m.groupdict()) for meth, rx, t, _fn in router.routes
+                        if meth == method and (m := rx.match(path))), key=lambda c: c[0])
+        return (found[0][1], found[0][2]) if found else ("", {})
+
+    paths = {re.sub(r"\{\w+\}", "123", t) for _m, _rx, t, _fn in router.routes}
+    paths |= {"/users/@me", "/webhooks/1/tok/messages/@original", "", "/", "/nowhere/1"}
+    methods = {m for m, _rx, _t, _fn in router.routes}
+    assert len(paths) > 30
+    for path in sorted(paths):
+        for method in sorted(methods):
+            template, _handler, params = router.find(method, path)
+            assert (template, params) == among_all(method, path), (method, path)
