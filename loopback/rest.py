@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from aiohttp import MultipartReader, web
 
-from .encoding import dumps
+from .encoding import dumps, loads
 from .forms import FORM_DATA, FormPart, aiohttp_reader, content_kind, parse_form
 from .records import Problem
 
@@ -166,7 +166,7 @@ async def read_body(request: web.Request) -> Any:
     if not raw:
         return None
     try:
-        return json.loads(raw)
+        return loads(raw)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{request.method} {request.path}: body is not JSON: {exc}") from exc
 
@@ -181,7 +181,7 @@ async def _read_form(request: web.Request, boundary: str | None) -> Any:
     def take(part: FormPart) -> None:
         nonlocal payload
         if part.name == "payload_json":
-            payload = json.loads(part.data)
+            payload = loads(part.data)
         elif part.name and part.name.startswith("files["):
             files[part.filename or part.name] = part.data
 

@@ -23,7 +23,7 @@ from aiohttp.helpers import parse_mimetype
 from aiohttp.test_utils import make_mocked_request
 from discord.http import handle_message_parameters
 
-from loopback.encoding import dumps
+from loopback.encoding import dumps, loads
 from loopback.forms import FORM_DATA, FormPart, content_kind, parse_form
 from loopback.server import LoopbackDiscord
 
@@ -242,6 +242,23 @@ async def test_a_form_the_bot_sends_is_taken_whole() -> None:
 ])
 def test_json_out_is_the_value_json_dumps_wrote(value: Any) -> None:
     assert json.loads(dumps(value)) == json.loads(json.dumps(value))
+
+
+@pytest.mark.parametrize("doc", [
+    b'{"a": 1, "a": 2}', b"18446744073709551616", b"-9223372036854775809",
+    b'{"n": 12345678901234567890123, "m": 9223372036854775807}', b"[1e400, -0, 0.5, NaN]",
+    b'{"id": "1575986099220643846", "s": "\\ud800"}', b"\xef\xbb\xbf{}",
+    '{"é": 1}'.encode("utf-16"), b"\xff", b"{nope", b"", b"[" * 3000 + b"]" * 3000,
+])
+def test_json_in_is_what_json_loads_read_or_its_error(doc: bytes) -> None:
+    """The same value (an integer stays an integer however long) or the same error."""
+    def read(fn: Any) -> str:
+        try:
+            return repr(fn(doc))
+        except (ValueError, RecursionError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+    assert read(loads) == read(json.loads)
 
 
 def test_json_out_refuses_what_json_dumps_refused() -> None:
