@@ -63,7 +63,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -197,11 +197,16 @@ class Table:
         self.acted: dict[int, int] = {}
         """``--clicks panel``: each person's panel's change when they last acted on it."""
 
+    def latest(self) -> Iterator[Message]:
+        """The channel's public messages, newest first (``Channel.messages`` reversed, read
+        lazily: the table is almost always the last one)."""
+        for msg in reversed(self.channel.all_messages):
+            if not msg.ephemeral and not msg.deleted:
+                yield msg
+
     def finished(self) -> bool:
         """The game ended: "won the game" came after the last table (a new one opens)."""
-        for msg in reversed(self.channel.messages):
-            if msg.deleted or msg.ephemeral:
-                continue
+        for msg in self.latest():
             if "My hand" in msg.button_labels():
                 return False
             if "won the game" in msg.text():
@@ -209,9 +214,7 @@ class Table:
         return False
 
     def table_message(self) -> Message | None:
-        for msg in reversed(self.channel.messages):
-            if msg.deleted:
-                continue
+        for msg in self.latest():
             if "My hand" in msg.button_labels():
                 return msg
             if "won the game" in msg.text():

@@ -14,6 +14,7 @@ offers.
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from loopback.models import Message
 
@@ -49,9 +50,28 @@ def offers_cards_as_buttons(msg: Message) -> bool:
     return any(str(b.get("custom_id", "")).startswith(CARD_FAMILY) for b in msg.buttons())
 
 
+_READ: WeakKeyDictionary[Message, tuple[int, bool, bool]] = WeakKeyDictionary()
+"""What ``decides`` and ``dead`` found in a message, at its version (``change_seq``): the
+generator asks them of eight tables' panels every tick, most of which have not changed."""
+
+
+def _read(msg: Message) -> tuple[bool, bool]:
+    """(decides, dead but for deletion) of ``msg`` as it is now."""
+    seen = _READ.get(msg)
+    if seen is None or seen[0] != msg.change_seq:
+        text = msg.text()
+        stale = any(d in text for d in DEAD) and "Reopen" not in msg.button_labels()
+        seen = _READ[msg] = (msg.change_seq, _decides(msg), stale)
+    return seen[1], seen[2]
+
+
 def decides(msg: Message) -> bool:
     """The panel asks its player for something now (their turn, a question of the card
     they picked, an answer they owe, Reopen)."""
+    return _read(msg)[0]
+
+
+def _decides(msg: Message) -> bool:
     for b in enabled(msg):
         cid, label = str(b.get("custom_id", "")), str(b.get("label", ""))
         if cid.startswith((CARD_FAMILY, TOWER_FAMILY, KEEP_FAMILY)) or label in DECISIONS \
@@ -62,10 +82,7 @@ def decides(msg: Message) -> bool:
 
 def dead(msg: Message) -> bool:
     """The panel no longer follows the game (its player must open it again)."""
-    if msg.deleted:
-        return True
-    text = msg.text()
-    return any(d in text for d in DEAD) and "Reopen" not in msg.button_labels()
+    return msg.deleted or _read(msg)[1]
 
 
 def refusal(msg: Message) -> str | None:

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
+from .encoding import dumps
 from .models import Guild, Identity
 from .records import Problem
 
@@ -81,7 +82,7 @@ class Connection:
         self.task = asyncio.get_running_loop().create_task(self._run())
 
     def send(self, frame: dict[str, Any]) -> None:
-        self.queue.put_nowait(json.dumps(frame))
+        self.queue.put_nowait(dumps(frame).decode())
 
     async def _run(self) -> None:
         while True:

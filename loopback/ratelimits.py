@@ -38,6 +38,7 @@ opened. A refused request (429) consumes nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import math
@@ -109,6 +110,7 @@ def top_level_resource(path: str) -> str:
     return f"interaction {m['iid']}/{m['itoken']}"
 
 
+@functools.lru_cache(maxsize=1024)
 def bucket_hash(name: str) -> str:
     """``X-RateLimit-Bucket``: opaque, stable per bucket name, without the resource."""
     return hashlib.sha256(f"loopback {name}".encode()).hexdigest()[:32]

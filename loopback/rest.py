@@ -10,8 +10,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from aiohttp import web
+from aiohttp import MultipartReader, web
 
+from .encoding import dumps, loads
+from .forms import FORM_DATA, FormPart, aiohttp_reader, content_kind, parse_form
 from .records import Problem
 
 API_PREFIX = "/api/v10"
@@ -22,7 +24,7 @@ Handler = Callable[["Request"], Awaitable[web.StreamResponse]]
 
 def json_response(data: Any, status: int = 200) -> web.Response:
     """A JSON response with ``Content-Type: application/json`` exactly (no charset)."""
-    return web.Response(status=status, body=json.dumps(data).encode(), headers=JSON_HEADERS)
+    return web.Response(status=status, body=dumps(data), headers=JSON_HEADERS)
 
 
 def error_response(status: int, code: int, message: str, errors: Any = None) -> web.Response:
@@ -47,7 +49,7 @@ def rate_limited_response(retry: float, *, global_: bool = False) -> web.Respons
     if global_:
         headers["X-RateLimit-Global"] = "true"
     body = {"message": "You are being rate limited.", "retry_after": retry, "global": global_}
-    return web.Response(status=429, body=json.dumps(body).encode(), headers=headers)
+    return web.Response(status=429, body=dumps(body), headers=headers)
 
 
 # the messages Discord sends with these JSON error codes
@@ -100,12 +102,23 @@ class Router:
 
     def __init__(self) -> None:
         self.routes: list[tuple[str, re.Pattern[str], str, Handler]] = []
+        self._by_start: dict[tuple[str, str], list[int]] = {}
+        """The routes (by index) of a method whose template starts with a given segment
+        (``channels``, ``webhooks``...): a path is matched against those alone."""
+        self._any_start: dict[str, list[int]] = {}
+        """The routes of a method whose template starts with a placeholder."""
 
     def route(self, method: str, template: str) -> Callable[[Handler], Handler]:
         pattern = "^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template)) + "$"
 
         def deco(fn: Handler) -> Handler:
+            start = _first_segment(template)
+            index = len(self.routes)
             self.routes.append((method, re.compile(pattern), template, fn))
+            if start is None or "{" in start:
+                self._any_start.setdefault(method, []).append(index)
+            else:
+                self._by_start.setdefault((method, start), []).append(index)
             return fn
 
         return deco
@@ -113,8 +126,15 @@ class Router:
     def find(self, method: str, path: str) -> tuple[str, Handler | None, dict[str, str]]:
         """(template, handler, path parameters) of the route for ``path``: the one with the
         fewest placeholders when several match; ("", None, {}) for none."""
+        start = _first_segment(path)
+        if start is None:
+            indexes: list[int] = list(range(len(self.routes)))
+        else:
+            indexes = sorted(self._by_start.get((method, start), [])
+                             + self._any_start.get(method, []))
         candidates = []
-        for meth, regex, tmpl, fn in self.routes:
+        for i in indexes:
+            meth, regex, tmpl, fn = self.routes[i]
             m = regex.match(path)
             if m and meth == method:
                 candidates.append((tmpl.count("{"), tmpl, fn, m.groupdict()))
@@ -125,35 +145,68 @@ class Router:
         return template, handler, params
 
 
+def _first_segment(path: str) -> str | None:
+    """``channels`` of ``/channels/1/messages`` (None: not a path that starts with ``/``)."""
+    if not path.startswith("/"):
+        return None
+    return path.split("/", 2)[1]
+
+
 async def read_body(request: web.Request) -> Any:
     """The JSON body (``payload_json`` of a multipart body, whose files are kept under
-    ``UPLOADED_FILES``); ValueError when it is not JSON."""
+    ``UPLOADED_FILES``); ValueError when it is not JSON. The bodies the bot sends are read by
+    ``forms`` (no email package); any other by aiohttp, as before."""
     if not request.can_read_body:
         return None
-    ctype = request.content_type
-    if ctype == "multipart/form-data":
-        reader = await request.multipart()
-        payload: Any = None
-        files: dict[str, bytes] = {}
-        async for part in reader:
-            if part is None:
-                break
-            name = getattr(part, "name", None)
-            data = await part.read()  # type: ignore[union-attr]
-            if name == "payload_json":
-                payload = json.loads(data)
-            elif name and name.startswith("files["):
-                files[getattr(part, "filename", None) or name] = bytes(data)
-        # the uploaded bytes, by file name, for the message they end up on
-        request[UPLOADED_FILES] = files
-        return payload
+    kind = content_kind(request.headers.get("Content-Type"))
+    ctype = kind[0] if kind is not None else request.content_type
+    if ctype == FORM_DATA:
+        return await _read_form(request, kind[1] if kind is not None else None)
     raw = await request.read()
     if not raw:
         return None
     try:
-        return json.loads(raw)
+        return loads(raw)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{request.method} {request.path}: body is not JSON: {exc}") from exc
+
+
+async def _read_form(request: web.Request, boundary: str | None) -> Any:
+    """``payload_json`` of a multipart/form-data body; its files under ``UPLOADED_FILES``.
+    Each part is taken in turn as it is read (a bad ``payload_json`` is refused before a
+    later malformed part is seen, as before)."""
+    payload: Any = None
+    files: dict[str, bytes] = {}
+
+    def take(part: FormPart) -> None:
+        nonlocal payload
+        if part.name == "payload_json":
+            payload = loads(part.data)
+        elif part.name and part.name.startswith("files["):
+            files[part.filename or part.name] = part.data
+
+    reader: MultipartReader | None = None
+    size = request.content_length
+    if boundary is not None and size is not None and size <= request.client_max_size:
+        raw = await request.read()
+        parts = parse_form(raw, boundary)
+        if parts is None:
+            reader = aiohttp_reader(request, raw)
+        else:
+            for part in parts:
+                take(part)
+    else:
+        reader = await request.multipart()
+    if reader is not None:
+        async for got in reader:
+            if got is None:
+                break
+            name = getattr(got, "name", None)
+            data = await got.read()  # type: ignore[union-attr]
+            take(FormPart(name, getattr(got, "filename", None), bytes(data)))
+    # the uploaded bytes, by file name, for the message they end up on
+    request[UPLOADED_FILES] = files
+    return payload
 
 
 class RestServer(Protocol):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import json
 import logging
 import secrets
 import sys
@@ -25,6 +24,7 @@ from aiohttp import web
 from .application import ApplicationRoutes
 from .bot_process import BotProcess
 from .emojis import EmojiRoutes
+from .encoding import dumps
 from .faults import Fault as Fault
 from .faults import FaultInjector
 from .gateway import Gateway, GatewaySession, shard_of
@@ -475,7 +475,7 @@ class LoopbackDiscord:
         )
         # without Via discord.py takes a 429 for a Cloudflare ban
         headers = {**JSON_HEADERS, **decision.headers(), "Via": "1.1 google"}
-        return web.Response(status=429, body=json.dumps(decision.body()).encode(), headers=headers)
+        return web.Response(status=429, body=dumps(decision.body()), headers=headers)
 
     async def _answer(self, req: Request, handler: Handler) -> web.StreamResponse:
         """Validate the request against Discord's OpenAPI description, then handle it."""
