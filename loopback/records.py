@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import discord
 
@@ -280,11 +280,6 @@ class Message:
         self.thread: StartedThread | None = None
         """The thread started from this message (threads.py)."""
         self.message_reference: dict[str, Any] | None = None
-        self._text: str | None = None
-        self._every: tuple[dict[str, Any], ...] | Literal[False] | None = None
-        self._buttons: list[dict[str, Any]] | None = None
-        """What the message says (``text``, its components walked), read once per version:
-        the capacity benchmark's people read the same messages many times between edits."""
         self.apply(data, initial=True)
 
     # -- mutation --------------------------------------------------------------
@@ -323,7 +318,6 @@ class Message:
             self.flags |= EPHEMERAL
         if not initial:
             self.flags &= ~LOADING
-        self._text = self._every = self._buttons = None  # a new version: read it again
         self.change_seq = self.server.next_change()
 
     # -- views -----------------------------------------------------------------
@@ -375,12 +369,6 @@ class Message:
 
     def text(self) -> str:
         """Everything a person reads in the message: content, embeds, text displays."""
-        text = self._text
-        if text is None:
-            text = self._text = self._read_text()
-        return text
-
-    def _read_text(self) -> str:
         parts = [self.content] if self.content else []
         for embed in self.embeds:
             for key in ("title", "description"):
@@ -398,22 +386,6 @@ class Message:
         return "\n".join(parts)
 
     def walk_components(self) -> Iterator[dict[str, Any]]:
-        every = self._components()
-        return self._walk() if every is None else iter(every)
-
-    def _components(self) -> tuple[dict[str, Any], ...] | None:
-        """Every component of this version, walked once (None: one is not an object: then
-        each reading walks them lazily and fails where it did)."""
-        every = self._every
-        if every is None:
-            try:
-                every = tuple(self._walk())
-            except (AttributeError, TypeError):
-                every = False
-            self._every = every
-        return None if every is False else every
-
-    def _walk(self) -> Iterator[dict[str, Any]]:
         stack = list(reversed(self.components))
         while stack:
             comp = stack.pop()
@@ -424,12 +396,7 @@ class Message:
             stack.extend(reversed(children))
 
     def buttons(self) -> list[dict[str, Any]]:
-        buttons = self._buttons
-        if buttons is None:
-            buttons = [c for c in self.walk_components() if c.get("type") == 2]
-            if self._every is not False:
-                self._buttons = buttons
-        return list(buttons)
+        return [c for c in self.walk_components() if c.get("type") == 2]
 
     def selects(self) -> list[dict[str, Any]]:
         return [c for c in self.walk_components() if c.get("type") in (3, 5, 6, 7, 8)]
@@ -443,4 +410,3 @@ class Message:
         if len(text) > 80:
             text = text[:77] + "..."
         return f"<Message {self.id}{vis} {text!r} buttons={self.button_labels()}>"
-
