@@ -169,31 +169,3 @@ def test_the_png_writer_with_either_compressor(deflater: str,
     with pytest.raises(ValueError):
         _pngwrite.palette_png(b"\0" * 10, 3, 3, _compose._table_palette(False, art), 255)
 
-
-def test_a_name_in_its_other_colouring_is_not_written_again(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A seat's name is written once (its coverage mask): when the turn comes to it, the
-    picture shows it in the turn's colours from the same mask, not written again with the
-    font (a table's names then cost the font once each, not once per colouring)."""
-    written: list[str] = []
-    left_text = _compose._left_text
-
-    def counting(pen: object, x: float, cy: float, s: str, *args: object) -> float:
-        written.append(s)
-        return left_text(pen, x, cy, s, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_compose, "_left_text", counting)
-    art = ArtCache()
-    names = tuple(f"Colouring {k} of table 7" for k in range(4))
-    view = TableView(top=Card.parse("R5"), color=Color.RED, turn=0, has_towers=True,
-                     seats=tuple(SeatView(name, 5 + i) for i, name in enumerate(names)),
-                     towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 1), (Tower.BANG, 2)),
-                     draw_count=40, title="UNO")
-    first = table_image(view, cache=art)
-    assert set(names) <= set(written)
-    written.clear()
-    for turn in (1, 2, 3):
-        moved = dataclasses.replace(view, turn=turn)
-        assert table_image(moved, cache=art) != first
-        assert _picture(table_image(moved, cache=art)) == _picture(_in_rgba(moved, art))
-    assert not set(names) & set(written)

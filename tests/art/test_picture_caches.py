@@ -102,10 +102,8 @@ def _table(names: tuple[str, ...], turn: int = 0, count: int = 7) -> TableView:
                      draw_count=40, title="UNO")
 
 
-def test_table_texts_stay_cached_for_many_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The names of 300 tables of four (1,200 names, with the tower labels and counts some
-    2,500 texts in two colours) are each drawn once: a second round of pictures, the turn
-    moved on at every table, writes no text."""
+def texts_written(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts written with the font from now on (``_compose._left_text``)."""
     written: list[str] = []
     left_text = _compose._left_text
 
@@ -114,6 +112,14 @@ def test_table_texts_stay_cached_for_many_tables(monkeypatch: pytest.MonkeyPatch
         return left_text(pen, x, cy, s, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(_compose, "_left_text", counting)
+    return written
+
+
+def test_table_texts_stay_cached_for_many_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names of 300 tables of four (1,200 names, with the tower labels and counts some
+    2,500 texts in two colours) are each drawn once: a second round of pictures, the turn
+    moved on at every table, writes no text."""
+    written = texts_written(monkeypatch)
     art = ArtCache()
     views = [_table(tuple(f"p{t}x{k}" for k in range(4)), turn=t % 4) for t in range(300)]
     for view in views:
@@ -172,3 +178,19 @@ def test_hand_pictures_take_a_fixed_palette_faithfully() -> None:
         worst = ImageChops.multiply(diff, opaque).getextrema()[1]
         assert isinstance(worst, int) and worst < 48, f"a pixel is {worst} off its colour"
 
+
+def test_a_name_in_its_other_colouring_is_not_written_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seat's name is written once (its coverage mask): when the turn comes to it, the
+    table's picture (in palette indexes) shows it in the turn's colours from the same mask,
+    not written again with the font (a table's names cost the font once each, not once
+    per colouring)."""
+    written = texts_written(monkeypatch)
+    art = ArtCache()
+    names = tuple(f"Colouring {k} of table 7" for k in range(4))
+    first = table_image(_table(names), cache=art)
+    assert set(names) <= set(written)
+    written.clear()
+    for turn in (1, 2, 3):
+        assert table_image(_table(names, turn=turn), cache=art) != first
+    assert not set(names) & set(written)

@@ -13,7 +13,6 @@ holding ``BEGIN IMMEDIATE`` on the same file, as an admin's sqlite3 shell would.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ import data.wal
 from data import Database, DatabaseWriteError, LogEntry, SavedGame, queries
 from data.sqlite import SqliteBackend
 from support.data import connection_of, opened, query
+from support.dblock import DbLock
 
 GUILD = 1
 
@@ -97,22 +97,6 @@ class LoopGaps:
         return self.longest
 
 
-class OtherProgram:
-    """Another connection to the file holding its write lock, as an admin's sqlite3 shell
-    or a backup would (``BEGIN IMMEDIATE``: readers go on, writers wait)."""
-
-    def __init__(self, path: str) -> None:
-        self.conn = sqlite3.connect(path, timeout=0, isolation_level=None)
-        self.conn.execute("BEGIN IMMEDIATE")
-        self.held = True
-
-    def release(self) -> None:
-        if self.held:
-            self.held = False
-            self.conn.execute("COMMIT")
-            self.conn.close()
-
-
 # --- inline -----------------------------------------------------------------------------
 
 
@@ -161,7 +145,7 @@ async def test_a_save_finding_the_file_locked_waits_on_aiosqlites_thread(
         seen = await trace_threads(db)
         loop = asyncio.get_running_loop()
         gaps = await LoopGaps.start()
-        other = OtherProgram(sqlite_path)
+        other = DbLock(sqlite_path, "IMMEDIATE")
         release = loop.call_later(0.5, other.release)
         try:
             started = time.perf_counter()
@@ -198,7 +182,7 @@ async def test_a_lock_held_past_the_busy_timeout_fails_the_save_as_before(
     monkeypatch.setattr(data.sqlite, "BUSY_TIMEOUT_MS", 300)
     async with opened(sqlite_path) as db:
         gaps = await LoopGaps.start()
-        other = OtherProgram(sqlite_path)
+        other = DbLock(sqlite_path, "IMMEDIATE")
         try:
             started = time.perf_counter()
             with pytest.raises(DatabaseWriteError) as failed:
@@ -227,7 +211,7 @@ async def test_a_save_cancelled_while_it_waits_for_the_lock_leaves_nothing_open(
     monkeypatch.setattr(data.sqlite, "BUSY_TIMEOUT_MS", 2000)
     async with opened(sqlite_path) as db:
         loop = asyncio.get_running_loop()
-        other = OtherProgram(sqlite_path)
+        other = DbLock(sqlite_path, "IMMEDIATE")
         try:
             waiting = asyncio.create_task(db.save_game(game(1), [entry(1, 0)]))
             await asyncio.sleep(0.1)

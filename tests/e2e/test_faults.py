@@ -23,6 +23,7 @@ from cogs.uno.table.session import SESSION_VERSION, Options, Session
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Identity, Message
 from loopback.users import Member
+from support.dblock import DbLock
 from support.driver import turn_of
 from support.e2e import FAST_ENV, db_of, play_card
 from support.games import install, saved_state, scenario_session
@@ -88,23 +89,6 @@ async def poll(check: Callable[[], Any], timeout: float, what: str,  # noqa: ASY
         if loop.time() > deadline:
             raise AssertionError(f"{what}: not within {timeout} s")
         await asyncio.sleep(step)
-
-
-class DbLock:
-    """A write lock on the bot's database, held by this test process (as another program,
-    a backup or a stuck migration would): the bot's writes wait for it (5 s busy timeout)
-    and fail if it is held longer."""
-
-    def __init__(self, path: str, mode: str = "EXCLUSIVE") -> None:
-        self.conn = sqlite3.connect(path, timeout=0, isolation_level=None)
-        self.conn.execute(f"BEGIN {mode}")
-        self.held = True
-
-    def release(self) -> None:
-        if self.held:
-            self.held = False
-            self.conn.execute("COMMIT")
-            self.conn.close()
 
 
 async def end_game(member: Member) -> None:

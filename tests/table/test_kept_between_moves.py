@@ -17,10 +17,11 @@ from typing import Any
 import discord
 import pytest
 
-from cogs.uno import _reply, _rest
+from cogs.uno import _reply
 from cogs.uno._panels import Panels
 from cogs.uno._table_post import TablePost, TableStyle
 from loopback.server import LoopbackDiscord
+from support.panels import click, followed_panel
 from support.tables import pair
 
 
@@ -34,12 +35,6 @@ def reachable(root: object, limit: int = 5000) -> list[object]:
                 seen[id(ref)] = ref
                 todo.append(ref)
     return list(seen.values())
-
-
-def click(webhook: object, created: datetime.datetime) -> Any:
-    """What a panel reads of an interaction (the rest of one is irrelevant here)."""
-    return SimpleNamespace(followup=webhook, created_at=created, message=None,
-                           client=SimpleNamespace(allowed_mentions=discord.AllowedMentions()))
 
 
 def test_a_panel_keeps_the_clicks_token_and_time_not_the_interaction() -> None:
@@ -95,20 +90,7 @@ async def test_a_v2_table_keeps_what_its_quiet_form_is_made_of_not_a_layout() ->
 async def test_a_panel_keeps_no_finished_edit(monkeypatch: pytest.MonkeyPatch) -> None:
     """An edit's task, once done, is let go (a finished task keeps its coroutine and its
     context): the panel keeps nothing of it until its next edit."""
-    edits: list[str] = []
-
-    async def edit(webhook: object, mentions: object, *, content: str, view: object,
-                   attachments: object) -> None:
-        await asyncio.sleep(0)
-        edits.append(content)
-
-    monkeypatch.setattr(_rest, "edit_original_via", edit)
-    panels = Panels(lambda session, pid: ("key", session.serial),
-                    lambda session, pid, locale, closing: (f"move {session.serial}", None))
-    session: Any = SimpleNamespace(channel_id=7, serial=1,
-                                   game=SimpleNamespace(is_over=False), lock=asyncio.Lock())
-    panels.shown(session, "1", "en-US", click(object(), discord.utils.utcnow()), 99,
-                 ("key", 1), panels.stamp())
+    panels, session, edits = followed_panel(monkeypatch, "1")
     for serial in (2, 3):
         session.serial = serial
         panels.changed(session)

@@ -4,16 +4,13 @@ write) gives way while a click waits for its answer, never longer than ``MAX_WAI
 from __future__ import annotations
 
 import asyncio
-from types import SimpleNamespace
 from typing import Any
 
-import discord
 import pytest
 
 from cogs import priority
 from cogs.priority import Clicks
-from cogs.uno import _rest
-from cogs.uno._panels import Panels
+from support.panels import followed_panel
 
 
 async def test_nothing_waits_when_no_click_does() -> None:
@@ -68,21 +65,7 @@ async def test_a_panel_edit_waits_for_the_click_in_front_of_it(
     (the mover waits for that answer; nobody waits for the edit to the moment)."""
     clicks = Clicks()
     monkeypatch.setattr("cogs.uno._panels.CLICKS", clicks)
-    edits: list[str] = []
-
-    async def edit(webhook: object, mentions: object, *, content: str, view: object,
-                   attachments: object) -> None:
-        edits.append(content)
-
-    monkeypatch.setattr(_rest, "edit_original_via", edit)
-    panels = Panels(lambda session, pid: ("key", session.serial),
-                    lambda session, pid, locale, closing: (f"move {session.serial}", None))
-    session: Any = SimpleNamespace(channel_id=7, serial=1,
-                                   game=SimpleNamespace(is_over=False), lock=asyncio.Lock())
-    click = SimpleNamespace(followup=object(), created_at=discord.utils.utcnow(),
-                            message=None,
-                            client=SimpleNamespace(allowed_mentions=None))
-    panels.shown(session, "2", "en-US", click, 99, ("key", 1), panels.stamp())
+    panels, session, edits = followed_panel(monkeypatch)
     clicks.arrived(1001)  # the mover's click, not answered yet
     session.serial = 2
     panels.changed(session)
@@ -101,24 +84,14 @@ async def test_a_panel_is_built_when_its_edit_goes_not_in_the_click_that_moved(
     for nothing else): the panel is built from the game as saved when its edit's turn
     comes (under the game's lock, so never from a change under way), once for all the
     changes before it."""
-    edits: list[str] = []
     builds: list[int] = []
-
-    async def edit(webhook: object, mentions: object, *, content: str, view: object,
-                   attachments: object) -> None:
-        edits.append(content)
 
     def build(session: Any, pid: str, locale: str, closing: bool) -> tuple[str, None]:
         builds.append(session.serial)
         return f"move {session.serial}", None
 
-    monkeypatch.setattr(_rest, "edit_original_via", edit)
-    panels = Panels(lambda session, pid: ("key", session.serial), build)
-    session: Any = SimpleNamespace(channel_id=7, serial=1, lock=asyncio.Lock(),
-                                   game=SimpleNamespace(is_over=False))
-    click = SimpleNamespace(followup=object(), created_at=discord.utils.utcnow(),
-                            message=None, client=SimpleNamespace(allowed_mentions=None))
-    panels.shown(session, "2", "en-US", click, 99, ("key", 1), panels.stamp())
+    panels, session, edits = followed_panel(monkeypatch, build=build)
+    builds.clear()
     async with session.lock:  # a change under way
         for serial in (2, 3):
             session.serial = serial

@@ -1,0 +1,48 @@
+"""Live hand panels (``cogs/uno/_panels.py``) on their own, for tests of what they keep
+and when they edit: a game stand-in, one player's panel shown, and its edits recorded
+instead of sent (the requests themselves are tested through the loopback elsewhere)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+import pytest
+
+from cogs.uno import _rest
+from cogs.uno._panels import Panels
+
+Build = Callable[[Any, str, str, bool], tuple[str, None]]
+
+
+def click(webhook: object, created: datetime.datetime | None = None) -> Any:
+    """What a panel reads of an interaction (the rest of one is irrelevant here)."""
+    return SimpleNamespace(followup=webhook, created_at=created or discord.utils.utcnow(),
+                           message=None,
+                           client=SimpleNamespace(allowed_mentions=discord.AllowedMentions()))
+
+
+def followed_panel(monkeypatch: pytest.MonkeyPatch, pid: str = "2",
+                   build: Build | None = None) -> tuple[Panels, Any, list[str]]:
+    """Panels whose views are ``("key", serial)`` and whose content is "move N" (or
+    ``build``'s), a game of channel 7 at serial 1 with ``pid``'s panel shown, and the
+    list each edit's content is appended to."""
+    edits: list[str] = []
+
+    async def edit(webhook: object, mentions: object, *, content: str, view: object,
+                   attachments: object) -> None:
+        await asyncio.sleep(0)
+        edits.append(content)
+
+    monkeypatch.setattr(_rest, "edit_original_via", edit)
+    panels = Panels(lambda session, p: ("key", session.serial),
+                    build or (lambda session, p, locale, closing: (f"move {session.serial}",
+                                                                   None)))
+    session: Any = SimpleNamespace(channel_id=7, serial=1, lock=asyncio.Lock(),
+                                   game=SimpleNamespace(is_over=False))
+    panels.shown(session, pid, "en-US", click(object()), 99, ("key", 1), panels.stamp())
+    return panels, session, edits
