@@ -285,8 +285,11 @@ def grab(driver: WebDriver, mid: str, towers: str) -> str:
                     and cid.split(":")[-1] == towers, f"the tower button {towers}")
 
 
-ASKS = ("Your turn:", "You drew", "Draw Four on you", "Instant UNO", "name the starting colour")
-"""What a panel says when its player has something to do."""
+ASKS = ("Your turn:", "play it or keep it", "Draw Four on you", "Instant UNO",
+        "name the starting colour")
+"""What a panel says when its player has something to do. (Not "You drew" alone: a draw
+whose card cannot be played says "You drew ..." above "Waiting for your turn", the turn
+gone on.)"""
 
 
 def text_of(driver: WebDriver, mid: str) -> str:
