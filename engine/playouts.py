@@ -332,7 +332,15 @@ def greedy_policy(sim: FastSim, rand: Rand) -> int:
         return CHOOSE | _commonest(counts)
     else:
         return ACCEPT
-    uno = UNO_BIT if len(hand) == 2 else 0
+    return _played(sim, p, card, len(hand), counts, rand)
+
+
+def _played(sim: FastSim, p: int, card: int, size: int, counts: list[int],
+            rand: Rand) -> int:
+    """``card`` played from a hand of ``size`` cards, UNO called with the last but one, a
+    wild's colour the one counted most in ``counts`` (any when none is) and the towers
+    a greedy grab takes."""
+    uno = UNO_BIT if size == 2 else 0
     kind = KIND[card]
     grabs = sim.towers_on and kind in GRABS
     if not WILD[card] and not grabs:
@@ -462,16 +470,7 @@ def normal_policy(sim: FastSim, rand: Rand) -> int:
             card, best = c, score
     if pending == DRAWN and best < -25:
         return PASS
-    uno = UNO_BIT if size == 2 else 0
-    kind = KIND[card]
-    grabs = sim.towers_on and kind in GRABS
-    if not WILD[card] and not grabs:
-        return card | uno
-    color = NO_COLOR
-    if WILD[card]:
-        color = commonest if max(counts[:4]) > 0 else int(rand() * 4)
-    ts = _greedy_towers(sim, p, kind) if grabs else 0
-    return play_move(card, color, ts) | uno
+    return _played(sim, p, card, size, counts, rand)
 
 
 def _other_play(hand: list[int], wild: int, fits: Sequence[bool] | None,
