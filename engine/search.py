@@ -53,6 +53,12 @@ CRITICAL_CARDS = 5
 """The search is made once a hand holds this many cards or fewer (see ``critical``)."""
 CONFIDENCE = 1.0
 """How many standard errors better than the normal player's choice a move must look."""
+CHECK_FROM = 16
+"""After this many worlds (and every ``CHECK_EVERY`` more) the search stops playing a
+candidate that cannot catch up: one not better than the first by ``DROP_Z`` standard
+errors even at best. When only the first is left, it is the move."""
+CHECK_EVERY = 8
+DROP_Z = 2.0
 MAX_STEPS = 1500
 """A playout longer than this is scored as a draw (it never happens in practice)."""
 
@@ -307,7 +313,9 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
 
     The first candidate is the normal player's own choice; another is taken only when the
     worlds show it better by more than ``CONFIDENCE`` standard errors (paired: each world
-    plays every candidate), so the search changes a move only where it sees why."""
+    plays every candidate), so the search changes a move only where it sees why. A
+    candidate that cannot get there (``DROP_Z``) stops being played after ``CHECK_FROM``
+    worlds, and the search ends when none is left but the first."""
     start = clock()
     seed = view.fingerprint() if seed is None else seed
     rng = random.Random(seed)
@@ -318,9 +326,11 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     if len(moves) == 1 or not critical(view):
         return moves[0]
     guilt = _guilt(view) if view.pending is Decision.CHALLENGE else None
-    results: list[tuple[int, list[float]]] = []
-    """Per world: whether the pending Wild Draw Four was a bluff in it, and each
-    candidate's outcome."""
+    bluffs: list[int] = []
+    """Per world: whether the pending Wild Draw Four was a bluff in it."""
+    values: list[list[float]] = [[] for _m in moves]
+    """Per candidate, its outcome in each world (while it is in the running)."""
+    alive = list(range(len(moves)))
     for i in range(samples):
         if i:
             hands, draw = sample(view, rng)
@@ -329,22 +339,31 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
         if view.w4 is not None and guilt is not None:
             player, _victim, color = view.w4
             bluff = int(any(c.color is color for c in hands[player]))
+        bluffs.append(bluff)
         shared = world(view, hands, draw, wseed) if keeps else None
-        values = []
-        for move in moves:
+        for j in alive:
             here = shared if shared is not None else world(view, hands, draw, wseed)
-            values.append(utility(view, playout.run(here, move, wseed)))
-        results.append((bluff, values))
+            values[j].append(utility(view, playout.run(here, moves[j], wseed)))
         if budget is not None and clock() - start > budget:
             break
-    weights = _weights([b for b, _v in results], guilt)
+        if i + 1 >= CHECK_FROM and (i + 1 - CHECK_FROM) % CHECK_EVERY == 0:
+            weights = _weights(bluffs, guilt)
+            alive = [0] + [j for j in alive[1:]
+                           if _bound(_diffs(values, j), weights, DROP_Z) > 0]
+            if len(alive) == 1:
+                return moves[0]
+    weights = _weights(bluffs, guilt)
     best, best_score = 0, 0.0
-    for j in range(1, len(moves)):
-        diffs = [v[j] - v[0] for _b, v in results]
-        score = _lower_bound(diffs, weights)
+    for j in alive[1:]:
+        score = _bound(_diffs(values, j), weights, -CONFIDENCE)
         if score > best_score:
             best, best_score = j, score
     return moves[best]
+
+
+def _diffs(values: list[list[float]], j: int) -> list[float]:
+    """Candidate ``j``'s outcome less the first candidate's, world by world."""
+    return [v - v0 for v, v0 in zip(values[j], values[0], strict=True)]
 
 
 def critical(view: SeatView) -> bool:
@@ -367,15 +386,17 @@ def _weights(bluffs: list[int], guilt: float | None) -> list[float]:
             for b in bluffs]
 
 
-def _lower_bound(diffs: list[float], weights: list[float]) -> float:
-    """The weighted mean of ``diffs`` less ``CONFIDENCE`` standard errors."""
+def _bound(diffs: list[float], weights: list[float], z: float) -> float:
+    """The weighted mean of ``diffs`` plus ``z`` standard errors (``weights``: the
+    worlds' first ``len(diffs)``)."""
+    weights = weights[:len(diffs)]
     total = sum(weights)
     if total <= 0:
         return 0.0
     mean = sum(w * d for w, d in zip(weights, diffs, strict=True)) / total
     var = sum(w * (d - mean) ** 2 for w, d in zip(weights, diffs, strict=True)) / total
     n_eff = total * total / max(sum(w * w for w in weights), 1e-12)
-    return float(mean - CONFIDENCE * (var / max(n_eff - 1, 1)) ** 0.5)
+    return float(mean + z * (var / max(n_eff - 1, 1)) ** 0.5)
 
 
 def _guilt(view: SeatView) -> float:

@@ -28,7 +28,16 @@ from engine import (
 from engine.events import ChallengeResolved, Drew, Played, Turn
 from engine.moves import Draw, Move
 from engine.players import EasyPlayer, HeuristicPlayer, Strategy
-from engine.search import Outcome, SearchPlayer, candidates, decide, sample, world
+from engine.search import (
+    CHECK_FROM,
+    FastPlayout,
+    Outcome,
+    SearchPlayer,
+    candidates,
+    decide,
+    sample,
+    world,
+)
 from engine.simulate import run_game, simulate, tell
 
 C = Card.parse
@@ -170,6 +179,47 @@ def test_it_keeps_a_wild_draw_four_until_it_hurts() -> None:
     urgent.apply(CallUno("ann"))
     for move in _decide(urgent, "bot"):
         assert isinstance(move, Play) and move.card == C("W+4"), move
+
+
+class CountingPlayout(FastPlayout):
+    """The default playout, counting the candidates it plays."""
+
+    runs = 0
+
+    def run(self, world: Game, first: Move, seed: int) -> Outcome:
+        self.runs += 1
+        return super().run(world, first, seed)
+
+
+def test_it_stops_playing_the_moves_that_cannot_catch_up() -> None:
+    """The search's cost: where the normal player's move is clearly better than some
+    others (the Wild Draw Four on a player about to go out, as above, against the blue 2
+    or a draw), those stop being played after ``CHECK_FROM`` worlds or a few more; moves
+    that stay close (the Wild Draw Four's colours, or two red cards of one hand) are
+    played in every world. The move is the one the search would make anyway."""
+    hand = "W+4 B2 G7 Y9 B5 G1"
+    urgent, _ = Game.from_setup(["bot", "ann"], edition="classic", seed=2,
+                                hands={"bot": cards(hand), "ann": cards("R4")},
+                                discard=cards("R2"), turn="bot")
+    urgent.apply(CallUno("ann"))
+    view = seat_view(urgent, "bot")
+    moves = candidates(world(view, *sample(view, random.Random(0)), 0), "bot", 0)
+    assert {m.card for m in moves if isinstance(m, Play)} == {C("W+4"), C("B2")}
+    for seed in range(3):
+        counting = CountingPlayout()
+        move = decide(view, seed=seed, samples=64, playout=counting)
+        assert isinstance(move, Play) and move.card == C("W+4"), move
+        # the blue 2 or the draw stops being played halfway, or sooner
+        assert counting.runs <= 64 * len(moves) - 32, (counting.runs, len(moves))
+    calm, _ = Game.from_setup(["bot", "ann"], edition="classic", seed=2,
+                              hands={"bot": cards("R5 R7"), "ann": cards("G1 G2 B3")},
+                              discard=cards("R3"), turn="bot")
+    view = seat_view(calm, "bot")
+    moves = candidates(world(view, *sample(view, random.Random(0)), 0), "bot", 0)
+    counting = CountingPlayout()
+    decide(view, seed=1, samples=64, playout=counting)
+    assert counting.runs > 64 * 2, (counting.runs, moves)  # R5 and R7: worth the same
+    assert CHECK_FROM < 64
 
 
 def test_it_grabs_the_tower_that_blocks_the_player_about_to_go_out() -> None:
