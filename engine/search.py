@@ -199,12 +199,12 @@ def sample(view: SeatView, rng: random.Random) -> tuple[dict[str, list[Card]], l
     for q in others:
         known = list(view.known.get(q, ()))
         need = max(0, view.counts[q] - len(known))
-        taken: list[Card] = []
-        for forbid in (view.void.get(q, frozenset()) | view.shy.get(q, frozenset()),
-                       view.void.get(q, frozenset()), frozenset()):
-            taken = [c for c in pool if c.color is None or c.color not in forbid][:need]
-            if len(taken) == need:
-                break
+        void = view.void.get(q, frozenset())
+        taken = [c for c in pool if not view.likely_lacks(q, c)][:need]
+        if len(taken) < need:
+            taken = [c for c in pool if c.color is None or c.color not in void][:need]
+        if len(taken) < need:
+            taken = pool[:need]
         rest = list(pool)
         for c in taken:
             rest.remove(c)

@@ -34,6 +34,14 @@ from engine.events import (
 from engine.settings import Settings
 from engine.state import Decision
 
+Face = tuple[Kind, int | None]
+"""What a card shows besides its colour: its kind and, for a number card, the number."""
+
+
+def face(card: Card) -> Face:
+    """``card``'s face (``Face``)."""
+    return (card.kind, card.number)
+
 
 @dataclass(slots=True)
 class Notes:
@@ -56,6 +64,20 @@ class Notes:
     """The colour in play before the last Wild Draw Four (what a challenge is about)."""
     drawer: str | None = None
     """Who just drew one card by choice, until the next turn shows whether it matched."""
+    wildless: set[str] = field(default_factory=set)
+    """Players who drew by choice since they last took cards otherwise: likely, not known,
+    to hold no wild (one who holds a card they may play plays it rather than draw; a
+    drawn wild may always be played)."""
+    faces: dict[str, Face] = field(default_factory=dict)
+    """The face (kind and number) of the top card a player last drew on rather than play:
+    likely, not known, not to be held in any colour."""
+    top: Face | None = None
+    """The face of the top card a draw is matched against (None: a wild, or the opening
+    card, which may allow colour only)."""
+    draw_face: Face | None = None
+    """``top`` when ``drawer`` drew."""
+    deciding: str | None = None
+    """Who drew a card they may play and has yet to say whether they play it."""
 
     def observe(self, events: list[Event] | tuple[Event, ...]) -> None:
         """Take in the events of one move (or of a deal)."""
@@ -65,7 +87,10 @@ class Notes:
                 self.void.clear()
                 self.shy.clear()
                 self.shown.clear()
+                self.wildless.clear()
+                self.faces.clear()
             if isinstance(e, Played):
+                self._played(e.player, e.card)
                 for (_viewer, q), cards in self.shown.items():
                     if q == e.player and e.card in cards:
                         cards.remove(e.card)
@@ -79,24 +104,58 @@ class Notes:
                 self.color = e.color
             elif isinstance(e, Opened):
                 self.color = e.card.color
+                self.top = None
             elif isinstance(e, Drew):
                 self._drew(e)
             elif isinstance(e, ChallengeResolved):
                 if not e.guilty and self.w4_color is not None:
                     self.void.setdefault(e.against, set()).add(self.w4_color)
                 self.shown[(e.by, e.against)] = list(e.hand)
+            elif isinstance(e, Turn) and self.deciding is not None \
+                    and e.player != self.deciding:
+                # they kept the card they drew, which may be anything they could play
+                self.wildless.discard(self.deciding)
+                self.faces.pop(self.deciding, None)
+                self.deciding = None
             elif isinstance(e, Turn) and self.drawer is not None:
                 drawer, self.drawer = self.drawer, None
-                if e.player != drawer and self.color is not None:
+                if e.player != drawer:
                     # R-DRAW-UNPLAYABLE: the turn went on, so the drawn card did not
                     # match; they drew rather than play: likely they had none either
-                    self.shy.setdefault(drawer, set()).add(self.color)
+                    if self.color is not None:
+                        self.shy.setdefault(drawer, set()).add(self.color)
+                    self._lacked(drawer)
                 else:  # they drew a card they may play: it may be of any colour
                     self.void.pop(drawer, None)
                     self.shy.pop(drawer, None)
+                    self.deciding = drawer
+
+    def _played(self, player: str, card: Card) -> None:
+        """``player`` played ``card``: what it says of the rest of their hand."""
+        if player == self.deciding:
+            # the card they drew: the hand they drew with is theirs again
+            self.deciding = None
+            self._lacked(player)
+        elif card.is_wild:
+            self.wildless.discard(player)  # they had one after all
+        elif self.faces.get(player) == face(card):
+            del self.faces[player]
+        self.top = None if card.is_wild else face(card)
+
+    def _lacked(self, player: str) -> None:
+        """``player`` drew by choice on ``draw_face``: likely they held no wild and no
+        card of that face."""
+        self.wildless.add(player)
+        if self.draw_face is not None:
+            self.faces[player] = self.draw_face
 
     def _drew(self, e: Drew) -> None:
         color = self.color
+        self.faces.pop(e.player, None)
+        if e.reason == "draw" and e.count == 1:
+            self.draw_face = self.top
+        else:
+            self.wildless.discard(e.player)
         if e.reason == "draw" and e.count == 1 and color is not None:
             # the card is of the colour in play only if it could be played: known at the
             # next turn; any other colour it may be
@@ -147,6 +206,19 @@ class SeatView:
     shy: dict[str, frozenset[Color]]
     known: dict[str, tuple[Card, ...]]
     """Cards this seat knows are in another hand (a challenge showed them)."""
+    wildless: frozenset[str] = frozenset()
+    """Players likely to hold no wild (``Notes.wildless``)."""
+    faces: dict[str, Face] = field(default_factory=dict)
+    """Per player, a face they are likely not to hold in any colour (``Notes.faces``)."""
+
+    def likely_lacks(self, player: str, card: Card) -> bool:
+        """Whether the table suggests ``player`` holds no such card (a colour they drew on
+        or were shown not to hold, a wild or the face of a card they drew on)."""
+        if card.is_wild:
+            return player in self.wildless
+        color = card.color
+        return (color in self.void.get(player, ()) or color in self.shy.get(player, ())
+                or self.faces.get(player) == face(card))
 
     def unseen(self, deck: tuple[Card, ...]) -> Counter[Card]:
         """The cards this seat has not seen: the deck less its hand, the discard pile and
@@ -210,4 +282,6 @@ def seat_view(game: BaseGame, player: str, notes: Notes | None = None) -> SeatVi
         void={q: frozenset(notes.void.get(q, ())) for q in others if notes.void.get(q)},
         shy={q: frozenset(notes.shy.get(q, ())) for q in others if notes.shy.get(q)},
         known=known,
+        wildless=frozenset(q for q in others if q in notes.wildless),
+        faces={q: f for q, f in notes.faces.items() if q in others},
     )

@@ -159,6 +159,48 @@ def test_the_view_keeps_what_the_table_showed_and_nothing_more() -> None:
         assert hands["ann"] == [C("R1"), C("R2")]
 
 
+def test_a_draw_by_choice_suggests_no_wild_and_not_the_face_drawn_on() -> None:
+    """RULES.md R-DRAW: a player may draw while holding a card they could play, so these
+    are likely, not known. One who draws on a green 7 and keeps the card most likely held
+    no wild (a wild may always be played, the drawn one too) and no 7; the sampler deals
+    them neither. Cards they take otherwise (a draw card) undo it, and so does a wild they
+    play after all."""
+    notes = Notes()
+    notes.observe([Played("ann", C("G7"), Color.GREEN)])
+    notes.observe([Drew("ben", 1, (C("B2"),), "draw"), Turn("ann", "play")])
+    assert notes.wildless == {"ben"} and notes.faces["ben"] == (C("R7").kind, 7)
+    game, _ = Game.from_setup(["ann", "ben"], seed=1,
+                              hands={"ann": cards("G1 G2"), "ben": cards("B3 B4 Y1 R2 B9")},
+                              discard=cards("G7"), turn="ann")
+    view = seat_view(game, "ann", notes)
+    assert view.wildless == {"ben"} and view.faces == {"ben": (C("R7").kind, 7)}
+    for seed in range(30):
+        hands, _draw = sample(view, random.Random(seed))
+        held = hands["ben"]
+        assert len(held) == 5 and not any(c.is_wild for c in held), held
+        assert not any(c.number == 7 or c.color is Color.GREEN for c in held), held
+    # the next play shows a new top; a drawn card that may be played and is played leaves
+    # the hand it was drawn to: still no wild
+    notes.observe([Played("ann", C("B7"), Color.BLUE)])
+    notes.observe([Drew("ben", 1, (C("B5"),), "draw"), Turn("ben", "drawn")])
+    notes.observe([Played("ben", C("B5"), Color.BLUE), Turn("ann", "play")])
+    assert notes.wildless == {"ben"} and notes.faces["ben"] == (C("B7").kind, 7)
+    # a drawn card kept although it could be played may be a wild
+    notes.observe([Played("ann", C("Y5"), Color.YELLOW)])
+    notes.observe([Drew("ben", 1, (C("W"),), "draw"), Turn("ben", "drawn")])
+    notes.observe([Turn("ann", "play")])
+    assert not notes.wildless and "ben" not in notes.faces
+    # a draw card's cards may be anything; a wild played shows there was one
+    notes.observe([Drew("ann", 1, (C("B2"),), "draw"), Turn("ben", "play")])
+    assert notes.wildless == {"ann"}
+    notes.observe([Drew("ann", 2, (C("B2"), C("W")), "card")])
+    assert not notes.wildless
+    notes.observe([Drew("ben", 1, (C("B2"),), "draw"), Turn("ann", "play")])
+    notes.observe([Played("ben", C("W"), Color.RED)])
+    assert not notes.wildless
+    assert seat_view(game, "ben", notes).wildless == frozenset()  # never about itself
+
+
 def _decide(game: Game, seat: str, seeds: range = range(3)) -> list[object]:
     return [decide(seat_view(game, seat), seed=s, samples=40) for s in seeds]
 
