@@ -112,16 +112,30 @@ class FastPlayout:
         self.policy = policy
         self._world: Game | None = None
         self._sim: FastSim | None = None
+        self._reshuffles = random.Random(0)
+        """The generator each candidate's simulator reshuffles with, set every time to
+        the world's state (``_state``): one object for all, since a playout's simulator
+        is dropped after it."""
+        self._state: tuple[object, ...] = ()
+        self._choices = random.Random(0)
+        """The policy's generator, set to ``seed``'s state (``_seeded``) for each run."""
+        self._seeded: tuple[int, tuple[object, ...]] | None = None
 
     def run(self, world: Game, first: Move, seed: int) -> Outcome:
         players = world.players
         if world is not self._world or self._sim is None:
             self._world, self._sim = world, FastSim.from_game(world)
+            self._state = self._sim.rng.getstate()
         sim = self._sim.clone()
-        sim.rng = random.Random()  # each candidate's reshuffles are the world's own
-        sim.rng.setstate(self._sim.rng.getstate())
+        sim.rng = self._reshuffles  # each candidate's reshuffles are the world's own
+        sim.rng.setstate(self._state)
+        if self._seeded is None or self._seeded[0] != seed:
+            self._choices.seed(seed)
+            self._seeded = (seed, self._choices.getstate())
+        else:
+            self._choices.setstate(self._seeded[1])
         sim.step(encode_move(first, players))
-        gained = playout(sim, self.policy, random.Random(seed).random, MAX_STEPS)
+        gained = playout(sim, self.policy, self._choices.random, MAX_STEPS)
         scores = world.s.scores
         return Outcome({q: gained[i] for i, q in enumerate(players)},
                        {q: scores[q] + gained[i] for i, q in enumerate(players)})
@@ -189,29 +203,58 @@ def _play(game: Game, p: str, card: Card, hand: list[Card]) -> Play:
 def sample(view: SeatView, rng: random.Random) -> tuple[dict[str, list[Card]], list[Card]]:
     """The other hands and the draw pile (top last), dealt at random from the cards the seat
     has not seen, so that every hand has its size, holds the cards the seat knows it holds
-    and, where the deal allows it, none of the colours it is known (or likely) not to hold."""
-    pool = list(view.unseen(get_edition(view.edition).deck).elements())
-    rng.shuffle(pool)
-    hands: dict[str, list[Card]] = {view.me: list(view.hand)}
-    others = [q for q in view.players if q != view.me]
-    # the most constrained first, so they find the cards they may hold
-    others.sort(key=lambda q: -(len(view.void.get(q, ())) + len(view.shy.get(q, ()))))
-    for q in others:
-        known = list(view.known.get(q, ()))
-        need = max(0, view.counts[q] - len(known))
-        void = view.void.get(q, frozenset())
-        taken = [c for c in pool if not view.likely_lacks(q, c)][:need]
-        if len(taken) < need:
-            taken = [c for c in pool if c.color is None or c.color not in void][:need]
-        if len(taken) < need:
-            taken = pool[:need]
-        rest = list(pool)
-        for c in taken:
-            rest.remove(c)
-        pool = rest
-        hands[q] = known + taken
-    draw = pool[:view.draw_count]
-    return hands, draw
+    and, where the deal allows it, none it is known (or likely) not to hold: ``Sampler``,
+    for one deal."""
+    return Sampler(view).deal(rng)
+
+
+class Sampler:
+    """Deals the cards ``view`` has not seen, as ``sample`` describes, as often as asked
+    (``deal``); what stays the same from one deal to the next is worked out once."""
+
+    def __init__(self, view: SeatView) -> None:
+        self.view = view
+        self.pool = list(view.unseen(get_edition(view.edition).deck).elements())
+        others = [q for q in view.players if q != view.me]
+        # the most constrained first, so they find the cards they may hold
+        others.sort(key=lambda q: -(len(view.void.get(q, ())) + len(view.shy.get(q, ()))))
+        kinds = set(self.pool)
+        self.plan: list[tuple[str, list[Card], int, frozenset[Card], frozenset[Card]]] = []
+        """Per other player: the cards known held, how many more, the cards they likely
+        lack, the cards they are known to lack."""
+        for q in others:
+            known = list(view.known.get(q, ()))
+            void = view.void.get(q, frozenset())
+            self.plan.append((q, known, max(0, view.counts[q] - len(known)),
+                              frozenset(c for c in kinds if view.likely_lacks(q, c)),
+                              frozenset(c for c in kinds if c.color is not None
+                                        and c.color in void)))
+
+    def deal(self, rng: random.Random) -> tuple[dict[str, list[Card]], list[Card]]:
+        """One deal: the hands (this seat's own included) and the draw pile."""
+        view = self.view
+        pool = list(self.pool)
+        rng.shuffle(pool)
+        hands: dict[str, list[Card]] = {view.me: list(view.hand)}
+        for q, known, need, likely, lacks in self.plan:
+            split = _first(pool, need, likely) or _first(pool, need, lacks)
+            taken, pool = split if split is not None else (pool[:need], pool[need:])
+            hands[q] = known + taken
+        return hands, pool[:view.draw_count]
+
+
+def _first(pool: list[Card], need: int, forbid: frozenset[Card]
+           ) -> tuple[list[Card], list[Card]] | None:
+    """The first ``need`` cards of ``pool`` not in ``forbid`` and the rest of the pool in
+    its order, or None when there are not that many."""
+    taken: list[Card] = []
+    rest: list[Card] = []
+    for c in pool:
+        if len(taken) < need and c not in forbid:
+            taken.append(c)
+        else:
+            rest.append(c)
+    return (taken, rest) if len(taken) == need else None
 
 
 def world(view: SeatView, hands: Mapping[str, list[Card]], draw: list[Card],
@@ -283,25 +326,49 @@ def candidates(game: Game, me: str, seed: int) -> list[Move]:
 
 def utility(view: SeatView, out: Outcome) -> float:
     """What a hand's outcome is worth to the view's seat (its team's, with partners)."""
-    sides = [list(t) for t in view.teams] or [[q] for q in view.players]
-    sides = [[q for q in side if q in out.gained] for side in sides]
-    sides = [side for side in sides if side]
-    mine = next(i for i, side in enumerate(sides) if view.me in side)
-    gains = [max(out.gained[q] for q in side) for side in sides]
-    totals = [max(out.scores.get(q, 0) for q in side) for side in sides]
-    others = [g for i, g in enumerate(gains) if i != mine]
-    if not others:
-        return 0.0
-    standard = view.settings.scoring == "standard"
-    if standard:
-        value: float = gains[mine] - max(others)
-    else:  # everyone adds their own hand; the lowest total wins
-        value = sum(others) / len(others) - gains[mine]
-    if max(totals) >= view.settings.target:
-        best = max(totals) if standard else min(totals)
-        winners = [i for i, t in enumerate(totals) if t == best]
-        value += GAME_BONUS / len(winners) if mine in winners else -GAME_BONUS
-    return value
+    return Value(view)(out)
+
+
+class Value:
+    """``utility`` for one view, its sides worked out once (for the players an outcome
+    names; they are worked out again for an outcome that names others)."""
+
+    def __init__(self, view: SeatView) -> None:
+        self.view = view
+        self.standard = view.settings.scoring == "standard"
+        self.target = view.settings.target
+        self.named: tuple[str, ...] | None = None
+        self.sides: list[list[str]] = []
+        self.mine = 0
+
+    def _sides(self, named: tuple[str, ...]) -> None:
+        view = self.view
+        sides = [list(t) for t in view.teams] or [[q] for q in view.players]
+        sides = [[q for q in side if q in named] for side in sides]
+        self.sides = [side for side in sides if side]
+        self.mine = next(i for i, side in enumerate(self.sides) if view.me in side)
+        self.named = named
+
+    def __call__(self, out: Outcome) -> float:
+        named = tuple(out.gained)
+        if named != self.named:
+            self._sides(named)
+        sides, mine = self.sides, self.mine
+        gained, scores = out.gained, out.scores
+        gains = [max(gained[q] for q in side) for side in sides]
+        totals = [max(scores.get(q, 0) for q in side) for side in sides]
+        others = [g for i, g in enumerate(gains) if i != mine]
+        if not others:
+            return 0.0
+        if self.standard:
+            value: float = gains[mine] - max(others)
+        else:  # everyone adds their own hand; the lowest total wins
+            value = sum(others) / len(others) - gains[mine]
+        if max(totals) >= self.target:
+            best = max(totals) if self.standard else min(totals)
+            winners = [i for i, t in enumerate(totals) if t == best]
+            value += GAME_BONUS / len(winners) if mine in winners else -GAME_BONUS
+        return value
 
 
 def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
@@ -321,7 +388,9 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     rng = random.Random(seed)
     playout = playout if playout is not None else FastPlayout()
     keeps = bool(getattr(playout, "keeps_world", False))
-    hands, draw = sample(view, rng)
+    sampler = Sampler(view)
+    value = Value(view)
+    hands, draw = sampler.deal(rng)
     moves = candidates(world(view, hands, draw, 0), view.me, seed)
     if len(moves) == 1 or not critical(view):
         return moves[0]
@@ -333,7 +402,7 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     alive = list(range(len(moves)))
     for i in range(samples):
         if i:
-            hands, draw = sample(view, rng)
+            hands, draw = sampler.deal(rng)
         wseed = rng.randrange(1 << 30)
         bluff = 0
         if view.w4 is not None and guilt is not None:
@@ -343,7 +412,7 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
         shared = world(view, hands, draw, wseed) if keeps else None
         for j in alive:
             here = shared if shared is not None else world(view, hands, draw, wseed)
-            values[j].append(utility(view, playout.run(here, moves[j], wseed)))
+            values[j].append(value(playout.run(here, moves[j], wseed)))
         if budget is not None and clock() - start > budget:
             break
         if i + 1 >= CHECK_FROM and (i + 1 - CHECK_FROM) % CHECK_EVERY == 0:
