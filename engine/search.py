@@ -52,7 +52,11 @@ GAME_BONUS = 400.0
 CRITICAL_CARDS = 5
 """The search is made once a hand holds this many cards or fewer (see ``critical``)."""
 CONFIDENCE = 1.0
-"""How many standard errors better than the normal player's choice a move must look."""
+"""How many standard errors better than the normal player's choice a move must look, at a
+table of two."""
+CROWD_CONFIDENCE = 2.0
+"""The same at a table of more: the playouts of more hands are noisier, and with several
+candidates one of them passes a one-standard-error test by chance more often than not."""
 CHECK_FROM = 16
 """After this many worlds (and every ``CHECK_EVERY`` more) the search stops playing a
 candidate that cannot catch up: one not better than the first by ``DROP_Z`` standard
@@ -379,7 +383,7 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     once this many seconds of ``clock`` have gone (None: all ``samples``).
 
     The first candidate is the normal player's own choice; another is taken only when the
-    worlds show it better by more than ``CONFIDENCE`` standard errors (paired: each world
+    worlds show it better by more than ``confidence`` standard errors (paired: each world
     plays every candidate), so the search changes a move only where it sees why. A
     candidate that cannot get there (``DROP_Z``) stops being played after ``CHECK_FROM``
     worlds, and the search ends when none is left but the first."""
@@ -423,8 +427,9 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
                 return moves[0]
     weights = _weights(bluffs, guilt)
     best, best_score = 0, 0.0
+    z = confidence(view)
     for j in alive[1:]:
-        score = _bound(_diffs(values, j), weights, -CONFIDENCE)
+        score = _bound(_diffs(values, j), weights, -z)
         if score > best_score:
             best, best_score = j, score
     return moves[best]
@@ -433,6 +438,12 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
 def _diffs(values: list[list[float]], j: int) -> list[float]:
     """Candidate ``j``'s outcome less the first candidate's, world by world."""
     return [v - v0 for v, v0 in zip(values[j], values[0], strict=True)]
+
+
+def confidence(view: SeatView) -> float:
+    """How many standard errors better a move must look to replace the normal player's:
+    ``CONFIDENCE`` at a table of two, ``CROWD_CONFIDENCE`` at a bigger one."""
+    return CONFIDENCE if len(view.players) <= 2 else CROWD_CONFIDENCE
 
 
 def critical(view: SeatView) -> bool:

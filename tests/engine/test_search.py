@@ -264,6 +264,50 @@ def test_it_stops_playing_the_moves_that_cannot_catch_up() -> None:
     assert CHECK_FROM < 64
 
 
+class SteadyPlayout:
+    """A playout whose outcomes are set: drawing is worth 19 points on average (119 and
+    -81 in turn, one world after another), the normal player's own play 0, every other
+    play -100. The seat's points are all that count (the others score nothing)."""
+
+    keeps_world = True
+
+    def __init__(self, normal: Move) -> None:
+        self.normal = normal
+        self.worlds: dict[int, int] = {}
+
+    def run(self, world: Game, first: Move, seed: int) -> Outcome:
+        k = self.worlds.setdefault(seed, len(self.worlds))
+        if isinstance(first, Draw):
+            mine = 119 if k % 2 else -81
+        else:
+            mine = 0 if first == self.normal else -100
+        gained = {q: 0 for q in world.players}
+        gained["bot"] = mine
+        return Outcome(gained, {q: 0 for q in world.players})
+
+
+def test_a_bigger_table_needs_more_evidence_to_change_the_normal_move() -> None:
+    """Over 64 worlds a draw looks 1.5 standard errors better than the normal player's
+    play (mean 19, standard error 100/sqrt(63) = 12.6). At a table of two that is enough
+    (``CONFIDENCE``, one standard error); at four it is not (``CROWD_CONFIDENCE``, two):
+    with more hands the playouts are noisier and, among several candidates, one passes a
+    one-standard-error test by chance too often."""
+    found = {}
+    for others in (["ann"], ["ann", "ben", "cy"]):
+        hands = {"bot": cards("R5 G7 Y2"), "ann": cards("G1 G2 B3 B4")}
+        for q in others[1:]:
+            hands[q] = cards("Y5 Y6 B7 B8 G9")
+        game, _ = Game.from_setup(["bot", *others], seed=3, hands=hands,
+                                  discard=cards("R3"), turn="bot")
+        view = seat_view(game, "bot")
+        normal = candidates(world(view, *sample(view, random.Random(0)), 0), "bot", 0)[0]
+        assert isinstance(normal, Play) and normal.card == C("R5")
+        found[len(game.players)] = decide(view, seed=1, samples=64,
+                                          playout=SteadyPlayout(normal))
+    assert isinstance(found[2], Draw), found
+    assert found[4] == Play("bot", C("R5")), found
+
+
 def test_it_grabs_the_tower_that_blocks_the_player_about_to_go_out() -> None:
     """RULES.md section 9 (R-WILD-GRAB, R-TOWERS): Ann has one card and holds U and N; the
     hard player's only play is a Wild Grab-A-Tower and it holds a yellow Draw Two: it takes
