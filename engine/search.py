@@ -328,14 +328,10 @@ def candidates(game: Game, me: str, seed: int) -> list[Move]:
     return out
 
 
-def utility(view: SeatView, out: Outcome) -> float:
-    """What a hand's outcome is worth to the view's seat (its team's, with partners)."""
-    return Value(view)(out)
-
-
 class Value:
-    """``utility`` for one view, its sides worked out once (for the players an outcome
-    names; they are worked out again for an outcome that names others)."""
+    """What a hand's outcome is worth to the view's seat (its team's, with partners):
+    ``Value(view)(outcome)``. The sides are worked out once for the players an outcome
+    names (again for an outcome that names others)."""
 
     def __init__(self, view: SeatView) -> None:
         self.view = view

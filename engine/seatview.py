@@ -151,12 +151,13 @@ class Notes:
 
     def _drew(self, e: Drew) -> None:
         color = self.color
+        by_choice = e.reason == "draw" and e.count == 1
         self.faces.pop(e.player, None)
-        if e.reason == "draw" and e.count == 1:
+        if by_choice:
             self.draw_face = self.top
         else:
             self.wildless.discard(e.player)
-        if e.reason == "draw" and e.count == 1 and color is not None:
+        if by_choice and color is not None:
             # the card is of the colour in play only if it could be played: known at the
             # next turn; any other colour it may be
             self.drawer = e.player
