@@ -35,7 +35,9 @@ async def test_a_round_against_a_hard_computer_player(loopback: LoopbackTest) ->
     r = await alice.slash("uno addcpu", level="hard")
     assert "CPU 1 takes a seat" in r.text, r.text
     await alice.click("Add easy computer player")
-    lobby = next(m for m in reversed(channel.messages) if "Join" in m.button_labels())
+    # the click is answered before the lobby's edit lands: wait for the edit
+    lobby = await channel.wait_for(lambda m: "Join" in m.button_labels()
+                                   and "CPU 2 🤖 easy" in m.text())
     assert "CPU 1 🤖 hard" in lobby.text() and "CPU 2 🤖 easy" in lobby.text(), lobby.text()
     state = saved_state(db, channel)
     assert state is not None
