@@ -157,10 +157,14 @@ class Panels:
                 if not session.lock.locked():  # else the change under way will
                     self.changed(session)
             return
-        panels[pid] = Panel(session.channel_id, pid, locale, Reach.of(interaction), message_id, key,
-                            number)
+        panel = Panel(session.channel_id, pid, locale, Reach.of(interaction), message_id, key,
+                      number)
+        panels[pid] = panel
         if old is not None:
             self._retire(old)
+        # Its content was built before the answer went out: a change saved meanwhile (a
+        # computer player's move) found no panel to edit, and none may follow it.
+        self._follow(session, panel)
 
     def push(self, panel: Panel, menu: Menu, key: Hashable, number: int) -> None:
         """Show ``menu`` (content number ``number``, the player's view ``key``) in
@@ -186,14 +190,18 @@ class Panels:
         panels = self.by_channel.get(session.channel_id)
         if not panels:
             return
-        for pid, panel in list(panels.items()):
-            key = self.key(session, pid)
-            if key == panel.key:
-                continue
-            panel.key = key
-            panel.follow = session
-            self._kick(panel, keep=key is not None and session.game is not None
-                       and not session.game.is_over)
+        for panel in list(panels.values()):
+            self._follow(session, panel)
+
+    def _follow(self, session: Session, panel: Panel) -> None:
+        """Edit ``panel`` if its player's view of ``session`` is not the one it shows."""
+        key = self.key(session, panel.pid)
+        if key == panel.key:
+            return
+        panel.key = key
+        panel.follow = session
+        self._kick(panel, keep=key is not None and session.game is not None
+                   and not session.game.is_over)
 
     def sweep(self, sessions: Mapping[int, Session]) -> None:
         """Panels whose token ends soon say so (with Reopen) and are no longer followed

@@ -26,11 +26,11 @@ def click(webhook: object, created: datetime.datetime | None = None) -> Any:
                            client=SimpleNamespace(allowed_mentions=discord.AllowedMentions()))
 
 
-def followed_panel(monkeypatch: pytest.MonkeyPatch, pid: str = "2",
-                   build: Build | None = None) -> tuple[Panels, Any, list[str]]:
+def recorded_panels(monkeypatch: pytest.MonkeyPatch, build: Build | None = None
+                    ) -> tuple[Panels, Any, list[str]]:
     """Panels whose views are ``("key", serial)`` and whose content is "move N" (or
-    ``build``'s), a game of channel 7 at serial 1 with ``pid``'s panel shown, and the
-    list each edit's content is appended to."""
+    ``build``'s), a game of channel 7 at serial 1 with no panel shown yet, and the list
+    each edit's content is appended to."""
     edits: list[str] = []
 
     async def edit(webhook: object, mentions: object, *, content: str, view: object,
@@ -44,5 +44,12 @@ def followed_panel(monkeypatch: pytest.MonkeyPatch, pid: str = "2",
                                                                    None)))
     session: Any = SimpleNamespace(channel_id=7, serial=1, lock=asyncio.Lock(),
                                    game=SimpleNamespace(is_over=False))
+    return panels, session, edits
+
+
+def followed_panel(monkeypatch: pytest.MonkeyPatch, pid: str = "2",
+                   build: Build | None = None) -> tuple[Panels, Any, list[str]]:
+    """``recorded_panels`` with ``pid``'s panel shown at serial 1."""
+    panels, session, edits = recorded_panels(monkeypatch, build)
     panels.shown(session, pid, "en-US", click(object()), 99, ("key", 1), panels.stamp())
     return panels, session, edits
