@@ -5,6 +5,10 @@
     python -m engine.simulate --games 300 --players 4 --teams --strategies heuristic,blind
     python -m engine.simulate --games 100 --players 4 --edition victory-lap
     python -m engine.simulate --games 20 --match tournament --hands-per-pairing 1
+    python -m engine.simulate --games 2000 --players 2 --strategies hard,normal --rotate --jobs 2
+
+``--jobs N`` splits the games across N processes and adds their figures up: the same games
+and the same figures as one process (the think times aside, which are measured).
 
 Partner play (``--teams``, 4 or 6 players): teams of two partners sitting across the table
 (seat i with seat i + n/2: two teams with four players, three with six); strategies go to
@@ -21,7 +25,8 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from engine.editions import EDITIONS
@@ -30,7 +35,7 @@ from engine.game import Game
 from engine.match import Match
 from engine.moves import Challenge, Lap, Move
 from engine.players import BasicPlayer, EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
-from engine.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, SearchPlayer
+from engine.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, Playout, SearchPlayer
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
@@ -47,6 +52,19 @@ bot's three levels are ``easy``, ``normal`` (the heuristic player) and ``hard`` 
 engine/search.py)."""
 
 MAX_MOVES = 200_000
+
+
+@dataclass(frozen=True)
+class Hard:
+    """How the hard players search (``--samples``, ``--budget``, ``--playout``)."""
+
+    samples: int = SAMPLES
+    budget: float | None = BUDGET
+    playout: str = "fast"
+
+    def player(self, seed: int) -> Strategy:
+        playout: Playout = EnginePlayout() if self.playout == "engine" else FastPlayout()
+        return SearchPlayer(seed, samples=self.samples, budget=self.budget, playout=playout)
 
 
 def run_game(game: Game, strategies: dict[str, Strategy],
@@ -128,6 +146,26 @@ class Summary:
     margins: dict[str, list[float]] = field(default_factory=dict)
     """Per game, each strategy's side's points less the other sides' mean (a strategy on
     several sides: their mean)."""
+
+    def add(self, later: Summary) -> None:
+        """Add the figures of ``later``, the games played after these (lists keep the
+        games' order, so figures paired by deal pair the same games)."""
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), getattr(later, f.name)
+            if f.name in ("seats", "deals"):
+                continue
+            if isinstance(mine, int):
+                setattr(self, f.name, mine + theirs)
+            elif isinstance(mine, list):
+                mine.extend(theirs)
+            elif isinstance(mine, Counter):
+                mine.update(theirs)
+            else:
+                for key, value in theirs.items():
+                    if isinstance(value, list):
+                        mine.setdefault(key, []).extend(value)
+                    else:
+                        mine[key] = mine.get(key, 0.0) + value
 
     def to_dict(self) -> dict[str, Any]:
         g = max(self.games, 1)
@@ -214,13 +252,16 @@ def _think_figures(think: list[float]) -> dict[str, Any]:
 
 def simulate(games: int, players: int, edition: str, seed: int,
              strategies: Sequence[str], settings: Settings | None = None,
-             teams: bool = False, rotate: bool = False, hands: bool = False) -> Summary:
+             teams: bool = False, rotate: bool = False, hands: bool = False,
+             hard: Hard = Hard(), first: int = 0) -> Summary:
     """Play ``games`` games; ``rotate``: the strategies move one seat on every game (each
     plays every seat), else seat i always plays strategy i (modulo their number).
     ``hands``: every game is one hand, and each deal is played once for every seating
-    (``len(strategies)`` games in a row), so the figures can be paired by deal."""
+    (``len(strategies)`` games in a row), so the figures can be paired by deal.
+    ``first``: the number of the first game (games ``first`` to ``first + games - 1`` of
+    the run the seed starts)."""
     summary = Summary(seats=players, deals=len(strategies) if hands else 1)
-    for g in range(games):
+    for g in range(first, first + games):
         names = [f"seat{i}" for i in range(players)]
         half = players // 2
         sides = [[names[i], names[i + half]] for i in range(half)] if teams else None
@@ -234,8 +275,8 @@ def simulate(games: int, players: int, edition: str, seed: int,
         else:
             shift = g if rotate else 0
             kinds = {p: strategies[(i + shift) % len(strategies)] for i, p in enumerate(names)}
-        bots = {p: STRATEGIES[kinds[p]](seed * 7919 + g * 31 + i)
-                for i, p in enumerate(names)}
+        bots = {p: (hard.player if kinds[p] == "hard" else STRATEGIES[kinds[p]])(
+                    seed * 7919 + g * 31 + i) for i, p in enumerate(names)}
         challenges_made: Counter[str] = Counter()
 
         def count(move: Move, made: Counter[str] = challenges_made,
@@ -283,6 +324,27 @@ def simulate(games: int, players: int, edition: str, seed: int,
             for i in tied:
                 summary.team_wins[made_up[i]] = (summary.team_wins.get(made_up[i], 0.0)
                                                  + 1 / len(tied))
+    return summary
+
+
+def simulate_jobs(jobs: int, games: int, players: int, edition: str, seed: int,
+                  strategies: Sequence[str], settings: Settings | None = None,
+                  teams: bool = False, rotate: bool = False, hands: bool = False,
+                  hard: Hard = Hard()) -> Summary:
+    """``simulate`` with the games split into ``jobs`` runs of consecutive games, each in
+    its own process, their figures added up in order."""
+    jobs = max(1, min(jobs, games))
+    cuts = [games * j // jobs for j in range(jobs + 1)]
+    if jobs == 1:
+        return simulate(games, players, edition, seed, strategies, settings, teams, rotate,
+                        hands, hard)
+    with ProcessPoolExecutor(jobs) as pool:
+        parts = [pool.submit(simulate, cuts[j + 1] - cuts[j], players, edition, seed,
+                             strategies, settings, teams, rotate, hands, hard, cuts[j])
+                 for j in range(jobs)]
+        summary = parts[0].result()
+        for part in parts[1:]:
+            summary.add(part.result())
     return summary
 
 
@@ -395,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--teams", action="store_true",
                     help="partner play: teams of two sitting across, seat i with seat i + n/2 "
                          "(4 or 6 players: two or three teams)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="processes to play the games in (default 1)")
     ap.add_argument("--match", choices=["rotating", "tournament"],
                     help="play whole partner matches (4 or 8 players) instead of games")
     ap.add_argument("--hands-per-pairing", type=int, default=None,
@@ -420,18 +484,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         print("--games must be at least 1.", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print("--jobs must be at least 1.", file=sys.stderr)
+        return 2
     try:
         settings = Settings(target=args.target, scoring=args.scoring)
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    samples = args.samples if args.samples is not None else SAMPLES
     budget = args.budget if args.budget is not None else BUDGET
-    playout = EnginePlayout() if args.playout == "engine" else FastPlayout()
-    STRATEGIES["hard"] = lambda seed: SearchPlayer(seed, samples=samples,
-                                                   budget=budget or None, playout=playout)
-    summary = simulate(args.games, args.players, args.edition, args.seed, strategies, settings,
-                       teams=args.teams, rotate=args.rotate, hands=args.hands)
+    hard = Hard(args.samples if args.samples is not None else SAMPLES, budget or None,
+                args.playout)
+    summary = simulate_jobs(args.jobs, args.games, args.players, args.edition, args.seed,
+                            strategies, settings, teams=args.teams, rotate=args.rotate,
+                            hands=args.hands, hard=hard)
     data = summary.to_dict()
     if args.json:
         print(json.dumps(data, indent=2))
