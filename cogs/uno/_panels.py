@@ -98,6 +98,9 @@ class Panel:
     follow: Session | None = None
     """The game changed: the panel is built from it (as saved) when its edit's turn comes,
     not in the click that changed it (whose answer waits for nothing else)."""
+    unsure: bool = False
+    """Shown while a change held the game: the view it shows may not be the game as saved,
+    and its next edit is built only if the view differs (``Panels._catch_up``)."""
     task: asyncio.Task[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -154,8 +157,7 @@ class Panels:
                 # a newer content was edited in before this answer went out, and the answer
                 # covered it: show the game as it is now again
                 old.key = None
-                if not session.lock.locked():  # else the change under way will
-                    self.changed(session)
+                self._catch_up(session, old)
             return
         panel = Panel(session.channel_id, pid, locale, Reach.of(interaction), message_id, key,
                       number)
@@ -164,7 +166,7 @@ class Panels:
             self._retire(old)
         # Its content was built before the answer went out: a change saved meanwhile (a
         # computer player's move) found no panel to edit, and none may follow it.
-        self._follow(session, panel)
+        self._catch_up(session, panel)
 
     def push(self, panel: Panel, menu: Menu, key: Hashable, number: int) -> None:
         """Show ``menu`` (content number ``number``, the player's view ``key``) in
@@ -194,14 +196,30 @@ class Panels:
             self._follow(session, panel)
 
     def _follow(self, session: Session, panel: Panel) -> None:
-        """Edit ``panel`` if its player's view of ``session`` is not the one it shows."""
+        """Edit ``panel`` if its player's view of ``session`` (as saved) is not the one it
+        shows."""
         key = self.key(session, panel.pid)
         if key == panel.key:
             return
-        panel.key = key
+        panel.key, panel.unsure = key, False
         panel.follow = session
-        self._kick(panel, keep=key is not None and session.game is not None
-                   and not session.game.is_over)
+        self._kick(panel, keep=self._lasts(session, key))
+
+    def _catch_up(self, session: Session, panel: Panel) -> None:
+        """``panel`` shows content built before now: follow the game as saved, at once if
+        no change holds it, else once the lock is free (a change under way may yet be
+        undone, and one that is saved is followed as every change is)."""
+        if not session.lock.locked():
+            self._follow(session, panel)
+            return
+        panel.unsure = True
+        panel.follow = session
+        self._kick(panel, keep=True)
+
+    @staticmethod
+    def _lasts(session: Session, key: Hashable) -> bool:
+        """Whether a panel showing view ``key`` of ``session`` is still followed."""
+        return key is not None and session.game is not None and not session.game.is_over
 
     def sweep(self, sessions: Mapping[int, Session]) -> None:
         """Panels whose token ends soon say so (with Reopen) and are no longer followed
@@ -221,11 +239,15 @@ class Panels:
                 del self.by_channel[channel_id]
 
     # ------------------------------------------------------------------ sending
+    def _drop(self, panel: Panel) -> None:
+        """``panel`` is no longer followed."""
+        panels = self.by_channel.get(panel.channel_id)
+        if panels is not None and panels.get(panel.pid) is panel:
+            del panels[panel.pid]
+
     def _kick(self, panel: Panel, *, keep: bool) -> None:
         if not keep:
-            panels = self.by_channel.get(panel.channel_id)
-            if panels is not None and panels.get(panel.pid) is panel:
-                del panels[panel.pid]
+            self._drop(panel)
         if panel.task is None or panel.task.done():
             panel.task = asyncio.create_task(self._send(panel))
 
@@ -243,6 +265,14 @@ class Panels:
             session, panel.follow = panel.follow, None
             if session is not None:
                 async with session.lock:  # the game as saved (no change under way)
+                    if panel.unsure:
+                        panel.unsure = False
+                        key = self.key(session, panel.pid)
+                        if key == panel.key:
+                            continue  # it shows the game as saved
+                        panel.key = key
+                        if not self._lasts(session, key):
+                            self._drop(panel)
                     panel.pending = (self.stamp(), self.build(session, panel.pid,
                                                               panel.locale, False))
             if panel.pending is None:
@@ -263,9 +293,7 @@ class Panels:
                     self.failed += 1
                     log.info("A hand panel in channel %s could not be edited (%s); it is "
                              "no longer followed", panel.channel_id, exc)
-                    panels = self.by_channel.get(panel.channel_id)
-                    if panels is not None and panels.get(panel.pid) is panel:
-                        del panels[panel.pid]
+                    self._drop(panel)
                     return
                 self.edits += 1
                 log.debug("Panel of %s edited in %.1f ms", panel.pid,

@@ -39,7 +39,7 @@ def reachable(root: object, limit: int = 5000) -> list[object]:
 
 def test_a_panel_keeps_the_clicks_token_and_time_not_the_interaction() -> None:
     panels = Panels(lambda session, pid: ("key",), lambda *args: ("", None))
-    session: Any = SimpleNamespace(channel_id=7)
+    session: Any = SimpleNamespace(channel_id=7, lock=asyncio.Lock())
     created = discord.utils.utcnow() - datetime.timedelta(seconds=30)
     webhook = object()
     first = click(webhook, created)

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from cogs.uno._panels import Panels
 from support.panels import click, recorded_panels
 
 
@@ -37,3 +38,54 @@ async def test_a_panel_opened_on_the_game_as_it_is_is_not_edited(
     assert panel is not None and panel.task is None
     await asyncio.sleep(0.02)
     assert edits == []
+
+
+async def settled(panels: Panels, edits: list[str]) -> list[str]:
+    """The edits once the panel of player 2 in channel 7 has none left to send."""
+    panel = panels.live(7, "2")
+    if panel is not None and panel.task is not None:
+        await asyncio.wait_for(panel.task, 0.5)
+    return edits
+
+
+async def test_a_panel_opened_during_a_change_that_is_undone_shows_the_game_as_saved(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The answer goes out while a computer player's move holds the game, applied but not
+    saved; its save fails and it is undone (nothing is announced). The panel is not edited
+    to the undone move, and when the move is made again and saved, it is edited to it."""
+    panels, session, edits = recorded_panels(monkeypatch)
+    built = panels.stamp()
+    async with session.lock:
+        session.serial = 2  # the move, in memory only
+        panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), built)
+        session.serial = 1  # undone
+    assert await settled(panels, edits) == []
+    session.serial = 2  # made again, saved, announced
+    panels.changed(session)
+    assert await settled(panels, edits) == ["move 2"]
+
+
+async def test_a_panel_opened_during_a_change_that_is_saved_is_edited_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    panels, session, edits = recorded_panels(monkeypatch)
+    built = panels.stamp()
+    async with session.lock:
+        session.serial = 2
+        panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), built)
+    panels.changed(session)  # saved: announced once the lock is released
+    assert await settled(panels, edits) == ["move 2"]
+
+
+@pytest.mark.parametrize("moved", [False, True])
+async def test_a_panel_opened_while_a_reader_holds_the_game(
+        monkeypatch: pytest.MonkeyPatch, moved: bool) -> None:
+    """A reader (another hand shown, a computer player planning) holds the lock: no change
+    will be announced after it, so the panel checks the game as saved itself."""
+    panels, session, edits = recorded_panels(monkeypatch)
+    built = panels.stamp()
+    if moved:  # a move saved and announced before the panel was registered
+        session.serial = 2
+        panels.changed(session)
+    async with session.lock:
+        panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), built)
+    assert await settled(panels, edits) == (["move 2"] if moved else [])
