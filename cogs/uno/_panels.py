@@ -17,7 +17,9 @@ picture drawn for an older content is not added over a newer one. A change only 
 panels it changed (``follow``): each is built when its edit's turn comes, from the game as
 saved (under the game's lock), once for all the changes before it, and gives way to clicks
 waiting for their answer (``cogs.priority``): the click that moved the game is answered
-without building anyone else's panel first.
+without building anyone else's panel first. A panel is registered only once its answer
+has gone out, after the game's lock was released: it then catches up with the game as
+saved (``_catch_up``), since a change saved in between found no panel to edit.
 
 Interaction tokens last 15 minutes (Discord's rule; the bot's time scale shortens it in
 tests). A panel not clicked for that long can no longer be edited: a minute and a half
