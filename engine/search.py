@@ -42,11 +42,7 @@ SEARCHED = (Decision.PLAY, Decision.DRAWN, Decision.CHALLENGE)
 """The decisions the search makes; the others (a colour to open, a card to keep after an
 instant UNO, a Victory Lap's keep or pass) are the normal player's."""
 SAMPLES = 64
-"""Worlds sampled per decision, at most (fewer when the time budget runs out), where two
-sides play (two players, or two teams of partners)."""
-CROWD_SAMPLES = 128
-"""The same where more sides play: each side's hand adds to the noise of a playout, so
-telling two moves apart takes more worlds (see ``worlds``)."""
+"""Worlds sampled per decision, at most (fewer when the time budget runs out)."""
 BUDGET = 0.25
 """Seconds of CPU per decision, at most (the budget is checked after each world)."""
 MAX_CANDIDATES = 7
@@ -375,13 +371,12 @@ class Value:
         return value
 
 
-def decide(view: SeatView, *, seed: int | None = None, samples: int | None = None,
+def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
            budget: float | None = None, playout: Playout | None = None,
            clock: Callable[[], float] = time.process_time) -> Move:
     """The search's move for the decision ``view.me`` owes (``view.pending`` is one of
     ``SEARCHED``). ``seed`` defaults to one taken from the view; ``budget``: stop sampling
-    once this many seconds of ``clock`` have gone (None: all ``samples``, which defaults
-    to ``worlds(view)``).
+    once this many seconds of ``clock`` have gone (None: all ``samples``).
 
     The first candidate is the normal player's own choice; another is taken only when the
     worlds show it better by more than ``confidence`` standard errors (paired: each world
@@ -389,7 +384,6 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int | None = Non
     candidate that cannot get there (``DROP_Z``) stops being played after ``CHECK_FROM``
     worlds, and the search ends when none is left but the first."""
     start = clock()
-    samples = worlds(view) if samples is None else samples
     seed = view.fingerprint() if seed is None else seed
     rng = random.Random(seed)
     playout = playout if playout is not None else FastPlayout()
@@ -440,13 +434,6 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int | None = Non
 def _diffs(values: list[list[float]], j: int) -> list[float]:
     """Candidate ``j``'s outcome less the first candidate's, world by world."""
     return [v - v0 for v, v0 in zip(values[j], values[0], strict=True)]
-
-
-def worlds(view: SeatView) -> int:
-    """How many worlds to search at most: ``SAMPLES`` where two sides play, else
-    ``CROWD_SAMPLES``."""
-    sides = len(view.teams) or len(view.players)
-    return SAMPLES if sides <= 2 else CROWD_SAMPLES
 
 
 def confidence(view: SeatView) -> float:
@@ -518,7 +505,7 @@ class SearchPlayer:
 
     name = "hard"
 
-    def __init__(self, seed: int | None = None, *, samples: int | None = None,
+    def __init__(self, seed: int | None = None, *, samples: int = SAMPLES,
                  budget: float | None = BUDGET, playout: Playout | None = None) -> None:
         self.seed = seed
         self.samples = samples

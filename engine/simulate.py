@@ -35,15 +35,7 @@ from engine.game import Game
 from engine.match import Match
 from engine.moves import Challenge, Lap, Move
 from engine.players import BasicPlayer, EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
-from engine.search import (
-    BUDGET,
-    CROWD_SAMPLES,
-    SAMPLES,
-    EnginePlayout,
-    FastPlayout,
-    Playout,
-    SearchPlayer,
-)
+from engine.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, Playout, SearchPlayer
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
@@ -66,8 +58,7 @@ MAX_MOVES = 200_000
 class Hard:
     """How the hard players search (``--samples``, ``--budget``, ``--playout``)."""
 
-    samples: int | None = None
-    """None: the search's own (``engine.search.worlds``)."""
+    samples: int = SAMPLES
     budget: float | None = BUDGET
     playout: str = "fast"
 
@@ -454,8 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rotate", action="store_true",
                     help="move the strategies one seat on every game (each plays every seat)")
     ap.add_argument("--samples", type=int, default=None,
-                    help=f"hard: worlds searched per decision, at most (default {SAMPLES} "
-                         f"where two sides play, {CROWD_SAMPLES} where more do)")
+                    help=f"hard: worlds searched per decision, at most (default {SAMPLES})")
     ap.add_argument("--budget", type=float, default=None,
                     help=f"hard: seconds of CPU per decision, at most (default {BUDGET}; "
                          "0: none)")
@@ -503,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return 2
     budget = args.budget if args.budget is not None else BUDGET
-    hard = Hard(args.samples, budget or None, args.playout)
+    hard = Hard(args.samples if args.samples is not None else SAMPLES, budget or None,
+                args.playout)
     summary = simulate_jobs(args.jobs, args.games, args.players, args.edition, args.seed,
                             strategies, settings, teams=args.teams, rotate=args.rotate,
                             hands=args.hands, hard=hard)

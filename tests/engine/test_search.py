@@ -30,8 +30,6 @@ from engine.moves import Draw, Move
 from engine.players import EasyPlayer, HeuristicPlayer, Strategy
 from engine.search import (
     CHECK_FROM,
-    CROWD_SAMPLES,
-    SAMPLES,
     FastPlayout,
     Outcome,
     SearchPlayer,
@@ -308,43 +306,6 @@ def test_a_bigger_table_needs_more_evidence_to_change_the_normal_move() -> None:
                                           playout=SteadyPlayout(normal))
     assert isinstance(found[2], Draw), found
     assert found[4] == Play("bot", C("R5")), found
-
-
-class WorldCounter:
-    """A playout that counts the worlds it is given; drawing is worth a point more than
-    anything else in every one, so the draw is never dropped and every world is played."""
-
-    keeps_world = True
-
-    def __init__(self) -> None:
-        self.seeds: set[int] = set()
-
-    def run(self, world: Game, first: Move, seed: int) -> Outcome:
-        self.seeds.add(seed)
-        gained = {q: 0 for q in world.players}
-        gained["bot"] = 1 if isinstance(first, Draw) else 0
-        return Outcome(gained, {q: 0 for q in world.players})
-
-
-@pytest.mark.parametrize(("others", "teams", "expected"), [
-    (["ann"], None, SAMPLES),
-    (["ann", "ben", "cy"], None, CROWD_SAMPLES),
-    (["ann", "ben", "cy"], [["bot", "ben"], ["ann", "cy"]], SAMPLES),
-    (["ann", "ben", "cy", "dee", "eve"], [["bot", "cy"], ["ann", "dee"], ["ben", "eve"]],
-     CROWD_SAMPLES),
-])
-def test_more_sides_search_more_worlds(others: list[str], teams: list[list[str]] | None,
-                                       expected: int) -> None:
-    """Where more than two sides play (three players or more, or three teams), a playout
-    is noisier, and the search takes ``CROWD_SAMPLES`` worlds rather than ``SAMPLES``;
-    two teams of partners are two sides."""
-    hands = {"bot": cards("R5 G7 Y2"), **{q: cards("G1 G2 B3 B4") for q in others}}
-    game, _ = Game.from_setup(["bot", *others], seed=3, hands=hands, discard=cards("R3"),
-                              turn="bot", teams=teams)
-    counter = WorldCounter()
-    assert isinstance(decide(seat_view(game, "bot"), seed=1, playout=counter), Draw)
-    assert len(counter.seeds) == expected
-    assert CROWD_SAMPLES > SAMPLES
 
 
 def test_it_grabs_the_tower_that_blocks_the_player_about_to_go_out() -> None:
