@@ -213,7 +213,8 @@ class TablePost:
         rebuilt from the game as saved, without the picture: Discord refuses to edit a V2
         message to no components (400, 50006)."""
         async def compose() -> Body | None:
-            quiet = self.quiet.pop(message_id, None)
+            # kept, not taken: a write is composed again for each route it tries
+            quiet = self.quiet.get(message_id)
             if quiet is not None:
                 return {"view": table_layout(*quiet, buttons=False)}
             if not self.style.v2 or session is None:

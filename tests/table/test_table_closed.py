@@ -1,0 +1,35 @@
+"""A closed V2 table (``TablePost.closed``, cogs/uno/_table_post.py) keeps its text and
+picture without its buttons, however often its edit is composed. The outbox composes a
+write once per route it tries: an edit through a click's webhook whose token has run out
+is composed again for the channel route. The second compose once found the quiet form
+already taken and rebuilt the table from the game, dropping the lines it showed (a
+round's result), or, with the game over, sent a V2 message with no components (Discord:
+400, 50006). Both were seen in full CI runs (e2e test_levels and test_panel)."""
+
+from __future__ import annotations
+
+from cogs.uno._table_post import TablePost, TableStyle
+from loopback.server import LoopbackDiscord
+from support.tables import pair
+
+
+async def test_a_closed_table_composed_twice_keeps_its_lines_both_times() -> None:
+    async with LoopbackDiscord() as server:
+        channel = server.add_guild("Closed").new_channel("closed")
+        session = pair(channel)
+        session.table_message_id = 501
+        post = TablePost(TableStyle())
+        post.change(session, True)
+        line = "🏆 Alice wins round 1 and scores 12 points!"
+        body = await post.compose(session, False, None, lambda: [line], lambda: True)
+        assert body is not None
+        post.adopt(501)
+        # the game ends before the close goes out: nothing to rebuild it from
+        session.game = None
+        close = post.closed(501, session)
+        for attempt in ("the click's webhook", "the channel route"):
+            closed = await close()
+            assert closed is not None and closed["view"] is not None, attempt
+            shown = str(closed["view"].to_components())
+            assert line in shown, (attempt, shown)
+            assert "custom_id" not in shown, attempt
