@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from cogs.uno._table_post import TablePost, TableStyle
 from cogs.uno.table.session import Options, Session
 from loopback.bot_process import BotProcess
 from loopback.models import Channel, Message
@@ -62,6 +63,20 @@ def pair(ch: Channel) -> Session:
     return scenario_session(ch, [a, b], hands={a: "R3 R4 R5 B4", b: "R6 R7 R8 G1"},
                             discard="R9", draw="Y1 Y2 Y3 Y4 Y5 Y6", turn=a,
                             options=LONG_TURNS)
+
+
+async def written_table(ch: Channel, lines: list[str], message_id: int = 501
+                        ) -> tuple[TablePost, Session, dict[str, Any]]:
+    """A V2 table of ``pair(ch)``'s game written as message ``message_id`` with ``lines``
+    (composed, then adopted as the outbox does): its TablePost, session and body."""
+    session = pair(ch)
+    session.table_message_id = message_id
+    post = TablePost(TableStyle())
+    post.change(session, True)
+    body = await post.compose(session, False, None, lambda: lines, lambda: True)
+    assert body is not None
+    post.adopt(message_id)
+    return post, session, body
 
 
 def state(ch: Channel) -> dict[str, Any]:

@@ -19,10 +19,9 @@ import pytest
 
 from cogs.uno import _reply
 from cogs.uno._panels import Panels
-from cogs.uno._table_post import TablePost, TableStyle
 from loopback.server import LoopbackDiscord
 from support.panels import click, followed_panel
-from support.tables import pair
+from support.tables import written_table
 
 
 def reachable(root: object, limit: int = 5000) -> list[object]:
@@ -65,14 +64,8 @@ def test_a_panel_keeps_the_clicks_token_and_time_not_the_interaction() -> None:
 async def test_a_v2_table_keeps_what_its_quiet_form_is_made_of_not_a_layout() -> None:
     async with LoopbackDiscord() as server:
         channel = server.add_guild("Kept").new_channel("kept")
-        session = pair(channel)
-        session.table_message_id = 501
-        post = TablePost(TableStyle())
-        post.change(session, True)
-        body = await post.compose(session, False, None, lambda: ["Alice plays R3."],
-                                  lambda: True)
-        assert body is not None and isinstance(body["view"], discord.ui.LayoutView)
-        post.adopt(501)
+        post, session, body = await written_table(channel, ["Alice plays R3."])
+        assert isinstance(body["view"], discord.ui.LayoutView)
         del body
         kept = reachable(post)
         assert not any(isinstance(obj, discord.ui.Item | discord.ui.LayoutView)

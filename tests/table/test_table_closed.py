@@ -8,22 +8,15 @@ round's result), or, with the game over, sent a V2 message with no components (D
 
 from __future__ import annotations
 
-from cogs.uno._table_post import TablePost, TableStyle
 from loopback.server import LoopbackDiscord
-from support.tables import pair
+from support.tables import written_table
 
 
 async def test_a_closed_table_composed_twice_keeps_its_lines_both_times() -> None:
     async with LoopbackDiscord() as server:
         channel = server.add_guild("Closed").new_channel("closed")
-        session = pair(channel)
-        session.table_message_id = 501
-        post = TablePost(TableStyle())
-        post.change(session, True)
         line = "🏆 Alice wins round 1 and scores 12 points!"
-        body = await post.compose(session, False, None, lambda: [line], lambda: True)
-        assert body is not None
-        post.adopt(501)
+        post, session, _body = await written_table(channel, [line])
         # the game ends before the close goes out: nothing to rebuild it from
         session.game = None
         close = post.closed(501, session)
