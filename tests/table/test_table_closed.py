@@ -4,7 +4,8 @@ write once per route it tries: an edit through a click's webhook whose token has
 is composed again for the channel route. The second compose once found the quiet form
 already taken and rebuilt the table from the game, dropping the lines it showed (a
 round's result), or, with the game over, sent a V2 message with no components (Discord:
-400, 50006). Both were seen in full CI runs (e2e test_levels and test_panel)."""
+400, 50006). The second was seen in a full CI run (e2e test_panel, a token at its
+end); the first fits a failure of e2e test_levels (a round's result gone)."""
 
 from __future__ import annotations
 
