@@ -24,7 +24,7 @@ from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import FAST_ENV, card_buttons, db_of, panel_shows, play_card
+from support.e2e import FAST_ENV, card_buttons, db_of, panel_shows, panel_text_edit, play_card
 from support.games import saved_state, scenario_session
 from support.tables import (
     abc,
@@ -165,10 +165,7 @@ async def test_out_of_date_tower_question_is_refused(loopback: LoopbackTest,
     assert question
     # she draws from the table instead; her panel can't be edited this once (as when its
     # token ran out), so it still shows the question
-    loopback.discord.fail_next(
-        "PATCH",
-        lambda req: "/webhooks/" in req.path and req.raw.content_type == "application/json",
-        404, code=10015, count=1)
+    loopback.discord.fail_next("PATCH", panel_text_edit(r), 404, code=10015, count=1)
     drew = await alice.click("Draw", message=table_message(ch))
     assert drew.response_type == 6, drew  # the answer goes to her panel, not a message
     assert "pick 2 towers to grab" in r.message.text()

@@ -9,12 +9,14 @@ import os
 import secrets
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from loopback.bot_process import BotProcess
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
+from loopback.rest import Request
 from loopback.users import InteractionResult, Member
 from support.games import saved_state
 
@@ -122,6 +124,19 @@ async def panel_shows(ch: Channel, panel: Message, text: str, timeout: float = 5
         assert remaining > 0, f"the panel never showed {text!r}: {panel.text()!r}"
         await ch.server.wait_change(min(remaining, 0.5))
 
+
+def panel_text_edit(shown_by: InteractionResult) -> Callable[[Request], bool]:
+    """Matches the bot's text edits of the panel that ``shown_by`` answered with (a JSON
+    ``PATCH /webhooks/{app}/{token}/messages/@original`` with that click's token), for
+    ``fail_next``: not the multipart edit that adds its hand picture, and not an edit of the
+    table, which the outbox sends through a click's webhook when that click carried the
+    table's post (``/messages/{id}``: a loaded machine reroutes a queued post so)."""
+    token = shown_by.state.token
+
+    def matches(req: Request) -> bool:
+        return (req.params.get("token") == token and req.params.get("mid") == "@original"
+                and req.raw.content_type == "application/json")
+    return matches
 
 # ------------------------------------------------------------------ the bot as a command
 ROOT = Path(__file__).resolve().parents[2]
