@@ -25,7 +25,13 @@ import discord
 from cogs.i18n import speaking
 from cogs.uno.art import TableView, table_image
 from cogs.uno.show.lobby import lobby_embed, lobby_view
-from cogs.uno.show.table import TableModel, table_embed, table_layout, table_view
+from cogs.uno.show.table import (
+    TableModel,
+    closed_table_layout,
+    table_embed,
+    table_layout,
+    table_view,
+)
 from cogs.uno.show.words import notable
 from cogs.uno.table.session import Session
 from settings import TABLE_BURY
@@ -210,8 +216,8 @@ class TablePost:
         """What a table (``session``'s) or a lobby (None) that is closed becomes: without
         its buttons. A Components V2 table keeps its text and picture; one this process
         did not write (posted before a restart: that form is kept in memory only) is
-        rebuilt from the game as saved, without the picture: Discord refuses to edit a V2
-        message to no components (400, 50006)."""
+        rebuilt from the game as saved, without the picture, or says it is closed when the
+        game is over: Discord refuses to edit a V2 message to no components (400, 50006)."""
         async def compose() -> Body | None:
             # kept, not taken: a write is composed again for each route it tries
             quiet = self.quiet.get(message_id)
@@ -221,9 +227,8 @@ class TablePost:
                 return {"view": None}
             async with session.lock:  # read as saved, like every table
                 model = TableModel.of(session)
-            if model is None:
-                return {"view": None}
-            layout = table_layout(model, None, None, buttons=False)
+            layout = (closed_table_layout(session.options.language) if model is None
+                      else table_layout(model, None, None, buttons=False))
             return {"view": layout, "content": None, "embed": None, "attachments": []}
         return compose
 

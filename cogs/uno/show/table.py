@@ -220,6 +220,18 @@ def table_view(model: TableModel) -> discord.ui.View:
     return view_of(*(item for row in table_buttons(model) for item in row))
 
 
+def closed_table_layout(language: Locale) -> discord.ui.LayoutView:
+    """A Components V2 table closed when what it showed is not known (posted before a
+    restart, its game over since): one sentence, no buttons. Discord refuses to edit a V2
+    message to no components (400, 50006), so it cannot simply lose its buttons."""
+    container = discord.ui.Container[discord.ui.LayoutView]()
+    container.add_item(discord.ui.TextDisplay(
+        _("This table is closed: its game is over.", language)))
+    layout = discord.ui.LayoutView(timeout=None)
+    layout.add_item(container)
+    return finished(layout)
+
+
 def table_layout(model: TableModel, lines: str | None, picture: str | None, *,
                  buttons: bool = True) -> discord.ui.LayoutView:
     """The table message: ``lines`` (recent announcements and the turn line), the picture
