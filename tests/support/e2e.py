@@ -138,6 +138,7 @@ def panel_text_edit(shown_by: InteractionResult) -> Callable[[Request], bool]:
                 and req.raw.content_type == "application/json")
     return matches
 
+
 # ------------------------------------------------------------------ the bot as a command
 ROOT = Path(__file__).resolve().parents[2]
 
