@@ -8,13 +8,15 @@ meet, and the same answers hold (the file's write lock serialises them).
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import subprocess
 import sys
 import textwrap
 import uuid
+from contextlib import closing
 from pathlib import Path
 
-from data import GameResult, LogEntry, PlayerResult, UserSettings
+from data import Database, GameResult, LogEntry, PlayerResult, UserSettings
 from support.data import count_rows, opened
 
 GUILD = 7
@@ -114,6 +116,32 @@ _PROCESS = textwrap.dedent("""
 
     asyncio.run(main(sys.argv[1], sys.argv[2]))
 """)
+
+
+async def test_a_new_sqlite_file_another_program_is_writing_opens_when_it_is_done(
+        tmp_path: Path) -> None:
+    """SQLite answers a switch to WAL that meets another connection's write at once (no
+    ``busy_timeout``): two processes starting on a new file, one switching it while the
+    other's switch or migration held it, saw one exit with "locked by another program" (a
+    full CI run of the test below). The bot tries again and opens once the other is done."""
+    path = str(tmp_path / "bot.db")
+    other = sqlite3.connect(path, isolation_level=None)  # a program writing, not in WAL
+    try:
+        other.execute("CREATE TABLE other_program (x)")
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO other_program VALUES (1)")
+        asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")
+        db = await Database.open(path)
+        try:
+            await db.set_user_settings(UserSettings(USER, True))
+        finally:
+            await db.close()
+        with closing(sqlite3.connect(path)) as check:  # a new look at the file
+            journal = check.execute("PRAGMA journal_mode").fetchone()
+        assert journal == ("wal",)
+        assert other.execute("SELECT x FROM other_program").fetchall() == [(1,)]
+    finally:
+        other.close()
 
 
 def test_two_processes_starting_at_once_on_a_new_database(db_path: str) -> None:
