@@ -34,10 +34,14 @@ async def test_a_round_against_a_hard_computer_player(loopback: LoopbackTest) ->
     await alice.slash("uno settings", turn_timer=600, target=100)
     r = await alice.slash("uno addcpu", level="hard")
     assert "CPU 1 takes a seat" in r.text, r.text
-    await alice.click("Add easy computer player")
+    added = await alice.click("Add easy computer player")
     # the click is answered before the lobby's edit lands: wait for the edit
-    lobby = await channel.wait_for(lambda m: "Join" in m.button_labels()
-                                   and "CPU 2 🤖 easy" in m.text())
+    try:
+        lobby = await channel.wait_for(lambda m: "Join" in m.button_labels()
+                                       and "CPU 2 🤖 easy" in m.text())
+    except AssertionError as e:
+        raise AssertionError(f"{e}\nthe click: {added.response_type} {added.text!r}\n"
+                             f"{loopback.bot.log_text()[-3000:]}") from None
     assert "CPU 1 🤖 hard" in lobby.text() and "CPU 2 🤖 easy" in lobby.text(), lobby.text()
     state = saved_state(db, channel)
     assert state is not None
