@@ -471,13 +471,13 @@ async def _configure(conn: aiosqlite.Connection, path: str) -> bool:
 
 
 async def _switch_to_wal(conn: aiosqlite.Connection, path: str) -> str:
-    """``PRAGMA journal_mode = WAL``, asked again while another program holds the file (up
-    to ``BUSY_TIMEOUT_MS``); the journal mode it leaves. SQLite answers a change of journal
-    mode that meets another connection's write with SQLITE_BUSY at once, without waiting
-    ``busy_timeout``, or leaves the mode as it was and says so: two shard processes opening
-    a new database at the same moment, one switching it while the other's switch held it,
-    saw "locked by another program" and one exited (tests/data/test_fleet.py, about 1 start
-    in 150 on a loaded machine)."""
+    """``PRAGMA journal_mode = WAL``, asked again while another program's write holds the
+    file (up to ``BUSY_TIMEOUT_MS``); the journal mode it leaves. SQLite answers a change of
+    journal mode that meets another connection's write with SQLITE_BUSY at once, without
+    waiting ``busy_timeout``: two shard processes opening a new database at the same
+    moment, one switching it while the other's switch held it, saw "locked by another
+    program" and one exited (tests/data/test_fleet.py, about 1 start in 150 on a loaded
+    machine). A file that cannot be in WAL answers with its mode at once, as before."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
     delay = WAL_RETRY_FIRST
@@ -485,14 +485,12 @@ async def _switch_to_wal(conn: aiosqlite.Connection, path: str) -> str:
         try:
             async with conn.execute("PRAGMA journal_mode = WAL") as cursor:
                 row = await cursor.fetchone()
-            mode = str(row[0]).lower() if row is not None else "?"
-            if mode == "wal" or path == ":memory:" or loop.time() + delay > deadline:
-                return mode
+            return str(row[0]).lower() if row is not None else "?"
         except sqlite3.OperationalError as error:
             if not faults.error_name(error).startswith(faults.BUSY) \
                     or loop.time() + delay > deadline:
                 raise
-        logger.debug("Switching %s to WAL met another program's lock; trying again", path)
+        logger.debug("Switching %s to WAL met another program's write; trying again", path)
         await asyncio.sleep(delay)
         delay = min(delay * 2, WAL_RETRY_MOST)
 
