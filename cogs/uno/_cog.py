@@ -184,6 +184,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             return
         await self._edit_lobby(reply, None, lobby_embed(session, language),
                                lobby_view(session, language))
+        if interaction.message is not None:
+            self.outbox.answered_in_place(session, interaction.message.id)
 
     async def _server_language(self, interaction: discord.Interaction[Any]) -> str:
         """The language of the server's public game text: its setting, else its locale."""

@@ -100,6 +100,7 @@ class _Channel:
     """The newest interaction showed the bot lacks a permission to post here."""
     carried: asyncio.Event | None = None
     """Set when an interaction comes while a post waits for the channel route's turn."""
+    editing: int | None = None  # the message an edit is being sent for (answered_in_place)
 
     def drop(self) -> None:
         """Forget what waits to be posted (the channel is lost)."""
@@ -196,6 +197,12 @@ class Outbox:
         box = self._box(session.channel_id, session.guild_id)
         box.edits[session.lobby_message_id] = lobby_post(session)
         self._kick(session.channel_id, box)
+
+    def answered_in_place(self, session: Session, message_id: int) -> None:
+        """A click's answer edited lobby ``message_id``: an edit of it under way, composed
+        before, would land over it with the lobby as it was, so edit it again."""
+        if (box := self._channels.get(session.channel_id)) and box.editing == message_id:
+            self.refresh_lobby(session)
 
     def close_message(self, session: Session, message_id: int | None) -> None:
         """Take the buttons off a message (a closed lobby, an old table)."""
@@ -437,8 +444,7 @@ class Outbox:
                     compose: Compose, *, reroute: bool = False) -> bool:
         """Edit a message through the webhook that posted it while that lives, else the
         channel route (``reroute``: raising _Rerouted if an interaction comes while that
-        waits for its turn). False when the message is gone (or there was nothing to
-        send)."""
+        waits for its turn). False when the message is gone (or nothing was to send)."""
         route = usable(box.via_for.get(message_id))
         if route is not None:
             token = route
@@ -475,7 +481,9 @@ class Outbox:
             while box.posts:
                 await self._post(box, channel, box.posts.pop(0))
         for message_id, compose in edits.items():
+            box.editing = message_id  # (left set by an error: one needless edit at most)
             await self._edit(box, channel, message_id, compose)
+        box.editing = None
 
     async def _send_table(self, box: _Channel, channel: discord.PartialMessageable,
                           session: Session) -> None:
@@ -491,8 +499,7 @@ class Outbox:
             new = usable(box.carrier) is not None
         live = partial(self._is_live, session)
         if not new:
-            # Discord refused an edit that brought a new picture: a table whose picture
-            # changed is posted anew
+            # Discord refused an edit bringing a new picture: a changed picture goes anew
             new = box.post.goes_anew(previous, live)
         if new:
             # lines that don't fit in the table's message go first, on their own

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from loopback.fixtures import LoopbackTest
@@ -42,3 +44,30 @@ async def test_new_join_cpu_start_shows_table_and_private_hand(loopback: Loopbac
     assert result.message is not None
     assert result.message in alice.sees()
     assert result.message not in bob.sees(), "a hand is visible to its owner only"
+
+
+async def test_a_lobby_click_while_the_lobby_is_being_edited_is_not_undone(
+        loopback: LoopbackTest) -> None:
+    """A click on the lobby answers in place (type 7) while the outbox is still sending
+    the lobby's edit for the change before it (here: ``/uno addcpu``, held 1 s by Discord):
+    that edit, composed before the click, lands over the click's answer with the lobby as
+    it was. The bot edits the lobby once more after it, so the computer player the click
+    added shows (a full test run saw it missing, and a host would add another)."""
+    alice = loopback.member("alice")
+    ch = loopback.channel
+    await alice.slash("uno new")
+    lobby = await ch.wait_for(lambda m: "Join" in m.button_labels())
+    held = loopback.discord.delay_next(
+        "PATCH", lambda req: req.path.endswith(f"/messages/{lobby.id}"), 1.0)
+    r = await alice.slash("uno addcpu", level="hard")
+    assert "CPU 1 takes a seat" in r.text, r.text
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while not held.hits:  # the outbox's edit is on its way, held
+        assert loop.time() < deadline, "the lobby was never edited after /uno addcpu"
+        await asyncio.sleep(0.02)
+    clicked = await alice.click("Add easy computer player", message=lobby)
+    assert clicked.response_type == 7 and "CPU 2 🤖 easy" in clicked.text, clicked.text
+    await asyncio.sleep(1.5)  # the held edit has landed
+    await ch.wait_for(lambda m: m.id == lobby.id and "CPU 2 🤖 easy" in m.text())
+    assert "CPU 1 🤖 hard" in lobby.text(), lobby.text()
