@@ -25,6 +25,7 @@ from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
 from cogs.uno._plays import Plays, actor_of
 from cogs.uno._reply import Reply, answer
+from cogs.uno._table_post import LOBBY_GONE
 from cogs.uno.art import configure as configure_art
 from cogs.uno.show.hand import match_cards, option_label
 from cogs.uno.show.lobby import lobby_embed, lobby_view
@@ -177,15 +178,17 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             return
         session = await self.service.lobbies.action(interaction.channel_id, actor, action, gid)
         language = session.options.language  # the lobby message is public
-        if not self.service.is_live(session):
+        live = self.service.is_live(session)
+        if not live:
             text = _("The game was cancelled by {name}.", language, name=actor.name) \
                 if action == "cancel" else _("The lobby closed: everyone left.", language)
             await self._edit_lobby(reply, text, None, None)
-            return
-        await self._edit_lobby(reply, None, lobby_embed(session, language),
-                               lobby_view(session, language))
-        if interaction.message is not None:
-            self.outbox.answered_in_place(session, interaction.message.id)
+        else:
+            await self._edit_lobby(reply, None, lobby_embed(session, language),
+                                   lobby_view(session, language))
+        if interaction.message is not None:  # (over an edit of it already on its way)
+            self.outbox.answered_in_place(session, interaction.message.id,
+                                          None if live else LOBBY_GONE)
 
     async def _server_language(self, interaction: discord.Interaction[Any]) -> str:
         """The language of the server's public game text: its setting, else its locale."""

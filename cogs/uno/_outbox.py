@@ -47,6 +47,7 @@ from cogs.uno._table_post import (
     TableStyle,
     chunks,
     lobby_post,
+    text_post,
 )
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
@@ -190,19 +191,21 @@ class Outbox:
         box.lines.extend(lines)
         self._kick(channel_id, box)
 
-    def refresh_lobby(self, session: Session) -> None:
-        """Show the lobby as it is now on its message."""
+    def refresh_lobby(self, session: Session, now: Compose | None = None) -> None:
+        """Show the lobby as it is now on its message (``now``: what else it shows)."""
         if session.lobby_message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
-        box.edits[session.lobby_message_id] = lobby_post(session)
+        box.edits[session.lobby_message_id] = now or lobby_post(session)
         self._kick(session.channel_id, box)
 
-    def answered_in_place(self, session: Session, message_id: int) -> None:
+    def answered_in_place(self, session: Session, message_id: int,
+                          now: Compose | None = None) -> None:
         """A click's answer edited lobby ``message_id``: an edit of it under way, composed
-        before, would land over it with the lobby as it was, so edit it again."""
+        before, would land over it with the lobby as it was, so edit it again (``now``:
+        what the answer made of it, e.g. ``LOBBY_GONE``; by default the lobby as it is)."""
         if (box := self._channels.get(session.channel_id)) and box.editing == message_id:
-            self.refresh_lobby(session)
+            self.refresh_lobby(session, now)
 
     def close_message(self, session: Session, message_id: int | None) -> None:
         """Take the buttons off a message (a closed lobby, an old table)."""
@@ -468,7 +471,7 @@ class Outbox:
         edits, box.edits = box.edits, {}
         lasting, box.lasting = box.lasting, []
         for chunk in chunks(lasting):
-            await self._post(box, channel, _fixed(_plain(chunk)))
+            await self._post(box, channel, text_post(chunk))
         if box.table and session is not None and self._is_live(session):
             await self._send_table(box, channel, session)
         else:
@@ -477,7 +480,7 @@ class Outbox:
             # (lines that came with a table while this one was written wait for it)
             lines, box.lines = box.lines, []
             for chunk in chunks(lines):
-                await self._post(box, channel, _fixed(_plain(chunk)))
+                await self._post(box, channel, text_post(chunk))
             while box.posts:
                 await self._post(box, channel, box.posts.pop(0))
         for message_id, compose in edits.items():
@@ -506,7 +509,7 @@ class Outbox:
             parts = chunks(box.lines)
             box.lines = parts[-1:]
             for chunk in parts[:-1]:
-                await self._post(box, channel, _fixed(_plain(chunk)))
+                await self._post(box, channel, text_post(chunk))
         taken: list[str] = []
         take = _taker(box, taken)
         composed = False
@@ -582,16 +585,6 @@ class _Rerouted(Exception):
 
 class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
-
-
-def _plain(text: str) -> dict[str, Any]:
-    return {"content": text, "allowed_mentions": discord.AllowedMentions.none()}
-
-
-def _fixed(body: dict[str, Any]) -> Compose:
-    async def compose() -> dict[str, Any] | None:
-        return body
-    return compose
 
 
 def _uploads(body: dict[str, Any]) -> bool:

@@ -326,6 +326,23 @@ def turn_line(model: TableModel, text: str | None, mention: str | None
     return text, mentions
 
 
+def fixed(body: Body) -> Compose:
+    """A message whose body does not depend on when it is sent."""
+    async def compose() -> Body | None:
+        return body
+    return compose
+
+
+def text_post(text: str) -> Compose:
+    """Lines of the game as a message of their own (it mentions nobody)."""
+    return fixed({"content": text, "allowed_mentions": discord.AllowedMentions.none()})
+
+
+LOBBY_GONE = fixed({"embed": None, "view": None})
+"""A lobby's message once its game was cancelled or everyone left: the text its click was
+answered with, no lobby and no buttons."""
+
+
 def lobby_post(session: Session) -> Compose:
     """The lobby as it is when the edit's turn comes, in the game's language."""
     async def compose() -> Body | None:

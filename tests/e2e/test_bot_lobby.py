@@ -71,3 +71,28 @@ async def test_a_lobby_click_while_the_lobby_is_being_edited_is_not_undone(
     await asyncio.sleep(1.5)  # the held edit has landed
     await ch.wait_for(lambda m: m.id == lobby.id and "CPU 2 🤖 easy" in m.text())
     assert "CPU 1 🤖 hard" in lobby.text(), lobby.text()
+
+
+async def test_a_lobby_cancelled_while_the_lobby_is_being_edited_stays_cancelled(
+        loopback: LoopbackTest) -> None:
+    """The same race with Cancel: the lobby's older edit (after ``/uno addcpu``, held 1 s
+    by Discord) would bring the lobby back (its players, no buttons once closed) under
+    "cancelled". The bot edits the message once more: the answer's text alone."""
+    alice = loopback.member("alice")
+    ch = loopback.channel
+    await alice.slash("uno new")
+    lobby = await ch.wait_for(lambda m: "Join" in m.button_labels())
+    held = loopback.discord.delay_next(
+        "PATCH", lambda req: req.path.endswith(f"/messages/{lobby.id}"), 1.0)
+    await alice.slash("uno addcpu")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while not held.hits:
+        assert loop.time() < deadline, "the lobby was never edited after /uno addcpu"
+        await asyncio.sleep(0.02)
+    clicked = await alice.click("Cancel", message=lobby)
+    assert clicked.response_type == 7 and "cancelled by Alice" in clicked.text, clicked.text
+    await asyncio.sleep(1.5)  # the held edit has landed
+    await ch.wait_for(lambda m: m.id == lobby.id and not m.embeds, timeout=5)
+    assert "cancelled by Alice" in lobby.text(), lobby.text()
+    assert "CPU 1" not in lobby.text() and lobby.button_labels() == [], lobby.text()
