@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+from cogs.uno.table.contracts import stale_text
 from cogs.uno.table.session import Options, Seat, Session
 from engine import Card, Game
 from engine.replay import play_replay
@@ -149,8 +150,11 @@ async def test_classic_to_100_two_people(loopback: LoopbackTest) -> None:
     assert "tower" not in text.lower().replace("towers (", ""), "classic has no towers"
     assert stats.counts["towers"] == 0
     # A catch can come a moment after the game ended (the forgotten UNO was the winning
-    # card's player's): that refusal says so; any other refusal of a catch is a failure.
-    late = [r for r in stats.catch_refusals if "There is no game in this channel" in r]
+    # card's player's), or from a table the bot had already moved past (the driver reads
+    # every version of the table, and an edit may land after the move that followed it):
+    # those refusals say so; any other refusal of a catch is a failure.
+    late = [r for r in stats.catch_refusals
+            if "There is no game in this channel" in r or r == stale_text()]
     if stats.counts["forgot uno"] > len(late):
         assert stats.counts["catch ok"] > 0, (
             f"with no computer player, people catch: {dict(stats.counts)}, "
