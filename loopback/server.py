@@ -245,7 +245,7 @@ class LoopbackDiscord:
         env: dict[str, str] | None = None,
         cwd: str | Path | None = None,
         ready_timeout: float = 30.0,
-        guild_ready_delay: float = 2.1,
+        guild_ready_delay: float = 0.0,
     ) -> BotProcess:
         """Start the bot as a subprocess and wait until it is ready (see BotProcess)."""
         bot = BotProcess(
