@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from loopback.fixtures import LoopbackTest
+from loopback.models import Message
 from support.driver import PLAYER_ROW
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -46,6 +47,24 @@ async def test_new_join_cpu_start_shows_table_and_private_hand(loopback: Loopbac
     assert result.message not in bob.sees(), "a hand is visible to its owner only"
 
 
+async def lobby_with_its_edit_held(loopback: LoopbackTest) -> Message:
+    """Alice's new lobby, whose edit for ``/uno addcpu level:hard`` Discord holds 1 s:
+    returned once that edit is on its way, held (a click now races it)."""
+    alice = loopback.member("alice")
+    await alice.slash("uno new")
+    lobby = await loopback.channel.wait_for(lambda m: "Join" in m.button_labels())
+    held = loopback.discord.delay_next(
+        "PATCH", lambda req: req.path.endswith(f"/messages/{lobby.id}"), 1.0)
+    r = await alice.slash("uno addcpu", level="hard")
+    assert "CPU 1 takes a seat" in r.text, r.text
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while not held.hits:
+        assert loop.time() < deadline, "the lobby was never edited after /uno addcpu"
+        await asyncio.sleep(0.02)
+    return lobby
+
+
 async def test_a_lobby_click_while_the_lobby_is_being_edited_is_not_undone(
         loopback: LoopbackTest) -> None:
     """A click on the lobby answers in place (type 7) while the outbox is still sending
@@ -53,46 +72,23 @@ async def test_a_lobby_click_while_the_lobby_is_being_edited_is_not_undone(
     that edit, composed before the click, lands over the click's answer with the lobby as
     it was. The bot edits the lobby once more after it, so the computer player the click
     added shows (a full test run saw it missing, and a host would add another)."""
-    alice = loopback.member("alice")
-    ch = loopback.channel
-    await alice.slash("uno new")
-    lobby = await ch.wait_for(lambda m: "Join" in m.button_labels())
-    held = loopback.discord.delay_next(
-        "PATCH", lambda req: req.path.endswith(f"/messages/{lobby.id}"), 1.0)
-    r = await alice.slash("uno addcpu", level="hard")
-    assert "CPU 1 takes a seat" in r.text, r.text
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5
-    while not held.hits:  # the outbox's edit is on its way, held
-        assert loop.time() < deadline, "the lobby was never edited after /uno addcpu"
-        await asyncio.sleep(0.02)
-    clicked = await alice.click("Add easy computer player", message=lobby)
+    lobby = await lobby_with_its_edit_held(loopback)
+    clicked = await loopback.member("alice").click("Add easy computer player", message=lobby)
     assert clicked.response_type == 7 and "CPU 2 🤖 easy" in clicked.text, clicked.text
     await asyncio.sleep(1.5)  # the held edit has landed
-    await ch.wait_for(lambda m: m.id == lobby.id and "CPU 2 🤖 easy" in m.text())
+    await loopback.channel.wait_for(lambda m: m.id == lobby.id and "CPU 2 🤖 easy" in m.text())
     assert "CPU 1 🤖 hard" in lobby.text(), lobby.text()
 
 
 async def test_a_lobby_cancelled_while_the_lobby_is_being_edited_stays_cancelled(
         loopback: LoopbackTest) -> None:
-    """The same race with Cancel: the lobby's older edit (after ``/uno addcpu``, held 1 s
-    by Discord) would bring the lobby back (its players, no buttons once closed) under
-    "cancelled". The bot edits the message once more: the answer's text alone."""
-    alice = loopback.member("alice")
-    ch = loopback.channel
-    await alice.slash("uno new")
-    lobby = await ch.wait_for(lambda m: "Join" in m.button_labels())
-    held = loopback.discord.delay_next(
-        "PATCH", lambda req: req.path.endswith(f"/messages/{lobby.id}"), 1.0)
-    await alice.slash("uno addcpu")
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5
-    while not held.hits:
-        assert loop.time() < deadline, "the lobby was never edited after /uno addcpu"
-        await asyncio.sleep(0.02)
-    clicked = await alice.click("Cancel", message=lobby)
+    """The same race with Cancel: the lobby's older edit would bring the lobby back (its
+    players; no buttons once closed) under "cancelled". The bot edits the message once
+    more: the answer's text alone."""
+    lobby = await lobby_with_its_edit_held(loopback)
+    clicked = await loopback.member("alice").click("Cancel", message=lobby)
     assert clicked.response_type == 7 and "cancelled by Alice" in clicked.text, clicked.text
     await asyncio.sleep(1.5)  # the held edit has landed
-    await ch.wait_for(lambda m: m.id == lobby.id and not m.embeds, timeout=5)
+    await loopback.channel.wait_for(lambda m: m.id == lobby.id and not m.embeds, timeout=5)
     assert "cancelled by Alice" in lobby.text(), lobby.text()
     assert "CPU 1" not in lobby.text() and lobby.button_labels() == [], lobby.text()
