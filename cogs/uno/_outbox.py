@@ -192,7 +192,7 @@ class Outbox:
         self._kick(channel_id, box)
 
     def refresh_lobby(self, session: Session, now: Compose | None = None) -> None:
-        """Show the lobby as it is now on its message (``now``: what else it shows)."""
+        """Show the lobby as it is now on its message (or ``now``: what to show instead)."""
         if session.lobby_message_id is None:
             return
         box = self._box(session.channel_id, session.guild_id)
