@@ -8,6 +8,7 @@ import pytest
 
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
+from loopback.rest import Request
 from support.driver import PLAYER_ROW
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -47,9 +48,9 @@ async def test_new_join_cpu_start_shows_table_and_private_hand(loopback: Loopbac
     assert result.message not in bob.sees(), "a hand is visible to its owner only"
 
 
-async def lobby_with_its_edit_held(loopback: LoopbackTest) -> Message:
+async def lobby_with_its_edit_held(loopback: LoopbackTest) -> tuple[Message, Request]:
     """Alice's new lobby, whose edit for ``/uno addcpu level:hard`` Discord holds 1 s:
-    returned once that edit is on its way, held (a click now races it)."""
+    returned with that edit once it is on its way, held (a click now races it)."""
     alice = loopback.member("alice")
     await alice.slash("uno new")
     lobby = await loopback.channel.wait_for(lambda m: "Join" in m.button_labels())
@@ -62,7 +63,7 @@ async def lobby_with_its_edit_held(loopback: LoopbackTest) -> Message:
     while not held.hits:
         assert loop.time() < deadline, "the lobby was never edited after /uno addcpu"
         await asyncio.sleep(0.02)
-    return lobby
+    return lobby, held.hits[0]
 
 
 async def test_a_lobby_click_while_the_lobby_is_being_edited_is_not_undone(
@@ -72,7 +73,7 @@ async def test_a_lobby_click_while_the_lobby_is_being_edited_is_not_undone(
     that edit, composed before the click, lands over the click's answer with the lobby as
     it was. The bot edits the lobby once more after it, so the computer player the click
     added shows (a full test run saw it missing, and a host would add another)."""
-    lobby = await lobby_with_its_edit_held(loopback)
+    lobby, _held = await lobby_with_its_edit_held(loopback)
     clicked = await loopback.member("alice").click("Add easy computer player", message=lobby)
     assert clicked.response_type == 7 and "CPU 2 🤖 easy" in clicked.text, clicked.text
     await asyncio.sleep(1.5)  # the held edit has landed
@@ -85,10 +86,26 @@ async def test_a_lobby_cancelled_while_the_lobby_is_being_edited_stays_cancelled
     """The same race with Cancel: the lobby's older edit would bring the lobby back (its
     players; no buttons once closed) under "cancelled". The bot edits the message once
     more: the answer's text alone."""
-    lobby = await lobby_with_its_edit_held(loopback)
+    lobby, _held = await lobby_with_its_edit_held(loopback)
     clicked = await loopback.member("alice").click("Cancel", message=lobby)
     assert clicked.response_type == 7 and "cancelled by Alice" in clicked.text, clicked.text
     await asyncio.sleep(1.5)  # the held edit has landed
     await loopback.channel.wait_for(lambda m: m.id == lobby.id and not m.embeds, timeout=5)
     assert "cancelled by Alice" in lobby.text(), lobby.text()
     assert "CPU 1" not in lobby.text() and lobby.button_labels() == [], lobby.text()
+
+
+async def test_a_lobby_started_while_the_lobby_is_being_edited_loses_its_buttons(
+        loopback: LoopbackTest) -> None:
+    """The same race with Start: the older edit brings the lobby's buttons back for a
+    moment, but not its text ("started" stays), and the closed lobby's own edit follows it:
+    the message ends with the answer's text and no buttons, and the table comes."""
+    lobby, held = await lobby_with_its_edit_held(loopback)
+    assert held.body.get("components"), "the held edit brings the lobby's buttons back"
+    clicked = await loopback.member("alice").click("Start", message=lobby)
+    assert clicked.response_type == 7 and "has started" in clicked.text, clicked.text
+    await asyncio.sleep(1.5)  # the held edit has landed
+    await loopback.channel.wait_for(
+        lambda m: m.id == lobby.id and not m.button_labels(), timeout=5)
+    assert "has started" in lobby.text(), lobby.text()
+    await loopback.channel.wait_for(lambda m: "My hand" in m.button_labels(), timeout=10)
