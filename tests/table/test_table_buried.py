@@ -10,9 +10,7 @@ time, as Discord's do."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,14 +80,6 @@ def game(channel_id: int) -> Session:
     return scenario_session(channel_id, [ALICE, BOB], guild_id=GUILD,
                             hands={ALICE: "R3 B4 G5", BOB: "R5 G6 G7"}, discard="R9",
                             draw="Y1 Y2 Y3", turn=ALICE)
-
-
-async def until(check: Callable[[], bool], what: str) -> None:
-    for _ in range(int(PATIENCE / 0.02)):
-        if check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"never came: {what}")
 
 
 async def update(outbox: Outbox, client: Recorder, session: Session, line: str
