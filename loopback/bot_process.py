@@ -44,13 +44,11 @@ class BotProcess:
     """A bot process pointed at a LoopbackDiscord.
 
     Ready means: IDENTIFY done, READY and every GUILD_CREATE sent, commands synced (first
-    start only) and ``guild_ready_delay`` seconds passed. Anything sent to the bot after
-    that reaches it after its guilds (one ordered socket), so the default waits no more;
-    discord.py fires ``on_ready`` 2 s after the last GUILD_CREATE (its
-    ``guild_ready_timeout``): a test that needs it waits for the bot's "Ready as" log line,
-    or passes ``guild_ready_delay=2.1`` (each start waited 2.1 s until 2026-11-28: about a
-    sixth of the whole suite's time). A
-    process of a fleet (``SHARD_COUNT``) is ready when each of its shards has identified,
+    start only) and ``guild_ready_delay`` seconds passed (none by default: anything sent
+    to the bot after that reaches it after its guilds, on one ordered socket). discord.py
+    fires ``on_ready`` 2 s later (its ``guild_ready_timeout``): a test that needs it waits
+    for the bot's "Ready as" log line, or passes ``guild_ready_delay=2.1``. A process of
+    a fleet (``SHARD_COUNT``) is ready when each of its shards has identified,
     not at another process's IDENTIFY (the fleet's processes start at once and pace their
     IDENTIFYs five seconds apart).
     """

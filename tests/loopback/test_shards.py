@@ -211,7 +211,7 @@ async def test_a_fleet_process_started_at_once_is_ready_when_its_own_shard_ident
 
     async def start(shard: int, after: float) -> None:
         bot = await server.start_bot(
-            [sys.executable, "-c", SHARD_PROCESS], ready_timeout=20, guild_ready_delay=0,
+            [sys.executable, "-c", SHARD_PROCESS], ready_timeout=20,
             env={"SHARD_COUNT": "2", "SHARD_IDS": str(shard), "IDENTIFY_AFTER": str(after)})
         seen[shard] = sorted(server.gateway.by_shard)
         await bot.stop()
