@@ -11,8 +11,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Dependencies first, so source changes don't reinstall them.
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+COPY requirements.txt requirements.lock ./
+RUN pip install -r requirements.txt -c requirements.lock
 
 RUN useradd --create-home --uid 10001 uno && mkdir -p /data && chown uno:uno /data
 COPY --chown=uno:uno bot.py settings.py gcwatch.py ./

@@ -7,14 +7,15 @@ half a second anyway), the other players' panels, the pictures. At a thousand bu
 that work fills the loop and every click waits behind it (bench/README.md, "Issue 17: clicks
 first").
 
-So a click counts as waiting from the moment the gateway delivers it (:meth:`Clicks.arrived`,
-``cogs/leanstate.py``) until its answer goes out (:meth:`Clicks.answered`, ``_reply``), and
-work that nobody waits for calls :meth:`Clicks.give_way` before each piece (a table's
-composition, a panel's edit): while clicks wait it waits for a moment without any, at most
-``MAX_WAIT`` seconds, so it always goes on. A piece already under way is not interrupted;
-clicks only stop new pieces from starting ahead of them. A click never answered (dropped,
-or its handler failed before answering) is forgotten after ``FORGET_AFTER`` seconds, when
-Discord has given up on it anyway.
+So a click counts as waiting from the moment the gateway delivers it
+(:meth:`Clicks.arrived`, called from the bot's ``dispatch`` of the interaction) until its
+answer goes out (:meth:`Clicks.answered`, ``_reply``), and work that nobody waits for calls
+:meth:`Clicks.give_way` before each piece (a table's composition, a panel's edit): while
+clicks wait it waits for a moment without any, at most ``MAX_WAIT`` seconds, so it always
+goes on. A piece already under way is not interrupted; clicks only stop new pieces from
+starting ahead of them. A click never answered (dropped, or its handler failed before
+answering) is forgotten after ``FORGET_AFTER`` seconds, when Discord has given up on it
+anyway.
 
 Only clicks on components are counted (the panel's and the table's buttons and menus: the
 moves): slash commands and autocomplete go first come, first served as before.

@@ -20,7 +20,7 @@ from discord.ext import commands
 
 import gcwatch
 from cogs.fleet import FleetLock, IdentifyPacer, Shards, local_locks
-from cogs.leanstate import LeanState
+from cogs.priority import CLICKS
 from cogs.translator import CatalogueTranslator
 from data import Database
 from settings import Config
@@ -125,14 +125,19 @@ class UnoBot(commands.AutoShardedBot):
         # what start-up loaded (modules, restored games) stays: out of the collector's way
         gcwatch.settle()
 
-    def _get_state(self, **options: Any) -> LeanState:
-        """discord.py's state with lighter message parsers (``cogs/leanstate.py``): a
-        message posted is dispatched as ``message_posted`` (its ids: the game cog counts it,
-        a buried table), never as a ``Message`` (so never parsed for a text command either:
-        the bot has none); an edited message is not built at all. Made as
-        ``AutoShardedClient._get_state`` makes discord.py's own."""
-        return LeanState(dispatch=self.dispatch, handlers=self._handlers, hooks=self._hooks,
-                         http=self.http, **options)
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        # A click counts as waiting from the moment the gateway delivers it (clicks first,
+        # cogs/priority.py): discord.py dispatches "interaction" as it parses the event,
+        # before any handler runs.
+        if event_name == "interaction" and args:
+            interaction = args[0]
+            if interaction.type is discord.InteractionType.component:
+                CLICKS.arrived(interaction.id)
+        super().dispatch(event_name, *args, **kwargs)
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        """The bot has no text commands: a message is never parsed for one (the game cog
+        counts it: a table buried by chat)."""
 
     async def _plan_shards(self) -> None:
         """Ask Discord (``GET /gateway/bot``) for its recommended shard count (when

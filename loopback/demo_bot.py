@@ -13,6 +13,7 @@ import os
 import re
 from typing import Any
 
+import aiohttp
 import discord
 import yarl
 from discord import app_commands
@@ -192,9 +193,14 @@ class Demo(app_commands.Group):
     @app_commands.command(description="Acknowledges twice")
     async def twice(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.response.send_message("first")
-        # pretend discord.py forgot it already answered, to provoke Discord's 40060
-        interaction.response._response_type = None
-        await interaction.response.send_message("second")
+        # answer it once more, straight to Discord's callback route (discord.py knows it
+        # answered and would refuse), to provoke Discord's 40060
+        url = (f"{discord.http.Route.BASE}/interactions/{interaction.id}/"
+               f"{interaction.token}/callback")
+        async with aiohttp.ClientSession() as session, session.post(
+                url, json={"type": 4, "data": {"content": "second"}}) as answer:
+            refused = await answer.text()
+        raise RuntimeError(f"the second acknowledgement was answered {answer.status}: {refused}")
 
     @app_commands.command(description="A select with 26 options")
     async def toomany(self, interaction: discord.Interaction[Any]) -> None:

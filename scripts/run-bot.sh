@@ -6,5 +6,5 @@ VENV="${VENV:-.venv}"
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements.txt -c requirements.lock
 exec "$VENV/bin/python" bot.py "$@"

@@ -5,27 +5,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cogs.uno._cog import UnoCog
-from cogs.uno._components import FAMILIES, RetiredComponent
-from cogs.uno._end_items import END_FAMILIES
-from cogs.uno._leaderboard import LeaderboardCog, LeaderboardPage
+from cogs.uno._families import REGISTERED
+from cogs.uno._leaderboard import LeaderboardCog
 from cogs.uno._movelog import LogCog
-from cogs.uno._panel_items import PANEL_FAMILIES
 from cogs.uno._reply import in_flight, limit_lag
-from cogs.uno._rules import RulesCog, RulesPage
+from cogs.uno._rules import RulesCog
 from cogs.uno._settings import SettingsCog
 
 if TYPE_CHECKING:
     from cogs.unobot import UnoBot
 
-
-REGISTERED = (*FAMILIES, *PANEL_FAMILIES, *END_FAMILIES, RulesPage, LeaderboardPage)
-"""Every component family the extension registers."""
+__all__ = ["REGISTERED", "setup"]
 
 
 async def setup(bot: UnoBot) -> None:
     limit_lag(bot.config.max_lag_ms / 1000)
     bot.in_flight = in_flight
-    RetiredComponent.leave_to(REGISTERED)  # one family, not two, runs for each click
     bot.add_dynamic_items(*REGISTERED)
     uno = UnoCog(bot)
     await bot.add_cog(uno)

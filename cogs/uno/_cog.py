@@ -21,6 +21,7 @@ from discord.ext import commands, tasks
 from cogs.i18n import Locale, _, server_language
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._ending import Endings, no_pictures
+from cogs.uno._families import missed_click
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
 from cogs.uno._plays import Plays, actor_of
@@ -61,7 +62,6 @@ from engine import (
 )
 
 if TYPE_CHECKING:
-    from cogs.leanstate import Posted
     from cogs.unobot import UnoBot
 
 log = logging.getLogger(__name__)
@@ -119,6 +119,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         # bound to the bot's global rate limit)
         if interaction.type in CARRIERS:
             self.outbox.carry(interaction)
+        # a click on a button or menu its message no longer shows: discord.py drops it
+        await missed_click(interaction)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
@@ -132,9 +134,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             await self.service.thread_closed(payload.thread_id, "locked")
 
     @commands.Cog.listener()
-    async def on_message_posted(self, posted: Posted) -> None:
-        # a MESSAGE_CREATE, without its Message (cogs/leanstate.py): one more below a table
-        self.outbox.seen(posted.channel_id, posted.message_id)
+    async def on_message(self, message: discord.Message) -> None:
+        # one more message below a table (anyone's, the bot's own too): chat buries it
+        self.outbox.seen(message.channel.id, message.id)
 
     @tasks.loop(seconds=60)
     async def sweeper(self) -> None:

@@ -37,7 +37,7 @@ that comes while the extension reloads is answered politely).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 import discord
@@ -163,11 +163,20 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
     what the family's :meth:`act` does."""
 
     family: ClassVar[str]
+    pattern: ClassVar[re.Pattern[str]] = re.compile(r"(?!)")
+    """The family's template (the one given to discord.py), for :meth:`matches`."""
     edits: ClassVar[bool] = False
     """A click on this family answers by editing the message clicked (else: a private
     answer, unless the click came from a private menu, which is always edited)."""
+    chosen: list[str]
+    """A select's values as the click sent them (set when the click is answered)."""
+
+    def __init_subclass__(cls, *, template: str) -> None:
+        super().__init_subclass__(template=template)
+        cls.pattern = re.compile(template)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        self.chosen = values_of(interaction)
         cog = cog_of(interaction)
         if cog is None:
             await interaction.response.send_message(
@@ -200,22 +209,18 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
 
     @property
     def values(self) -> list[str]:
-        return list(getattr(self.item, "values", []) or [])
+        return self.chosen
 
     @classmethod
     def matches(cls, custom_id: str) -> bool:
-        pattern: re.Pattern[str] = cls.__discord_ui_compiled_template__
-        return pattern.fullmatch(custom_id) is not None
+        return cls.pattern.fullmatch(custom_id) is not None
 
 
-def _families() -> list[type[UnoItem]]:
-    out: list[type[UnoItem]] = []
-    stack = list(UnoItem.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        out.append(cls)
-        stack += cls.__subclasses__()
-    return out
+def values_of(interaction: discord.Interaction[Any]) -> list[str]:
+    """The values a select's click sent (none for a button)."""
+    data: dict[str, Any] = dict(interaction.data or {})
+    values = data.get("values")
+    return [str(v) for v in values] if isinstance(values, list) else []
 
 
 def button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | None,
@@ -495,44 +500,9 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
                             color_of(self.color) if self.color else None)
 
 
-class RetiredComponent(UnoItem, template=r"uno:(?P<rest>.{0,95})"):
-    """Any other ``uno:`` id (a retired family, a forged or garbled id): answered as no
-    longer in use. discord.py runs every family whose template matches a click, so once
-    the families are known
-    (:meth:`leave_to`) this template takes none of their ids; and this one stays silent for
-    an id that a real family takes all the same."""
-
-    family = "retired"
-
-    @classmethod
-    def leave_to(cls, families: Iterable[type[UnoItem]]) -> None:
-        """Take no id that one of ``families`` takes (before the families are registered)."""
-        others = "|".join(re.sub(r"\(\?P<\w+>", "(?:", f.__discord_ui_compiled_template__.pattern)
-                          for f in families if f is not cls)
-        cls.__discord_ui_compiled_template__ = re.compile(
-            rf"(?!(?:{others})\Z)uno:(?P<rest>.{{0,95}})")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        custom_id = f"uno:{self.rest}"
-        for family in _families():
-            if family is not RetiredComponent and family.matches(custom_id):
-                return
-        await super().callback(interaction)
-
-    def __init__(self, rest: str) -> None:
-        self.rest = rest
-        super().__init__(button(f"uno:{rest}", "", discord.ButtonStyle.secondary, None, None,
-                                 True))
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
-        return cls(match["rest"])
-
-
 FAMILIES: tuple[type[UnoItem], ...] = (
     LobbyButton, TableButton, PlaySelect, PageButton, DrawnButton, ColorButton, TowerSelect,
-    KeepSelect, OpeningColorButton, LapButton, RetiredComponent)
+    KeepSelect, OpeningColorButton, LapButton)
 """The families of this module (``_panel_items.PANEL_FAMILIES`` has the hand panel's,
 ``_end_items.END_FAMILIES`` the end of a game's)."""
 
@@ -553,15 +523,7 @@ def finished(view: V) -> V:
     discord.py need not keep the view. A view that is not stopped is kept in its view store
     and, sent in an ephemeral answer, given a 15-minute timeout (``timeout=None`` does not
     prevent it): a sleeping task holding the view, about 40 tracked objects per hand menu
-    for 15 minutes, which at 100 moves/s is most of what full collections walk.
-
-    Its items also stop pointing back at it (and at their row or container): a view and
-    its items referred to each other, a cycle only the garbage collector frees, and one
-    in flight when the collector froze the survivors of a full collection was never freed.
-    A sent view is only read (``to_components``); a click is dispatched from its custom_id
-    alone, with no view (``cogs/leanclick.py``)."""
+    for 15 minutes. A view and its items refer to each other: the garbage collector frees
+    them once sent (tests/tools/test_gc.py)."""
     view.stop()
-    for item in view.walk_children():
-        item._view = None
-        item._parent = None
     return view

@@ -36,7 +36,6 @@ from typing import Any
 import discord
 
 from cogs.priority import CLICKS
-from cogs.uno import _rest
 from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
 from cogs.uno._result_post import result_post
 from cogs.uno._table_post import (
@@ -434,8 +433,8 @@ class Outbox:
 
     async def _post_through(self, box: _Channel, route: Token, compose: Compose) -> int | None:
         """Post through an interaction's webhook (raises _TokenGone if it no longer works)."""
-        sent, message_id = await self._attempt(
-            box, route, compose, partial(_rest.post, route.webhook, self.client.allowed_mentions))
+        sent, message_id = await self._attempt(box, route, compose,
+                                               partial(_post_through, route.webhook))
         if not sent:
             return None
         box.via_for[message_id] = route
@@ -452,9 +451,9 @@ class Outbox:
         if route is not None:
             token = route
             try:
-                sent, done = await self._attempt(box, route, compose, partial(
-                    _rest.edit, token.webhook, message_id, self.client.allowed_mentions),
-                    edit=True)
+                sent, done = await self._attempt(
+                    box, route, compose,
+                    lambda body: token.webhook.edit_message(message_id, **body), edit=True)
             except _TokenGone:
                 box.via_for.pop(message_id, None)
             else:
@@ -585,6 +584,14 @@ class _Rerouted(Exception):
 
 class _TokenGone(Exception):
     """An interaction's webhook no longer works (expired, unknown): use the channel."""
+
+
+async def _post_through(webhook: discord.Webhook, body: dict[str, Any]) -> int:
+    """Post ``body`` through an interaction's followup webhook; the new message's id."""
+    if body.get("content", 0) is None:
+        body = {k: v for k, v in body.items() if k != "content"}
+    message = await webhook.send(wait=True, **body)
+    return message.id
 
 
 def _uploads(body: dict[str, Any]) -> bool:

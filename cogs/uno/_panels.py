@@ -31,7 +31,6 @@ memory only: after a restart a click in an old panel makes it live again the sam
 from __future__ import annotations
 
 import asyncio
-import datetime
 import itertools
 import logging
 import time
@@ -43,7 +42,6 @@ import discord
 
 from cogs.i18n import Locale, _
 from cogs.priority import CLICKS
-from cogs.uno import _rest
 from cogs.uno._reply import age_since, writing
 from cogs.uno.table.session import Session
 
@@ -63,26 +61,24 @@ Build = Callable[[Session, str, Locale, bool], Menu]
 
 @dataclass(frozen=True, slots=True)
 class Reach:
-    """How the bot edits a panel: the followup webhook (the token) of the last interaction
-    that showed it, and when Discord created that interaction. Kept instead of the
-    interaction, which with its member, user, message and response is some 25 objects:
-    kept until the player's next click, every click's outlived the young garbage
-    collections and lengthened the full ones (bench/README.md, "Issue 17: ... the
-    collector")."""
+    """How the bot edits a panel: the last interaction that showed it, whose token edits
+    its first answer (``edit_original_response``) for 15 minutes from when Discord
+    created it."""
 
-    webhook: discord.Webhook
-    created_at: datetime.datetime
-    mentions: discord.AllowedMentions | None
-    """The client's allowed mentions, which an edit's own complete."""
+    interaction: discord.Interaction[Any]
 
     @classmethod
     def of(cls, interaction: discord.Interaction[Any]) -> Reach:
-        return cls(interaction.followup, interaction.created_at,
-                   interaction.client.allowed_mentions)
+        return cls(interaction)
 
     def age(self) -> float:
         """Seconds since the interaction was created (``_reply.age_of``)."""
-        return age_since(self.created_at)
+        return age_since(self.interaction.created_at)
+
+    async def edit(self, text: str, view: discord.ui.View | None) -> None:
+        """Edit the panel to ``text`` and ``view`` (its picture, if any, goes)."""
+        await self.interaction.edit_original_response(content=text, view=view,
+                                                      attachments=[])
 
 
 @dataclass(eq=False, slots=True)
@@ -287,9 +283,7 @@ class Panels:
                 panel.written = number
                 started = time.perf_counter()
                 try:
-                    await _rest.edit_original_via(
-                        panel.reach.webhook, panel.reach.mentions, content=text[:2000],
-                        view=view, attachments=[])
+                    await panel.reach.edit(text[:2000], view)
                 except discord.HTTPException as exc:
                     # the token ended, or the player dismissed the message: stop following
                     self.failed += 1

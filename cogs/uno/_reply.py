@@ -24,7 +24,6 @@ import discord
 
 from cogs.i18n import _
 from cogs.priority import CLICKS
-from cogs.uno import _rest
 from cogs.uno._options import check_options
 from cogs.uno.table.contracts import Refusal, StaleComponent, stale_text
 from settings import MAX_LAG_MS
@@ -229,7 +228,7 @@ class Reply:
         CLICKS.answered(self.interaction.id)
         try:
             if self.edit:
-                await _rest.acknowledge(self.interaction)
+                await response.defer()
             else:
                 await response.defer(ephemeral=not self.public, thinking=True)
         except discord.HTTPException as exc:
@@ -270,7 +269,7 @@ class Reply:
         self.attempted = True
         CLICKS.answered(self.interaction.id)
         try:
-            await _rest.acknowledge(self.interaction)
+            await self.interaction.response.defer()
         except discord.HTTPException as exc:
             self.expired = self.expired or exc.code in EXPIRED
             log.warning("Acknowledging interaction %s failed: %s", self.interaction.id, exc)
@@ -334,7 +333,7 @@ class Reply:
         if not interaction.response.is_done():
             CLICKS.answered(interaction.id)  # work that gave way to it goes on
             if edit and interaction.message is not None:
-                await _rest.update(interaction, view=view, **kwargs, **edit_files)
+                await interaction.response.edit_message(view=view, **kwargs, **edit_files)
                 return interaction.message.id
             extra: dict[str, Any] = {"view": view} if view is not None else {}
             if file is not None:
@@ -426,7 +425,6 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     finally:
         _InFlight.count -= 1
         CLICKS.answered(interaction.id)
-        unlink_response(interaction)
 
 
 async def _answer(interaction: discord.Interaction[Any],
@@ -469,17 +467,6 @@ async def _handle(interaction: discord.Interaction[Any],
                                    interaction.locale))
     finally:
         reply.cancel()
-
-
-def unlink_response(interaction: discord.Interaction[Any]) -> None:
-    """Once an interaction is answered, its response object stops pointing back at it:
-    the two referred to each other, so the interaction with its message, member and
-    response (some 30 objects a click) was freed only by the garbage collector, often by a
-    full collection. An answered response only says it is done (and its type); its other
-    methods raise InteractionResponded, which takes the interaction only for its text."""
-    response = interaction.response
-    if response.is_done():
-        response._parent = None  # type: ignore[assignment]
 
 
 async def _refuse(reply: Reply, text: str) -> None:

@@ -228,8 +228,8 @@ async def test_a_card_the_panel_no_longer_shows_is_answered_in_the_panel(
     that button) is answered as any out-of-date click in a panel: the panel shows the hand
     as it is now with the reason on top, nothing changes, no new message. discord.py
     dropped such a click (it finds the item clicked in the message) and the person saw
-    "This interaction failed"; the bot's view store (cogs/leanclick.py) hands it to its
-    family."""
+    "This interaction failed"; the game cog hands it to its family
+    (``cogs/uno/_families.missed_click``)."""
     ch = tables["stale_card"]
     alice, bob, _c = abc(ch)
     panel = (await alice.click("My hand")).message

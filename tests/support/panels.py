@@ -13,17 +13,14 @@ from typing import Any
 import discord
 import pytest
 
-from cogs.uno import _rest
-from cogs.uno._panels import Panels
+from cogs.uno._panels import Panels, Reach
 
 Build = Callable[[Any, str, str, bool], tuple[str, None]]
 
 
-def click(webhook: object, created: datetime.datetime | None = None) -> Any:
+def click(created: datetime.datetime | None = None) -> Any:
     """What a panel reads of an interaction (the rest of one is irrelevant here)."""
-    return SimpleNamespace(followup=webhook, created_at=created or discord.utils.utcnow(),
-                           message=None,
-                           client=SimpleNamespace(allowed_mentions=discord.AllowedMentions()))
+    return SimpleNamespace(created_at=created or discord.utils.utcnow(), message=None)
 
 
 def recorded_panels(monkeypatch: pytest.MonkeyPatch, build: Build | None = None
@@ -33,12 +30,11 @@ def recorded_panels(monkeypatch: pytest.MonkeyPatch, build: Build | None = None
     each edit's content is appended to."""
     edits: list[str] = []
 
-    async def edit(webhook: object, mentions: object, *, content: str, view: object,
-                   attachments: object) -> None:
+    async def edit(reach: Reach, text: str, view: object) -> None:
         await asyncio.sleep(0)
-        edits.append(content)
+        edits.append(text)
 
-    monkeypatch.setattr(_rest, "edit_original_via", edit)
+    monkeypatch.setattr(Reach, "edit", edit)
     panels = Panels(lambda session, p: ("key", session.serial),
                     build or (lambda session, p, locale, closing: (f"move {session.serial}",
                                                                    None)))
@@ -51,5 +47,5 @@ def followed_panel(monkeypatch: pytest.MonkeyPatch, pid: str = "2",
                    build: Build | None = None) -> tuple[Panels, Any, list[str]]:
     """``recorded_panels`` with ``pid``'s panel shown at serial 1."""
     panels, session, edits = recorded_panels(monkeypatch, build)
-    panels.shown(session, pid, "en-US", click(object()), 99, ("key", 1), panels.stamp())
+    panels.shown(session, pid, "en-US", click(), 99, ("key", 1), panels.stamp())
     return panels, session, edits

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from cogs.uno import REGISTERED
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -16,20 +15,21 @@ from cogs.uno._components import (
     OpeningColorButton,
     PageButton,
     PlaySelect,
-    RetiredComponent,
     TableButton,
     TowerSelect,
     UnoItem,
 )
 from cogs.uno._end_items import AgainButton, EndButton
+from cogs.uno._families import REGISTERED, RetiredComponent
 from cogs.uno._leaderboard import LeaderboardPage
 from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
 from cogs.uno._rules import RulesPage
 
 
 def takers(custom_id: str) -> list[type[UnoItem]]:
-    RetiredComponent.leave_to(REGISTERED)  # as the extension's setup does
-    return [f for f in REGISTERED if f.__discord_ui_compiled_template__.fullmatch(custom_id)]
+    """The families discord.py runs for ``custom_id``: each whose template matches it (the
+    template each gave discord.py)."""
+    return [f for f in REGISTERED if f.pattern.fullmatch(custom_id)]
 
 
 @pytest.mark.parametrize("item", [
@@ -45,6 +45,7 @@ def takers(custom_id: str) -> list[type[UnoItem]]:
 def test_a_real_id_runs_its_family_only(item: UnoItem) -> None:
     custom_id = item.item.custom_id  # type: ignore[attr-defined]
     assert takers(custom_id) == [type(item)], custom_id
+    assert item.template == type(item).pattern, "the template discord.py was given"
 
 
 @pytest.mark.parametrize("custom_id", [
@@ -59,7 +60,7 @@ def test_any_other_uno_id_is_answered_as_retired(custom_id: str) -> None:
 async def test_the_end_question_and_play_again_keep_what_their_ids_say() -> None:
     """A restart loses nothing: the game and the question's expiry are in the ids."""
     end = EndButton("yes", "a1b2", 1_790_000_000_123, "Confirm")
-    match = EndButton.__discord_ui_compiled_template__.fullmatch(end.item.custom_id)  # type: ignore[attr-defined]
+    match = end.template.fullmatch(end.item.custom_id)  # type: ignore[attr-defined]
     assert match is not None
     again = await EndButton.from_custom_id(None, end.item, match)  # type: ignore[arg-type]
     assert (again.action, again.gid, again.until) == ("yes", "a1b2", 1_790_000_000_123)

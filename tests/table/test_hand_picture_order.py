@@ -20,7 +20,6 @@ import discord
 import pytest
 
 import cogs.uno._pictures as pictures_module
-import cogs.uno._rest as rest_module
 from cogs.uno._pictures import HandPictures, picture_name
 from cogs.uno._reply import Reply
 from engine import Card
@@ -113,15 +112,6 @@ async def move(menu: Menu) -> None:
 async def settle(pictures: HandPictures) -> None:
     """Time for any picture on its way to land (drawn in 0.2 s, 0.3 s on the network)."""
     await asyncio.sleep(0.7)
-
-
-@pytest.fixture(autouse=True)
-def stand_in_requests(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A click's answer in place (``_rest.update``, the bot's own request) goes to the
-    stand-in's ``response.edit_message``, as it would to Discord."""
-    async def update(interaction: Any, **kwargs: Any) -> None:
-        await interaction.response.edit_message(**kwargs)
-    monkeypatch.setattr(rest_module, "update", update)
 
 
 @pytest.fixture

@@ -1,10 +1,9 @@
 """What the bot keeps from one move to the next, per player and per table: as little as
-the next move needs. A live hand panel (``cogs/uno/_panels.py``) keeps the click's token
-(its followup webhook) and when Discord created it, not the interaction; a V2 table
+the next move needs. A live hand panel (``cogs/uno/_panels.py``) keeps the newest interaction
+that showed it (its token edits the panel), none before it; a V2 table
 (``cogs/uno/_table_post.py``) keeps the parts of its quiet form, not a built layout.
-Objects kept until the next move (some 25 for an interaction, 30 for a layout) outlived
-the young garbage collections and lengthened the full ones, which pause the bot
-(bench/README.md, "Issue 17: ... the collector")."""
+Objects kept until the next move outlive the young garbage collections and lengthen the
+full ones, which pause the bot."""
 
 from __future__ import annotations
 
@@ -36,28 +35,27 @@ def reachable(root: object, limit: int = 5000) -> list[object]:
     return list(seen.values())
 
 
-def test_a_panel_keeps_the_clicks_token_and_time_not_the_interaction() -> None:
+def test_a_panel_keeps_its_newest_interaction_only() -> None:
+    """A panel is edited through the token of the last interaction that showed it
+    (``Interaction.edit_original_response``): it keeps that interaction, and lets go of
+    the one before once a newer click shows the panel."""
     panels = Panels(lambda session, pid: ("key",), lambda *args: ("", None))
     session: Any = SimpleNamespace(channel_id=7, lock=asyncio.Lock())
     created = discord.utils.utcnow() - datetime.timedelta(seconds=30)
-    webhook = object()
-    first = click(webhook, created)
+    first = click(created)
     panels.shown(session, "1", "en-US", first, 99, ("key",), 1)
 
-    kept = reachable(panels)
-    assert not any(obj is first for obj in kept), "the interaction is not kept"
-    assert any(obj is webhook for obj in kept), "its token is (the webhook that edits)"
+    assert any(obj is first for obj in reachable(panels)), "its token edits the panel"
     panel = panels.live(7, "1")
     assert panel is not None and 29 <= panel.reach.age() <= 40
 
     # a later click in the same panel: the panel now edits through that one's token
-    newer_hook = object()
-    newer = click(newer_hook, discord.utils.utcnow())
+    newer = click(discord.utils.utcnow())
     newer.message = SimpleNamespace(id=99)
     panels.shown(session, "1", "en-US", newer, 99, ("key", 2), 2)
     kept = reachable(panels)
-    assert not any(obj is newer or obj is first for obj in kept)
-    assert panels.live(7, "1") is panel and panel.reach.webhook is newer_hook
+    assert not any(obj is first for obj in kept), "the older interaction is let go"
+    assert panels.live(7, "1") is panel and panel.reach.interaction is newer
     assert panel.reach.age() < 5
 
 

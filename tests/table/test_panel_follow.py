@@ -22,7 +22,7 @@ async def test_a_panel_opened_while_the_game_moved_shows_the_move(
     session.serial = 2      # the lock released, the computer player moves, it is saved
     panels.changed(session)
     assert panels.live(7, "2") is None, "no panel yet: nothing to edit"
-    panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), built)
+    panels.shown(session, "2", "en-US", click(), 99, ("key", 1), built)
     panel = panels.live(7, "2")
     assert panel is not None and panel.task is not None
     await asyncio.wait_for(panel.task, 0.5)
@@ -33,7 +33,7 @@ async def test_a_panel_opened_on_the_game_as_it_is_is_not_edited(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing changed between building the answer and showing it: no edit follows."""
     panels, session, edits = recorded_panels(monkeypatch)
-    panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), panels.stamp())
+    panels.shown(session, "2", "en-US", click(), 99, ("key", 1), panels.stamp())
     panel = panels.live(7, "2")
     assert panel is not None and panel.task is None
     await asyncio.sleep(0.02)
@@ -57,7 +57,7 @@ async def test_a_panel_opened_during_a_change_that_is_undone_shows_the_game_as_s
     built = panels.stamp()
     async with session.lock:
         session.serial = 2  # the move, in memory only
-        panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), built)
+        panels.shown(session, "2", "en-US", click(), 99, ("key", 1), built)
         session.serial = 1  # undone
     assert await settled(panels, edits) == []
     session.serial = 2  # made again, saved, announced
@@ -71,7 +71,7 @@ async def test_a_panel_opened_during_a_change_that_is_saved_is_edited_once(
     built = panels.stamp()
     async with session.lock:
         session.serial = 2
-        panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), built)
+        panels.shown(session, "2", "en-US", click(), 99, ("key", 1), built)
     panels.changed(session)  # saved: announced once the lock is released
     assert await settled(panels, edits) == ["move 2"]
 
@@ -87,5 +87,5 @@ async def test_a_panel_opened_while_a_reader_holds_the_game(
         session.serial = 2
         panels.changed(session)
     async with session.lock:
-        panels.shown(session, "2", "en-US", click(object()), 99, ("key", 1), built)
+        panels.shown(session, "2", "en-US", click(), 99, ("key", 1), built)
     assert await settled(panels, edits) == (["move 2"] if moved else [])

@@ -9,10 +9,13 @@ under ``if TYPE_CHECKING:``, since a circle through either still ties the module
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import pytest
 
+from support import privates
 from support.house import IMPORTS, ROOT, SOURCES, TREES, cycle, is_face
+from support.privates import third_party_privates
 
 MAX_LINES = 600
 BIG = {
@@ -78,3 +81,45 @@ def test_files_stay_readable() -> None:
     assert not too_long, f"over {MAX_LINES} lines without a stated reason: {too_long}"
     shrunk = [f for f in BIG if lines.get(f, 0) <= MAX_LINES]
     assert not shrunk, f"no longer over {MAX_LINES} lines: take them off BIG: {shrunk}"
+
+
+def test_no_private_name_of_a_library_anywhere() -> None:
+    """The bot and the loopback use their libraries' public API only (issue 28): an
+    upgrade, a security fix above all, needs no one who knows a library's insides."""
+    found = third_party_privates((name, str(SOURCES[name].relative_to(ROOT)), tree)
+                                 for name, tree in TREES.items())
+    assert not found, "\n".join(found)
+
+
+def test_the_private_name_finder_finds_them(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    code = '''
+import discord
+from discord.ui.view import _walk_all_components
+import aiohttp._http_parser
+
+
+class Store(discord.ui.View):
+    def _refresh(self) -> None:
+        self._children = []
+
+
+class Ours:
+    def __init__(self) -> None:
+        self._mine = 1
+
+    def peek(self, item: discord.ui.Item) -> None:
+        item._parent = None
+        getattr(item, "_view", None)
+        self._mine = item.view
+'''
+    (tmp_path / "support_probe.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(privates, "OURS", (*privates.OURS, "support_probe"))
+    found = third_party_privates([("support_probe", "probe.py", ast.parse(code))])
+    said = "\n".join(found)
+    for expected in ("imports _walk_all_components", "private module aiohttp._http_parser",
+                     "uses ._parent of item", "getattrs '_view'", "Store uses _refresh",
+                     "Store uses _children"):
+        assert expected in said, (expected, said)
+    assert "_mine" not in said, said
