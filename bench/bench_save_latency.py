@@ -2,6 +2,7 @@
 
     python bench/bench_save_latency.py                   # 100 saves/s for 10 s, loop busy
     python bench/bench_save_latency.py --root /work/main # the same, against another checkout
+    python bench/bench_save_latency.py --no-wal          # a file that cannot be in WAL mode
 
 The bot's loop is busy most of the time under load (issue 17: 80-95 %), and a save that
 hands its work to another thread (aiosqlite's) waits for the GIL there. So here a coroutine
@@ -12,13 +13,18 @@ while ``--games`` games save in turn at ``--rate`` saves a second in all (each a
 call to its return) p50 / p90 / p99 / max, how busy the loop was, and the longest time the
 loop's thread was held by anything other than the burner (a save written inline, a
 checkpoint...). ``--root`` runs against another checkout's ``data`` package (before/after:
-run it both ways in one session, alternating).
+run it both ways in one session, alternating). ``--no-wal`` opens the file through SQLite's
+``unix-dotfile`` VFS, which has no shared memory, so SQLite refuses WAL and the file stays
+in its rollback journal (``delete``), as on a volume where WAL cannot work: every commit
+then syncs the file.
 """
 
 from __future__ import annotations
 
+import _sqlite3
 import argparse
 import asyncio
+import ctypes
 import os
 import sys
 import tempfile
@@ -31,10 +37,26 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _without_shared_memory() -> None:
+    """New SQLite connections of this process go through the ``unix-dotfile`` VFS (no
+    shared memory: no WAL), made the default with SQLite's ``sqlite3_vfs_register``."""
+    lib = ctypes.CDLL(_sqlite3.__file__)  # (its symbols and its libsqlite3's)
+    lib.sqlite3_vfs_find.restype = ctypes.c_void_p
+    lib.sqlite3_vfs_find.argtypes = [ctypes.c_char_p]
+    lib.sqlite3_vfs_register.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    dotfile = lib.sqlite3_vfs_find(b"unix-dotfile")
+    if not dotfile or lib.sqlite3_vfs_register(dotfile, 1) != 0:
+        raise SystemExit("this SQLite has no unix-dotfile VFS")
+
+
 async def _run(args: argparse.Namespace, folder: str) -> None:
     from data import Database, LogEntry, SavedGame
 
+    if args.no_wal:
+        _without_shared_memory()
     db = await Database.open(os.path.join(folder, "bench.db"))
+    row = await db._backend.fetch_one("PRAGMA journal_mode")
+    print(f"journal mode {row[0] if row else '?'}")
     padding = "x" * max(0, args.state_bytes - 40)
     latencies: list[float] = []
     held: list[float] = []  # time between burner slices beyond the pause asked for
@@ -100,6 +122,8 @@ def main() -> None:
     parser.add_argument("--slice-ms", type=float, default=2.0)
     parser.add_argument("--pause-ms", type=float, default=0.0)
     parser.add_argument("--dir", default=None, help="folder for the database file")
+    parser.add_argument("--no-wal", action="store_true",
+                        help="a file SQLite cannot switch to WAL (unix-dotfile VFS)")
     args = parser.parse_args()
     sys.path.insert(0, args.root)
     with tempfile.TemporaryDirectory(prefix="bench-save-latency-", dir=args.dir) as folder:

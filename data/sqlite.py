@@ -17,7 +17,11 @@ interval (5 ms), so under load a save took tens to hundreds of ms of wall time f
 (issue 17: the largest part of an acknowledgement). Inline, that part of an acknowledgement
 (the move applied to the save committed) fell to a p50 of 0.4 ms. Reads and the other
 writes are off a click's path, and some are long (a log export, pruning old logs): they
-stay on aiosqlite's thread, where SQLite's work runs without the GIL.
+stay on aiosqlite's thread, where SQLite's work runs without the GIL. Inline only while
+that is cheap: in a file SQLite could not switch to WAL (some network and container
+volumes) a save's commit makes three fsyncs, milliseconds and at worst tens of them (issue
+28: 2.5 ms p50, 46 ms max; bench/README.md), so there every save runs on aiosqlite's
+thread, and start-up logs it once. (A database in memory syncs nothing: saves run inline.)
 
 What keeps that sound:
 
@@ -108,10 +112,12 @@ class SqliteBackend:
     """
 
     def __init__(self, conn: aiosqlite.Connection, db: sqlite3.Connection, path: str,
-                 file_id: faults.FileId | None = None) -> None:
+                 file_id: faults.FileId | None = None, *, inline: bool = True) -> None:
         self._conn = conn
         self._db = db  # the same sqlite3 connection, for the inline writes
         self._path = path
+        # Saves may run inline: a commit syncs nothing (WAL mode, or a database in memory).
+        self._inline = inline
         self._line = Line()
         self._closed = False
         # A call on aiosqlite's thread may still run there (its caller was cancelled).
@@ -165,11 +171,12 @@ class SqliteBackend:
             conn = aiosqlite.Connection(connector, ITER_CHUNK_SIZE)
             await conn  # (aiosqlite's thread starts and calls the connector)
             conn.row_factory = sqlite3.Row
-            in_wal = await _configure(conn, path)
+            mode = await _configure(conn, path)
             await check_writable(conn, path)
             version = await migrate(conn, path)
-            backend = cls(conn, connector.made(), path, faults.file_id(path))
-            if in_wal:
+            backend = cls(conn, connector.made(), path, faults.file_id(path),
+                          inline=mode in ("wal", "memory"))
+            if mode == "wal":
                 await backend._checkpoint_off_the_loop()
         except DatabaseError:
             if conn is not None:
@@ -299,16 +306,18 @@ class SqliteBackend:
                          in_turn: bool = False) -> None:
         """The statements in one transaction (``data.backend.Backend.write_rows``), inline
         on the event loop's thread: BEGIN IMMEDIATE, the statements and COMMIT (or
-        ROLLBACK) in one go, without waiting for any lock. When another program holds the
-        write lock, or a cancelled call may still run on aiosqlite's thread, the same
-        transaction runs there instead, waiting for the lock up to ``BUSY_TIMEOUT_MS``."""
+        ROLLBACK) in one go, without waiting for any lock. When the file is not in WAL mode
+        (a commit syncs it), another program holds the write lock, or a cancelled call may
+        still run on aiosqlite's thread, the same transaction runs there instead, waiting
+        for the lock up to ``BUSY_TIMEOUT_MS``."""
         if not in_turn:
             async with self._turn():
                 await self.write_rows(what, statements, in_turn=True)
             return
         self._check_file()
         try:
-            if self._thread_behind or not self._write_inline(statements):
+            if not self._inline or self._thread_behind \
+                    or not self._write_inline(statements):
                 await self._write_on_thread(statements)
         except sqlite3.Error as error:
             logger.debug("Write to %s failed: %s", self._path, what, exc_info=True)
@@ -452,8 +461,9 @@ def _run_rows(db: sqlite3.Connection, statements: Statements) -> None:
         raise
 
 
-async def _configure(conn: aiosqlite.Connection, path: str) -> bool:
-    """The connection's settings; True if the file is in WAL mode."""
+async def _configure(conn: aiosqlite.Connection, path: str) -> str:
+    """The connection's settings; the journal mode it is in (``wal``, unless SQLite could
+    not switch the file to WAL; ``memory`` for a database in memory)."""
     await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     await conn.execute("PRAGMA foreign_keys = ON")
     async with conn.execute("PRAGMA quick_check") as cursor:
@@ -462,12 +472,14 @@ async def _configure(conn: aiosqlite.Connection, path: str) -> bool:
         logger.debug("quick_check of %s: %s", path, [tuple(row) for row in rows])
         raise DatabaseOpenError(faults.corrupt_message(path))
     mode = await _switch_to_wal(conn, path)
-    if mode != "wal" and path != ":memory:":
+    if mode not in ("wal", "memory"):
         logger.warning(
-            "Database %s could not switch to WAL journal mode (mode is %s)", path, mode
+            "Database %s could not switch to WAL journal mode (mode is %s): every save "
+            "syncs the file, so saves run on the database's thread, not the event loop's",
+            path, mode,
         )
     await conn.execute("PRAGMA synchronous = NORMAL")
-    return mode == "wal"
+    return mode
 
 
 async def _switch_to_wal(conn: aiosqlite.Connection, path: str) -> str:

@@ -7,15 +7,22 @@ by the checkpoints of data/wal.py.
 
 Which thread ran a statement is seen by SQLite's trace callback (set on the connection,
 which calls it from the thread running the statement). The lock is a real second connection
-holding ``BEGIN IMMEDIATE`` on the same file, as an admin's sqlite3 shell would.
+holding ``BEGIN IMMEDIATE`` on the same file, as an admin's sqlite3 shell would. A file
+that cannot be in WAL mode is one opened through SQLite's own VFS for file systems without
+shared memory (``unix-dotfile``), made the process's default for the test.
 """
 
 from __future__ import annotations
 
+import _sqlite3
 import asyncio
+import ctypes
+import logging
+import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -126,6 +133,86 @@ async def test_saves_run_on_the_loops_thread_and_none_on_aiosqlites(sqlite_path:
             pytest.fail("the save waited for something instead of being written at once")
         assert saved(sqlite_path) == [*range(10), 99]
     assert query(sqlite_path, "SELECT COUNT(*) FROM game_log") == [(31,)]
+
+
+# --- a file that cannot be in WAL mode ---------------------------------------------
+
+
+@contextmanager
+def without_shared_memory() -> Iterator[None]:
+    """SQLite connections opened meanwhile in this process go through ``unix-dotfile``,
+    SQLite's VFS for file systems without POSIX locks, which has no shared memory either:
+    SQLite then refuses WAL (``PRAGMA journal_mode = WAL`` answers the mode it keeps), as on
+    a file system where WAL cannot work. Made the default with SQLite's own
+    ``sqlite3_vfs_register``, through ctypes on the library the sqlite3 module uses; the
+    default before is restored after. Skips the test where that library cannot be reached so."""
+    try:
+        lib = ctypes.CDLL(_sqlite3.__file__)  # (its symbols and its libsqlite3's)
+        find, register = lib.sqlite3_vfs_find, lib.sqlite3_vfs_register
+    except (OSError, AttributeError) as error:
+        pytest.skip(f"SQLite's VFS functions are out of ctypes' reach here: {error}")
+    find.restype, find.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    register.restype, register.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]
+    default, dotfile = find(None), find(b"unix-dotfile")
+    if not dotfile:
+        pytest.skip("this SQLite has no unix-dotfile VFS")
+    assert register(dotfile, 1) == 0
+    try:
+        yield
+    finally:
+        assert register(default, 1) == 0
+
+
+async def journal_mode(db: Database) -> str:
+    async with connection_of(db).execute("PRAGMA journal_mode") as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+async def test_a_save_runs_inline_only_in_wal_mode(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 28: inline, a save is cheap only in WAL mode with ``synchronous = NORMAL`` (an
+    append to the -wal file, no fsync). In another journal mode (SQLite could not switch the
+    file to WAL) its commit makes three fsyncs (issue 28: 2.5 ms p50, 46 ms at worst), which
+    would stop the event loop as long: there the same save runs on aiosqlite's thread, the
+    saves called meanwhile queue behind it and are written together, and the start-up log
+    says so once. Both files hold what was saved."""
+    caplog.set_level(logging.INFO, logger="data.sqlite")
+    loop_thread = threading.get_ident()
+    wal_path = str(tmp_path / "wal.db")
+    async with opened(wal_path) as db:
+        assert await journal_mode(db) == "wal"
+        seen = await trace_threads(db)
+        await db.save_game(game(1), [entry(1, 0)])
+        assert games_per_commit(seen) == [1]
+        assert {t for _, t in seen} == {loop_thread}, "inline"
+        assert await db.load_games() == [game(1)]
+    assert not [r for r in caplog.records if "WAL" in r.getMessage()]
+
+    path = str(tmp_path / "no-wal.db")
+    with without_shared_memory():
+        with closing(sqlite3.connect(tmp_path / "probe.db")) as probe:
+            assert probe.execute("PRAGMA journal_mode = WAL").fetchone() == ("delete",)
+        async with opened(path) as db:
+            assert await journal_mode(db) == "delete"
+            seen = await trace_threads(db)
+            async with connection_of(db).execute("SELECT 1"):
+                pass  # a call on aiosqlite's thread: which thread that is
+            (_, aiosqlite_thread), = seen
+            assert aiosqlite_thread != loop_thread
+            seen.clear()
+            await db.save_game(game(1), [entry(1, 0)])
+            await asyncio.gather(*(db.save_game(game(c), [entry(c, 0)]) for c in range(2, 12)))
+            assert {t for _, t in seen} == {aiosqlite_thread}, "none inline"
+            assert games_per_commit(seen) == [1, 1, 9], "alone, then alone and 9 together"
+            assert await db.load_games() == [game(c) for c in range(1, 12)]
+    assert saved(path) == list(range(1, 12))
+    assert query(path, "SELECT COUNT(*) FROM game_log") == [(11,)]
+    told = [r for r in caplog.records if "WAL" in r.getMessage()]
+    assert len(told) == 1 and told[0].levelno == logging.WARNING
+    assert path in told[0].getMessage() and "thread" in told[0].getMessage()
 
 
 # --- another program's lock -------------------------------------------------------------
