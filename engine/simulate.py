@@ -35,7 +35,7 @@ from engine.game import Game
 from engine.match import Match
 from engine.moves import Challenge, Lap, Move
 from engine.players import BasicPlayer, EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
-from engine.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, Playout, SearchPlayer
+from engine.players.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, Playout, SearchPlayer
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
@@ -49,7 +49,7 @@ STRATEGIES: dict[str, Callable[[int], Strategy]] = {
 }
 """Computer players by name; ``blind`` is the heuristic player ignoring partnerships; the
 bot's three levels are ``easy``, ``normal`` (the heuristic player) and ``hard`` (the search,
-engine/search.py)."""
+engine/players/search.py)."""
 
 MAX_MOVES = 200_000
 

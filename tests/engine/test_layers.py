@@ -10,8 +10,8 @@ import ast
 from support.house import IMPORTS, TREES
 
 ENGINE = {name: tree for name, tree in TREES.items() if name.startswith("engine.")}
-ABOVE_GAME = {"engine.game", "engine.players", "engine.replay", "engine.match",
-              "engine.simulate", "engine.search"}
+ABOVE_GAME = {"engine.game", "engine.replay", "engine.match", "engine.simulate",
+              "engine.players.heuristic", "engine.players.search"}
 """The façade itself and what is built on it."""
 
 

@@ -12,18 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import (
-    EDITIONS,
-    Catch,
-    Draw,
-    EngineError,
-    Game,
-    HeuristicPlayer,
-    Play,
-    RandomPlayer,
-    Settings,
-)
+from engine import EDITIONS, Catch, Draw, EngineError, Game, Play, Settings
 from engine.moves import Move
+from engine.players import HeuristicPlayer, RandomPlayer
 from engine.simulate import run_game
 from support.invariants import check_invariants, check_public
 

@@ -33,22 +33,19 @@ from engine import (
     EngineError,
     Event,
     Game,
-    HeuristicPlayer,
     IllegalMoveError,
     Kind,
     Lap,
     NotYourTurnError,
     ParseError,
     Play,
-    RandomPlayer,
     Settings,
-    Strategy,
     UnoCallError,
     move_from_dict,
     move_to_dict,
 )
 from engine.moves import Move
-from engine.players import BasicPlayer
+from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
 from engine.replay import move_to_json, play_replay, replay_header
 from engine.simulate import run_game
 from support.invariants import card_codes_in, check_invariants, check_public
