@@ -28,7 +28,7 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
   (``round.get_legal_actions`` + ``round.proceed_round``), skipping ``get_state``.
 * ``ours power-grab, uniform``: the uniform loop on the Power Grab edition.
 * ``ours heuristic games``: 4 ``HeuristicPlayer`` seats, whole games to 500 points via
-  ``engine.simulate.run_game`` (reactions -- UNO calls, catches -- included).
+  ``engine.tools.simulate.run_game`` (reactions -- UNO calls, catches -- included).
 * ``fastsim ...``: the playout simulator (engine/players/fastsim.py,
   engine/players/playouts.py, issue 19). A round is ``FastSim.deal`` (the shuffle, deal
   and first card of ``Game``'s ``start_round``) then ``playout`` to the end of the hand
@@ -85,7 +85,7 @@ from engine.editions import get_edition  # noqa: E402
 from engine.players import HeuristicPlayer  # noqa: E402
 from engine.players.fastsim import FastSim  # noqa: E402
 from engine.players.playouts import POLICIES, playout  # noqa: E402
-from engine.simulate import run_game  # noqa: E402
+from engine.tools.simulate import run_game  # noqa: E402
 
 PLAYERS = ("p0", "p1", "p2", "p3")
 TARGET_RATIO = 3.0

@@ -10,7 +10,7 @@ import ast
 from support.house import IMPORTS, TREES
 
 ENGINE = {name: tree for name, tree in TREES.items() if name.startswith("engine.")}
-ABOVE_GAME = {"engine.game", "engine.replay", "engine.match", "engine.simulate",
+ABOVE_GAME = {"engine.game", "engine.replay", "engine.match", "engine.tools.simulate",
               "engine.players.heuristic", "engine.players.search"}
 """The façade itself and what is built on it."""
 

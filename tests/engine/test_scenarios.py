@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from engine.replay import ReplayFormatError, main, replay
+from engine.replay import ReplayFormatError, replay
+from engine.tools.replay import main
 
 HERE = Path(__file__).parent / "scenarios"
 SCENARIOS = sorted(HERE.glob("*.json"))
@@ -91,7 +92,7 @@ def test_scenario_game_won() -> None:
 # ---------------------------------------------------------------- CLI
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "engine.replay", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "engine.tools.replay", *args], input=stdin,
                           capture_output=True, text=True, cwd=ROOT)
 
 
@@ -189,7 +190,7 @@ def test_cli_setup_with_only_wild_draw_fours_to_turn_up_exits_2(draw: list[str],
                              "setup": {"hands": {"ann": ["R1"], "ben": ["B1"]},
                                        "draw": draw},
                              "moves": []}))
-    res = subprocess.run([sys.executable, "-m", "engine.replay", str(f)], capture_output=True,
+    res = subprocess.run([sys.executable, "-m", "engine.tools.replay", str(f)], capture_output=True,
                          text=True, cwd=ROOT, timeout=60)
     assert res.returncode == 2 and res.stdout == ""
     err = res.stderr.strip()

@@ -26,7 +26,7 @@ from engine.players.search import (
     sample,
     world,
 )
-from engine.simulate import run_game, simulate, tell
+from engine.tools.simulate import run_game, simulate, tell
 
 C = Card.parse
 
