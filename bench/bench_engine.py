@@ -28,14 +28,14 @@ What is measured (4 players everywhere, one round = deal until someone goes out)
   (``round.get_legal_actions`` + ``round.proceed_round``), skipping ``get_state``.
 * ``ours power-grab, uniform``: the uniform loop on the Power Grab edition.
 * ``ours heuristic games``: 4 ``HeuristicPlayer`` seats, whole games to 500 points via
-  ``engine.simulate.run_game`` (reactions -- UNO calls, catches -- included).
-* ``fastsim ...``: the playout simulator (engine/fastsim.py, engine/playouts.py, issue 19).
-  A round is ``FastSim.deal`` (the shuffle, deal and first card of ``Game``'s
-  ``start_round``) then ``playout`` to the end of the hand
+  ``engine.tools.simulate.run_game`` (reactions -- UNO calls, catches -- included).
+* ``fastsim ...``: the playout simulator (engine/players/fastsim.py,
+  engine/players/playouts.py, issue 19). A round is ``FastSim.deal`` (the shuffle, deal
+  and first card of ``Game``'s ``start_round``) then ``playout`` to the end of the hand
   with one policy for every seat: ``random`` is the rlcard-like policy above (play a random
   card that fits, draw only when none does, play the drawn card, accept a Wild Draw Four;
   random colours; every player calls UNO), ``uniform`` the uniform loop above, ``greedy``
-  the cheap heuristic of engine/playouts.py. ``fastsim clone + random playout`` is what a
+  the cheap heuristic of engine/players/playouts.py. ``fastsim clone + random playout`` is what a
   search does: clone one dealt Power Grab hand and play the copy out (no deal).
 
 ``µs/move`` is wall-clock time per applied move, ``cpu µs`` the process CPU time per move
@@ -77,15 +77,15 @@ from engine import (  # noqa: E402
     Decision,
     Draw,
     Game,
-    HeuristicPlayer,
     Pass,
     Play,
     Settings,
 )
 from engine.editions import get_edition  # noqa: E402
-from engine.fastsim import FastSim  # noqa: E402
-from engine.playouts import POLICIES, playout  # noqa: E402
-from engine.simulate import run_game  # noqa: E402
+from engine.players import HeuristicPlayer  # noqa: E402
+from engine.players.fastsim import FastSim  # noqa: E402
+from engine.players.playouts import POLICIES, playout  # noqa: E402
+from engine.tools.simulate import run_game  # noqa: E402
 
 PLAYERS = ("p0", "p1", "p2", "p3")
 TARGET_RATIO = 3.0

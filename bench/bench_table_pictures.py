@@ -44,7 +44,7 @@ def game_views(table: int, states: int) -> list[Any]:
     from cogs.uno.art import TableView, TableWords
     from engine.game import Game
     from engine.players import HeuristicPlayer
-    from engine.simulate import run_game
+    from engine.tools.simulate import run_game
 
     rng = random.Random(table)
     ids = [f"{table}{k}" for k in range(4)]

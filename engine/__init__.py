@@ -1,6 +1,7 @@
 """UNO Power Grab, classic UNO and UNO Victory Lap rules: a pure, deterministic library.
 
-No Discord, no I/O, no clock, no logging. See docs/engine-api.md and RULES.md.
+No Discord, no I/O, no clock, no logging. See docs/engine-api.md and RULES.md. The computer
+players are ``engine.players``: they build on this package, which does not import them.
 """
 
 from engine.cards import BLOCKED_BY, Card, Color, Kind, Tower
@@ -37,8 +38,6 @@ from engine.moves import (
     move_from_dict,
     move_to_dict,
 )
-from engine.players import EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
-from engine.seatview import Notes, SeatView, seat_view
 from engine.settings import Settings
 from engine.state import Decision, PlayerStats
 
@@ -59,7 +58,6 @@ __all__ = [
     "Color",
     "Decision",
     "Draw",
-    "EasyPlayer",
     "Edition",
     "EngineError",
     "Event",
@@ -67,7 +65,6 @@ __all__ = [
     "GameOverError",
     "Hand",
     "HandResult",
-    "HeuristicPlayer",
     "IllegalMoveError",
     "Keep",
     "Kind",
@@ -78,22 +75,17 @@ __all__ = [
     "NoMatchError",
     "NotAPlayerError",
     "NotYourTurnError",
-    "Notes",
     "ParseError",
     "Pass",
     "Play",
     "PlayNeeds",
     "PlayerStats",
-    "RandomPlayer",
-    "SeatView",
     "Settings",
     "SettingsError",
     "Standing",
-    "Strategy",
     "Tower",
     "UnoCallError",
     "get_edition",
     "move_from_dict",
     "move_to_dict",
-    "seat_view",
 ]

@@ -1,16 +1,14 @@
-"""Replay a scenario file and print what happens, one JSON object per line.
+"""The replay format: a game's record written (``replay_header``, ``move_to_json``,
+``leave_to_json``) and read back (``build_game``, ``play_replay``, ``replay``: every event
+as a dict, then the closing state).
 
-    python -m engine.replay FILE.json
-    python -m engine.replay - < FILE.json
-
-The format is documented in README.md ("Replay files"). A malformed file exits with status 2
-and one line saying what is wrong and where.
+The format is documented in README.md ("Replay files"). A malformed record raises
+``ReplayFormatError``, whose one line says what is wrong and where. The command that reads a
+file and prints its replay is engine/tools/replay.py (``python -m engine.tools.replay``).
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -305,38 +303,5 @@ def replay_header(game: Game, seed: int, names: Mapping[str, str] | None = None
     return header
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m engine.replay FILE.json   (or - for standard input)",
-              file=sys.stderr)
-        return 2
-    path = args[0]
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-    except OSError as exc:
-        print(f"{path}: cannot read the file ({exc.strerror}).", file=sys.stderr)
-        return 2
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        print(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.",
-              file=sys.stderr)
-        return 2
-    try:
-        lines = list(replay(data))
-    except ReplayFormatError as exc:
-        print(f"{path}: {exc}", file=sys.stderr)
-        return 2
-    out = sys.stdout
-    for line in lines:
-        out.write(json.dumps(line, ensure_ascii=False) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # the command's old name, which the bot gave with its replay files
+    raise SystemExit("The replay tool has moved: run python -m engine.tools.replay FILE.json")

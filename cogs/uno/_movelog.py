@@ -123,7 +123,7 @@ def log_lines(header: dict[str, Any], moves: list[dict[str, Any]], locale: Local
 
 
 def replay_document(header: dict[str, Any], moves: list[dict[str, Any]]) -> dict[str, Any]:
-    """The game as a file for ``python -m engine.replay``: it plays back exactly."""
+    """The game as a file for ``python -m engine.tools.replay``: it plays back exactly."""
     # every key of the header the replay format knows (partners' teams, a match hand's
     # rounds: without them it would play another game), the game id left out
     document = {k: v for k, v in header.items() if k in TOP_KEYS}
@@ -176,5 +176,5 @@ class LogCog(UnoSubCog, name="MoveLog"):
         if str(interaction.user.id) not in header.get("players", []):
             raise Refusal("Only the game's players can export its replay.")
         data = json.dumps(replay_document(header, moves), indent=1).encode()
-        await reply.send(_("The whole game, for `python -m engine.replay`:", locale),
+        await reply.send(_("The whole game, for `python -m engine.tools.replay`:", locale),
                          file=discord.File(io.BytesIO(data), filename=f"uno-{game_id}.json"))

@@ -629,7 +629,7 @@ async def _take_turn(m: Member) -> bool | None:
 async def test_replay_export_plays_back_to_the_recorded_scores(
         loopback: LoopbackTest, tables: dict[str, Channel], tmp_path: Path) -> None:
     """/uno log export:True is refused while the game runs; after the end it gives the game's
-    players a JSON file that `python -m engine.replay` plays back to the scores the bot
+    players a JSON file that `python -m engine.tools.replay` plays back to the scores the bot
     recorded; someone who did not play is refused."""
     ch = tables["export_lobby"]
     alice, bob, carol = abc(ch)
@@ -657,14 +657,14 @@ async def test_replay_export_plays_back_to_the_recorded_scores(
             "Only the game's players can export its replay.")
     r = await bob.slash("uno log", export=True)
     assert r.ephemeral and r.message is not None, r
-    assert "python -m engine.replay" in r.text
+    assert "python -m engine.tools.replay" in r.text
     name = "uno-5eed0000c1a5.json"
     assert [a["filename"] for a in r.message.attachments] == [name]
     data = r.message.files[name]
     path = tmp_path / name
     path.write_bytes(data)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "engine.replay", str(path), cwd=REPO,
+        sys.executable, "-m", "engine.tools.replay", str(path), cwd=REPO,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()

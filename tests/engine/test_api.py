@@ -26,7 +26,6 @@ from engine import (
     EngineError,
     Game,
     GameOverError,
-    HeuristicPlayer,
     IllegalMoveError,
     NoMatchError,
     NotAPlayerError,
@@ -34,12 +33,12 @@ from engine import (
     ParseError,
     Play,
     PlayNeeds,
-    RandomPlayer,
     Settings,
     Tower,
 )
 from engine.events import Reshuffled, RoundStarted
 from engine.moves import Move
+from engine.players import HeuristicPlayer, RandomPlayer
 from engine.replay import (
     Leave,
     ReplayFormatError,

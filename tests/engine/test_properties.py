@@ -12,19 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import (
-    EDITIONS,
-    Catch,
-    Draw,
-    EngineError,
-    Game,
-    HeuristicPlayer,
-    Play,
-    RandomPlayer,
-    Settings,
-)
+from engine import EDITIONS, Catch, Draw, EngineError, Game, Play, Settings
 from engine.moves import Move
-from engine.simulate import run_game
+from engine.players import HeuristicPlayer, RandomPlayer
+from engine.tools.simulate import run_game
 from support.invariants import check_invariants, check_public
 
 NAMES = ["ann", "ben", "cat", "dan", "eve", "fay"]
@@ -138,7 +129,7 @@ def test_rounds_always_end_and_many_games_play_without_error() -> None:
 def test_simulator_cli_prints_summary() -> None:
     """The simulator CLI runs and prints its summary."""
     out = subprocess.run(
-        [sys.executable, "-m", "engine.simulate", "--games", "20", "--players", "3",
+        [sys.executable, "-m", "engine.tools.simulate", "--games", "20", "--players", "3",
          "--target", "100", "--seed", "2"],
         capture_output=True, text=True, check=True,
     ).stdout
@@ -146,7 +137,7 @@ def test_simulator_cli_prints_summary() -> None:
     for key in ("rounds", "grabs", "blocks", "instant_unos", "challenges", "catches",
                 "win rate by seat", "win rate by strategy"):
         assert key in out
-    bad = subprocess.run([sys.executable, "-m", "engine.simulate", "--players", "9"],
+    bad = subprocess.run([sys.executable, "-m", "engine.tools.simulate", "--players", "9"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "needs 2 to 6 players" in bad.stderr
 

@@ -34,7 +34,7 @@ from engine.events import Drew, Event, Played, RoundWon
 from engine.match import whist_rounds
 from engine.moves import Accept, Catch, Challenge, Move
 from engine.players import HeuristicPlayer, Strategy
-from engine.simulate import play_match, run_game
+from engine.tools.simulate import play_match, run_game
 
 HERE = Path(__file__).parent / "scenarios"
 ROOT = Path(__file__).resolve().parents[2]
@@ -648,7 +648,7 @@ def test_partner_aware_player_neither_catches_nor_challenges_its_partner() -> No
 def test_partner_aware_players_beat_partner_blind_ones() -> None:
     """R-TEAM-PLAYERS: over 300 four-player partner games (teams swapping strategies every
     game) the partner-aware pair wins more often than the partner-blind pair."""
-    from engine.simulate import simulate
+    from engine.tools.simulate import simulate
     data = simulate(300, 4, "power-grab", 5, ["heuristic", "blind"], teams=True).to_dict()
     rates = data["team_win_rate"]
     assert rates["heuristic+heuristic"] > rates["blind+blind"], rates
@@ -715,22 +715,22 @@ def test_replay_header_of_a_partner_game_replays_it() -> None:
 
 def test_simulator_cli_teams_and_match() -> None:
     """The simulator prints team and individual results."""
-    out = subprocess.run([sys.executable, "-m", "engine.simulate", "--games", "3",
+    out = subprocess.run([sys.executable, "-m", "engine.tools.simulate", "--games", "3",
                           "--players", "4", "--teams", "--strategies", "heuristic,blind"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "team win rate" in out
-    out = subprocess.run([sys.executable, "-m", "engine.simulate", "--games", "2",
+    out = subprocess.run([sys.executable, "-m", "engine.tools.simulate", "--games", "2",
                           "--players", "6", "--teams", "--strategies", "heuristic,blind,basic",
                           "--target", "100", "--json"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     rates = json.loads(out)["team_win_rate"]
     assert set(rates) == {"heuristic+heuristic", "blind+blind", "basic+basic"}
-    out = subprocess.run([sys.executable, "-m", "engine.simulate", "--games", "1",
+    out = subprocess.run([sys.executable, "-m", "engine.tools.simulate", "--games", "1",
                           "--match", "tournament", "--hands-per-pairing", "1",
                           "--strategies", "heuristic,blind"],
                          capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "mean individual total" in out and "(14 hands)" in out
-    bad = subprocess.run([sys.executable, "-m", "engine.simulate", "--players", "3",
+    bad = subprocess.run([sys.executable, "-m", "engine.tools.simulate", "--players", "3",
                           "--teams"], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2
 

@@ -33,24 +33,21 @@ from engine import (
     EngineError,
     Event,
     Game,
-    HeuristicPlayer,
     IllegalMoveError,
     Kind,
     Lap,
     NotYourTurnError,
     ParseError,
     Play,
-    RandomPlayer,
     Settings,
-    Strategy,
     UnoCallError,
     move_from_dict,
     move_to_dict,
 )
 from engine.moves import Move
-from engine.players import BasicPlayer
+from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer, Strategy
 from engine.replay import move_to_json, play_replay, replay_header
-from engine.simulate import run_game
+from engine.tools.simulate import run_game
 from support.invariants import card_codes_in, check_invariants, check_public
 
 P3 = ("Ann", "Ben", "Cat")
@@ -672,7 +669,7 @@ def test_simulator_and_replay_take_the_edition() -> None:
     """R-REPLAY-FORMAT (engine): the simulator plays the edition and counts its laps; a
     replay file may name it, and a game logged move by move replays to the same state."""
     out = subprocess.run(
-        [sys.executable, "-m", "engine.simulate", "--games", "5", "--players", "5",
+        [sys.executable, "-m", "engine.tools.simulate", "--games", "5", "--players", "5",
          "--edition", "victory-lap", "--target", "100", "--seed", "3"],
         capture_output=True, text=True, check=True,
     ).stdout

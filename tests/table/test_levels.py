@@ -18,7 +18,8 @@ from cogs.uno.table.service import TableService
 from cogs.uno.table.session import SavedFormatError, Session
 from cogs.uno.table.thinking import Thinkers
 from data import Database
-from engine import Card, Game, HeuristicPlayer, seat_view
+from engine import Card, Game
+from engine.players import HeuristicPlayer, seat_view
 from support.service import ALICE, GUILD, RecordingOutbox, until
 
 FIXTURES = Path(__file__).resolve().parents[1] / "support"

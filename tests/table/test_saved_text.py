@@ -11,7 +11,7 @@ import json
 import pytest
 
 from cogs.uno.table.session import Options, Seat, Session, compact_json
-from engine import HeuristicPlayer
+from engine.players import HeuristicPlayer
 
 NOW = 1_800_000_000.25
 

@@ -105,8 +105,8 @@ def test_every_coloured_square_has_its_colour_named(language: str) -> None:
     in English and French."""
     from cogs.uno.show.hand import hand_menu
     from cogs.uno.show.words import card_label, hand_text
-    from engine import HeuristicPlayer
     from engine.editions import get_edition
+    from engine.players import HeuristicPlayer
 
     for card in set(get_edition("power-grab").deck) | set(get_edition("victory-lap").deck):
         label = card_label(card, language)

@@ -20,10 +20,11 @@ from cogs.uno.table.contracts import SaveFailed
 from cogs.uno.table.session import Session
 from cogs.uno.table.tables import Tables, logged
 from cogs.uno.table.thinking import Thinkers
-from engine import Decision, EasyPlayer, Game, HeuristicPlayer, Move, Pass, SeatView, Strategy
+from engine import Decision, Game, Move, Pass
 from engine.events import Event
+from engine.players import EasyPlayer, HeuristicPlayer, SeatView, Strategy
+from engine.players.search import SEARCHED
 from engine.replay import leave_to_json
-from engine.search import SEARCHED
 
 log = logging.getLogger(__name__)
 

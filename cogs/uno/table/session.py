@@ -23,8 +23,9 @@ from typing import Any
 import orjson
 
 from data import GuildSettings, LogEntry, SavedGame
-from engine import Game, Match, Notes, SeatView, Settings, seat_view
+from engine import Game, Match, Settings
 from engine.events import Event
+from engine.players import Notes, SeatView, seat_view
 
 _DEFAULTS = GuildSettings(0)
 """A server's defaults before it sets any (data.models holds every setting's default)."""
@@ -32,8 +33,8 @@ MAX_CPUS_WITH_ONE_HUMAN = 5
 CPU_PREFIX = "cpu"
 SESSION_VERSION = 5
 LEVELS = ("easy", "normal", "hard")
-"""The computer players' levels (engine/players.py, engine/search.py); "normal" is the
-default, and what every computer player saved before the levels plays."""
+"""The computer players' levels (engine/players/heuristic.py, engine/players/search.py);
+"normal" is the default, and what every computer player saved before the levels plays."""
 MODES = ("solo", "partners", "rotating")
 """How a table plays (sheet 004, "Playing with Partners"): everyone for themselves; fixed
 partners sitting across (4 or 6 players); or four players rotating partners hand by hand.
@@ -179,7 +180,7 @@ class Session:
     """The game and round the last table showed (not saved): a new round (or a match's new
     hand) gets a new table."""
     notes: Notes = field(default_factory=Notes)
-    """What the game's events showed (engine/seatview.py: who is known or likely not to
+    """What the game's events showed (engine/players/seatview.py: who is known or likely not to
     hold a colour, a challenged hand), for the hard computer players' views. Kept in
     memory only: after a restart it starts again from the next move."""
     notes_of: str = ""

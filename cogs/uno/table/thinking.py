@@ -4,8 +4,8 @@ loop.
 A search is CPU-bound Python: in a thread it would hold the GIL and delay every click of
 the process, so it runs in another process (``concurrent.futures.ProcessPoolExecutor``,
 a fixed number of workers, started on the first search). It is given the seat's view
-(``engine.SeatView``, pickled) and gives back a move; it spends at most
-``engine.search.BUDGET`` seconds of its process's CPU.
+(``engine.players.SeatView``, pickled) and gives back a move; it spends at most
+``engine.players.search.BUDGET`` seconds of its process's CPU.
 
 At most ``queue`` searches are under way at once (running or waiting for a worker); past
 that a hard player plays that move as the normal player does, and the log says so at most
@@ -24,8 +24,8 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 
 from engine import Move
-from engine.search import BUDGET, think
-from engine.seatview import SeatView
+from engine.players.search import BUDGET, think
+from engine.players.seatview import SeatView
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Playing a ``FastSim`` hand (engine/fastsim.py) to its end (issue 19): the legal moves
+"""Playing a ``FastSim`` hand (engine/players/fastsim.py) to its end (issue 19): the legal moves
 (``legal_moves``), the policies and ``playout``, and ``describe`` (a simulator's table in
 the engine's terms).
 
@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
-from engine.fastcards import (
+from engine.players.fastcards import (
     ACCEPT,
     BLOCK,
     CALL,
@@ -71,7 +71,7 @@ from engine.fastcards import (
     is_turn_move,
     play_move,
 )
-from engine.fastsim import FastSim
+from engine.players.fastsim import FastSim
 
 Rand = Callable[[], float]
 Policy = Callable[[FastSim, Rand], int]
@@ -382,7 +382,7 @@ def _greedy_towers(sim: FastSim, p: int, kind: int) -> int:
 
 # ---------------------------------------------------------------------------- normal
 def normal_policy(sim: FastSim, rand: Rand) -> int:
-    """The normal player's habits (``HeuristicPlayer.score``, engine/players.py) in the
+    """The normal player's habits (``HeuristicPlayer.score``, engine/players/heuristic.py) in the
     simulator's terms, so that a search's playouts play as its opponents do: sheds points
     and stays in the colour it holds most; an attack (draw card, Skip) is worth more the
     more it draws and the fewer cards the next player holds, is kept when the next player

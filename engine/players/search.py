@@ -1,6 +1,6 @@
 """The hard computer player: a search over what its seat can know.
 
-``decide(view)`` is given a ``SeatView`` (engine/seatview.py) and nothing else. It deals
+``decide(view)`` is given a ``SeatView`` (engine/players/seatview.py) and nothing else. It deals
 the cards the seat has not seen at random, consistently with the view (``sample``: the
 other hands' sizes, the colours a player is known, or likely, not to hold, the cards a
 challenge showed), plays each candidate move forward in every such world to the end of the
@@ -10,7 +10,7 @@ Every candidate is played in the same worlds with the same playout seeds (common
 numbers), so the comparison is fair with few samples.
 
 A ``Playout`` is anything that takes a sampled ``Game`` and plays it to the end of the hand:
-``FastPlayout`` (the default) with the compact simulator (engine/fastsim.py) and its greedy
+``FastPlayout`` (the default) with the compact simulator (engine/players/fastsim.py) and its greedy
 policy, ``EnginePlayout`` with this engine and ``quick_move`` (about four times slower).
 
 The search is deterministic for a view, a seed and a number of samples; with a time
@@ -28,14 +28,14 @@ from typing import Protocol
 from engine.cards import BLOCKED_BY, DRAW_COUNT, Card, Kind
 from engine.editions import get_edition
 from engine.events import Event, RoundWon
-from engine.fastcards import encode_move
-from engine.fastsim import FastSim
 from engine.game import Game, most_common_color
 from engine.legal import enumerate_moves
 from engine.moves import Accept, Challenge, Draw, Move, Pass, Play
-from engine.players import HeuristicPlayer, guilt_odds
-from engine.playouts import Policy, greedy_policy, playout
-from engine.seatview import Notes, SeatView, seat_view
+from engine.players.fastcards import encode_move
+from engine.players.fastsim import FastSim
+from engine.players.heuristic import HeuristicPlayer, guilt_odds
+from engine.players.playouts import Policy, greedy_policy, playout
+from engine.players.seatview import Notes, SeatView, seat_view
 from engine.state import Decision, PlayerStats, State, W4Record
 
 SEARCHED = (Decision.PLAY, Decision.DRAWN, Decision.CHALLENGE)
@@ -101,10 +101,10 @@ class EnginePlayout:
 
 
 class FastPlayout:
-    """A playout with the compact simulator (engine/fastsim.py): the world as a
+    """A playout with the compact simulator (engine/players/fastsim.py): the world as a
     ``FastSim`` (its reshuffles those ``world`` would make, from the same generator), the
     candidate made, then every seat plays ``policy`` (default ``greedy_policy``) to the end
-    of the hand; nobody forgets to call UNO (engine/playouts.py). The ``Outcome`` means
+    of the hand; nobody forgets to call UNO (engine/players/playouts.py). The ``Outcome`` means
     what ``EnginePlayout``'s does: each seat's points from the hand (with partners, each
     seat its team's, as ``RoundWon.gained``) and the totals after it."""
 

@@ -1,4 +1,4 @@
-"""The search's fast playouts (engine/search.py ``FastPlayout``, issue 19) against the
+"""The search's fast playouts (engine/players/search.py ``FastPlayout``, issue 19) against the
 engine's (``EnginePlayout``): the same ``Outcome`` where they must agree.
 
 Sampled worlds of every edition, two to six seats, partners, both scorings: where the
@@ -12,14 +12,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine import CallUno, Card, Decision, Draw, Game, Notes, Pass, Play, Tower, seat_view
+from engine import CallUno, Card, Decision, Draw, Game, Pass, Play, Tower
 from engine.events import RoundWon
-from engine.fastcards import move_of
-from engine.fastsim import FastSim
 from engine.moves import Move
-from engine.players import HeuristicPlayer
-from engine.playouts import Policy, greedy_policy, normal_policy, random_policy
-from engine.search import (
+from engine.players import HeuristicPlayer, Notes, seat_view
+from engine.players.fastcards import move_of
+from engine.players.fastsim import FastSim
+from engine.players.playouts import Policy, greedy_policy, normal_policy, random_policy
+from engine.players.search import (
     MAX_STEPS,
     SEARCHED,
     EnginePlayout,
@@ -30,7 +30,7 @@ from engine.search import (
     sample,
     world,
 )
-from engine.seatview import SeatView
+from engine.players.seatview import SeatView
 from engine.settings import Settings
 
 C = Card.parse

@@ -1,4 +1,4 @@
-"""The simulator's figures for the levels (engine/simulate.py, issue 19): the Wilson
+"""The simulator's figures for the levels (engine/tools/simulate.py, issue 19): the Wilson
 interval of a win share, hands paired by deal (``--hands``), the margin's interval."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from engine.simulate import main, paired_mean, simulate, simulate_jobs, wilson
+from engine.tools.simulate import main, paired_mean, simulate, simulate_jobs, wilson
 
 
 def test_wilson_interval() -> None:

@@ -1,4 +1,4 @@
-"""The simulator's numbers (engine/fastsim.py, issue 19): cards, colours, towers, kinds,
+"""The simulator's numbers (engine/players/fastsim.py, issue 19): cards, colours, towers, kinds,
 decisions and moves as small integers, the tables the rules read instead of ``Card``
 attributes, and the conversions to and from the engine's ``Move`` values.
 

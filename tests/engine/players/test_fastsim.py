@@ -1,4 +1,4 @@
-"""The playout simulator (engine/fastsim.py, issue 19) against ``Game``, move for move.
+"""The playout simulator (engine/players/fastsim.py, issue 19) against ``Game``, move for move.
 
 Random hands of every edition (Power Grab's towers, grabs and instant UNO, the Victory
 Lap, classic), 2 to 10 players, partners, both scorings: the same seed and the same moves
@@ -19,10 +19,10 @@ import pytest
 from engine import Game, Settings
 from engine.editions import get_edition
 from engine.events import Event, RoundWon
-from engine.fastcards import CARD_ID, DECISIONS, encode_move, is_turn_move, move_of
-from engine.fastsim import FastSim, shuffle
 from engine.moves import Move, Play
-from engine.playouts import (
+from engine.players.fastcards import CARD_ID, DECISIONS, encode_move, is_turn_move, move_of
+from engine.players.fastsim import FastSim, shuffle
+from engine.players.playouts import (
     MAX_MOVES,
     POLICIES,
     describe,

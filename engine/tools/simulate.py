@@ -1,11 +1,12 @@
 """Computer players play whole games; prints a summary.
 
-    python -m engine.simulate --games 200 --players 4 --edition power-grab --seed 1
-    python -m engine.simulate --games 100 --players 3 --strategies heuristic,random,random
-    python -m engine.simulate --games 300 --players 4 --teams --strategies heuristic,blind
-    python -m engine.simulate --games 100 --players 4 --edition victory-lap
-    python -m engine.simulate --games 20 --match tournament --hands-per-pairing 1
-    python -m engine.simulate --games 2000 --players 2 --strategies hard,normal --rotate --jobs 2
+    python -m engine.tools.simulate --games 200 --players 4 --edition power-grab --seed 1
+    python -m engine.tools.simulate --games 100 --players 3 --strategies heuristic,random,random
+    python -m engine.tools.simulate --games 300 --players 4 --teams --strategies heuristic,blind
+    python -m engine.tools.simulate --games 100 --players 4 --edition victory-lap
+    python -m engine.tools.simulate --games 20 --match tournament --hands-per-pairing 1
+    python -m engine.tools.simulate --games 2000 --players 2 --strategies hard,normal \\
+        --rotate --jobs 2
 
 ``--jobs N`` splits the games across N processes and adds their figures up: the same games
 and the same figures as one process (the think times aside, which are measured).
@@ -35,7 +36,7 @@ from engine.game import Game
 from engine.match import Match
 from engine.moves import Challenge, Lap, Move
 from engine.players import BasicPlayer, EasyPlayer, HeuristicPlayer, RandomPlayer, Strategy
-from engine.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, Playout, SearchPlayer
+from engine.players.search import BUDGET, SAMPLES, EnginePlayout, FastPlayout, Playout, SearchPlayer
 from engine.settings import Settings
 
 STRATEGIES: dict[str, Callable[[int], Strategy]] = {
@@ -49,7 +50,7 @@ STRATEGIES: dict[str, Callable[[int], Strategy]] = {
 }
 """Computer players by name; ``blind`` is the heuristic player ignoring partnerships; the
 bot's three levels are ``easy``, ``normal`` (the heuristic player) and ``hard`` (the search,
-engine/search.py)."""
+engine/players/search.py)."""
 
 MAX_MOVES = 200_000
 
@@ -431,7 +432,7 @@ def simulate_matches(matches: int, kind: str, edition: str, seed: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m engine.simulate", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m engine.tools.simulate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--players", type=int, default=4)

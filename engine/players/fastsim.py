@@ -12,8 +12,8 @@ team's figure). It never deals the next hand and never reads a clock.
 
 ``FastSim.from_game(game)`` reads a ``Game`` (or a seat's sampled view of one: a Game whose
 hidden cards were replaced; or pass ``hands=`` / ``draw=``); ``FastSim.deal`` deals a new
-hand as ``Game`` does. The policies that play it forward are engine/playouts.py's.
-tests/engine/test_fastsim.py plays it against ``Game`` move for move.
+hand as ``Game`` does. The policies that play it forward are engine/players/playouts.py's.
+tests/engine/players/test_fastsim.py plays it against ``Game`` move for move.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Final
 from engine.basegame import BaseGame
 from engine.cards import Card
 from engine.editions import Edition
-from engine.fastcards import (
+from engine.players.fastcards import (
     ACCEPT,
     BLOCK,
     CALL,

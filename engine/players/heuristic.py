@@ -1,4 +1,7 @@
-"""Computer players. They see only what their seat may see (``Game.player_view`` facts).
+"""The computer players that decide from the position in front of them, without looking
+ahead: ``HeuristicPlayer`` (the normal level), ``EasyPlayer``, and ``RandomPlayer`` and
+``BasicPlayer`` to measure them against; ``Strategy``, what every computer player offers.
+They see only what their seat may see (``Game.player_view`` facts).
 
 ``choose(game, player)`` returns the move for the decision ``player`` owes now (or None);
 ``react(game, player)`` returns an out-of-turn move (calling UNO, catching) or None.

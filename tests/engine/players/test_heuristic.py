@@ -6,7 +6,7 @@ import pytest
 
 from engine import Card, Game
 from engine.players import BasicPlayer, HeuristicPlayer, RandomPlayer
-from engine.simulate import run_game, simulate
+from engine.tools.simulate import run_game, simulate
 
 
 @pytest.mark.slow

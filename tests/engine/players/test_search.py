@@ -1,5 +1,5 @@
 """The computer players' levels: the easy player, and the hard player's search over its
-seat's view (engine/seatview.py, engine/search.py).
+seat's view (engine/players/seatview.py, engine/players/search.py).
 
 The hard player is given only what its seat can know: two games equal in that seat's view
 but with other hands and another draw pile get the very same decision, for a fixed seed.
@@ -12,23 +12,11 @@ import random
 
 import pytest
 
-from engine import (
-    Accept,
-    CallUno,
-    Card,
-    Challenge,
-    Color,
-    Decision,
-    Game,
-    Notes,
-    Play,
-    Tower,
-    seat_view,
-)
+from engine import Accept, CallUno, Card, Challenge, Color, Decision, Game, Play, Tower
 from engine.events import ChallengeResolved, Drew, Played, Turn
 from engine.moves import Draw, Move
-from engine.players import EasyPlayer, HeuristicPlayer, Strategy
-from engine.search import (
+from engine.players import EasyPlayer, HeuristicPlayer, Notes, Strategy, seat_view
+from engine.players.search import (
     CHECK_FROM,
     FastPlayout,
     Outcome,
@@ -38,7 +26,7 @@ from engine.search import (
     sample,
     world,
 )
-from engine.simulate import run_game, simulate, tell
+from engine.tools.simulate import run_game, simulate, tell
 
 C = Card.parse
 
