@@ -15,7 +15,8 @@ COPY requirements.txt requirements.lock ./
 RUN pip install -r requirements.txt -c requirements.lock
 
 RUN useradd --create-home --uid 10001 uno && mkdir -p /data && chown uno:uno /data
-COPY --chown=uno:uno bot.py settings.py gcwatch.py ./
+COPY --chown=uno:uno bot.py settings.py ./
+COPY --chown=uno:uno runtime ./runtime
 COPY --chown=uno:uno engine ./engine
 COPY --chown=uno:uno data ./data
 COPY --chown=uno:uno cogs ./cogs

@@ -19,10 +19,9 @@ import discord
 import yarl
 from dotenv import load_dotenv
 
-import gcwatch
-from cogs.unobot import UnoBot
 from data import DatabaseError
-from gcwatch import GcWatch
+from runtime.collector import GcWatch
+from runtime.unobot import UnoBot
 from settings import TOKEN_HELP, Config, ConfigError, positive_float
 
 log = logging.getLogger("unobot")
@@ -48,10 +47,7 @@ async def run(config: Config) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, _stop)
-    watch = GcWatch(os.environ.get("UNO_GC_STATS", "").strip() or None,
-                    os.environ.get("UNO_GC_CENSUS", "").strip() or None,
-                    freeze_after=gcwatch.freeze_after())
-    watch.busy = lambda: bot.in_flight() > 0
+    watch = GcWatch.from_env()
     watch.start()
     async with bot:
         runner = asyncio.create_task(bot.start(config.token))

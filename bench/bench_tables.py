@@ -325,7 +325,7 @@ class Bench:
         if args.census:
             env["UNO_GC_CENSUS"] = args.census
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES",
-                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE_MS",
+                    "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE",
                     "UNO_MAX_LAG_MS", "UNO_UVLOOP"):
             if os.environ.get(key):
                 env[key] = os.environ[key]

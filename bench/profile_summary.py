@@ -34,7 +34,7 @@ IDLE = ("EpollSelector.select", "_worker (concurrent/futures/thread.py:81)",
 ACTIVITIES = (  # by the innermost frame that matches, in this order
     ("JSON", ("json/", "orjson")),
     ("SQLite (the aiosqlite thread, data/)", ("aiosqlite", "sqlite3", "(data/")),
-    ("GC (gcwatch's callback)", ("GcWatch",)),
+    ("GC (the collector's watch)", ("GcWatch",)),
     ("engine", ("(engine/",)),
     ("building tables, menus, views (our layout/render/menus/components, discord.ui, embeds)",
      ("_layout.py", "_render.py", "_menus.py", "discord/ui/", "discord/embeds.py",
@@ -43,7 +43,7 @@ ACTIVITIES = (  # by the innermost frame that matches, in this order
      ("discord/http.py", "discord/webhook/", "aiohttp/", "yarl", "multidict",
       "discord/interactions.py", "discord/file.py")),
     ("gateway and state (discord.py)", ("discord/",)),
-    ("our cogs (the rest)", ("(cogs/", "(bot.py", "gcwatch")),
+    ("our code (the rest)", ("(cogs/", "(bot.py", "(runtime/")),
     ("asyncio loop, threads", ("asyncio/", "selectors", "threading", "concurrent/", "uvloop")),
 )
 

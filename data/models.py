@@ -28,7 +28,7 @@ DEFAULT_EDITION = "power-grab"
 _EDITION_NAMES = ", ".join(repr(e) for e in EDITIONS)
 GAME_KINDS = ("solo", "partners", "rotating", "tournament")
 LANGUAGES = ("en", "fr")
-"""The languages a server can choose for its public game text (cogs/i18n.py has them)."""
+"""The languages a server can choose for its public game text (runtime/i18n.py has them)."""
 """What a finished game was: everyone for themselves, fixed partners, the rotating-partners
 match, or a tournament (recorded once, as a whole)."""
 TEAM_KINDS = frozenset({"partners", "rotating"})

@@ -18,5 +18,5 @@ fi
   -c "$CONSTRAINTS"
 "$VENV/bin/python" -c 'import aiohttp, discord; print("discord.py", discord.__version__, "· aiohttp", aiohttp.__version__)'
 "$VENV/bin/ruff" check .
-"$VENV/bin/mypy" engine data cogs loopback bot.py settings.py gcwatch.py
+"$VENV/bin/mypy" engine data cogs loopback runtime bot.py settings.py
 "$VENV/bin/python" -m pytest "$@"

@@ -8,19 +8,18 @@ from cogs.uno._cog import UnoCog
 from cogs.uno._families import REGISTERED
 from cogs.uno._leaderboard import LeaderboardCog
 from cogs.uno._movelog import LogCog
-from cogs.uno._reply import in_flight, limit_lag
+from cogs.uno._reply import limit_lag
 from cogs.uno._rules import RulesCog
 from cogs.uno._settings import SettingsCog
 
 if TYPE_CHECKING:
-    from cogs.unobot import UnoBot
+    from runtime.unobot import UnoBot
 
 __all__ = ["REGISTERED", "setup"]
 
 
 async def setup(bot: UnoBot) -> None:
     limit_lag(bot.config.max_lag_ms / 1000)
-    bot.in_flight = in_flight
     bot.add_dynamic_items(*REGISTERED)
     uno = UnoCog(bot)
     await bot.add_cog(uno)

@@ -9,12 +9,12 @@ from typing import Any
 
 from discord import app_commands
 
-from cogs.i18n import COMMAND_NAME
 from cogs.uno._cog import UnoCog
 from cogs.uno._leaderboard import LeaderboardCog
 from cogs.uno._movelog import LogCog
 from cogs.uno._rules import RulesCog
 from cogs.uno._settings import SettingsCog
+from runtime.i18n import COMMAND_NAME
 
 COMMAND_COGS = (UnoCog, LeaderboardCog, LogCog, RulesCog, SettingsCog)
 """Every cog whose slash commands are in the ``/uno`` group (the first one owns it)."""

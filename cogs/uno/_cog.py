@@ -18,7 +18,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from cogs.i18n import Locale, _, server_language
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._ending import Endings, no_pictures
 from cogs.uno._families import missed_click
@@ -60,9 +59,10 @@ from engine import (
     Pass,
     Tower,
 )
+from runtime.i18n import Locale, _, server_language
 
 if TYPE_CHECKING:
-    from cogs.unobot import UnoBot
+    from runtime.unobot import UnoBot
 
 log = logging.getLogger(__name__)
 

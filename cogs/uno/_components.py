@@ -42,7 +42,6 @@ from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 import discord
 
-from cogs.i18n import _
 from cogs.uno._reply import Reply, answer
 from cogs.uno.table.contracts import Actor, Refusal, Stale, StaleComponent
 from cogs.uno.table.session import Session
@@ -62,6 +61,7 @@ from engine import (
     Pass,
     Tower,
 )
+from runtime.i18n import _
 
 Make = Callable[[Session, Game, str], Move]
 """Builds a move from the game as it is under its lock (the mover's id last)."""

@@ -25,7 +25,7 @@ from cogs.uno.show.words import card_face, forget_faces, show_faces
 from engine import Card
 
 if TYPE_CHECKING:
-    from cogs.unobot import UnoBot
+    from runtime.unobot import UnoBot
 
 log = logging.getLogger(__name__)
 

@@ -13,13 +13,13 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _
 from cogs.uno._components import view_of
 from cogs.uno._end_items import EndButton
 from cogs.uno._plays import actor_of
 from cogs.uno._reply import Reply
 from cogs.uno.show.lobby import lobby_embed, lobby_view
 from cogs.uno.table.service import END_QUESTION, TableService
+from runtime.i18n import Locale, _
 
 log = logging.getLogger(__name__)
 

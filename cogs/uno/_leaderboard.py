@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 import discord
 from discord import app_commands
 
-from cogs.i18n import Locale, _, ngettext, server_language
 from cogs.uno._components import UnoItem, view_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
+from runtime.i18n import Locale, _, ngettext, server_language
 
 if TYPE_CHECKING:
-    from cogs.unobot import UnoBot
+    from runtime.unobot import UnoBot
 
 LEADERBOARD_PAGE = 10
 Order = Literal["wins", "points"]

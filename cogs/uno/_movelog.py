@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from cogs.i18n import Locale, _, ngettext
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
 from cogs.uno.show.words import card_label, color_name
@@ -24,10 +23,11 @@ from cogs.uno.table.contracts import Refusal
 from cogs.uno.table.tables import SEEN
 from engine import Card, Color, ParseError
 from engine.replay import TOP_KEYS
+from runtime.i18n import Locale, _, ngettext
 
 if TYPE_CHECKING:
     from cogs.uno.table.service import TableService
-    from cogs.unobot import UnoBot
+    from runtime.unobot import UnoBot
 
 LOG_LINES = 15
 """How many of the last moves ``/uno log`` shows."""

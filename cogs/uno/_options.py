@@ -20,9 +20,9 @@ from discord import AppCommandOptionType as OptionType
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 
-from cogs.i18n import Locale
-from cogs.translator import translate_command_string
 from cogs.uno.table.contracts import Refusal
+from runtime.i18n import Locale
+from runtime.translator import translate_command_string
 
 
 def check_options(interaction: discord.Interaction[Any]) -> None:

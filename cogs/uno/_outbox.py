@@ -35,7 +35,6 @@ from typing import Any
 
 import discord
 
-from cogs.priority import CLICKS
 from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
 from cogs.uno._result_post import result_post
 from cogs.uno._table_post import (
@@ -50,6 +49,7 @@ from cogs.uno._table_post import (
 )
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
+from runtime.priority import CLICKS
 from settings import CHANNEL_WRITES, TABLE_BURY
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ they share the message's write lock with the click answers (``_reply.writing``),
 picture drawn for an older content is not added over a newer one. A change only notes which
 panels it changed (``follow``): each is built when its edit's turn comes, from the game as
 saved (under the game's lock), once for all the changes before it, and gives way to clicks
-waiting for their answer (``cogs.priority``): the click that moved the game is answered
+waiting for their answer (``runtime.priority``): the click that moved the game is answered
 without building anyone else's panel first. A panel is registered only once its answer
 has gone out, after the game's lock was released: it then catches up with the game as
 saved (``_catch_up``), since a change saved in between found no panel to edit.
@@ -40,10 +40,10 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _
-from cogs.priority import CLICKS
 from cogs.uno._reply import age_since, writing
 from cogs.uno.table.session import Session
+from runtime.i18n import Locale, _
+from runtime.priority import CLICKS
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,6 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _
 from cogs.uno._components import TableButton, view_of
 from cogs.uno._panels import Panels
 from cogs.uno._pictures import HandPictures, picture_name
@@ -58,6 +57,7 @@ from engine import (
     Play,
     Tower,
 )
+from runtime.i18n import Locale, _
 
 MAX_ECHO = 12
 """At most this much of a typed card code is repeated back in a refusal."""

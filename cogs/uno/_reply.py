@@ -22,10 +22,10 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import _
-from cogs.priority import CLICKS
 from cogs.uno._options import check_options
 from cogs.uno.table.contracts import Refusal, StaleComponent, stale_text
+from runtime.i18n import _
+from runtime.priority import CLICKS
 from settings import MAX_LAG_MS
 
 log = logging.getLogger(__name__)
@@ -395,22 +395,10 @@ class _Lag:
 _LAG = _Lag()
 
 
-class _InFlight:
-    """Interactions being handled (``answer``) right now."""
-
-    count = 0
-
-
 def limit_lag(seconds: float) -> None:
     """New interactions are answered "busy" while the event loop runs this late (0: never);
     see MAX_LAG."""
     _LAG.limit = max(0.0, seconds)
-
-
-def in_flight() -> int:
-    """How many interactions are being handled: each is a reference cycle until it is
-    answered (the GC policy does not freeze survivors while one is)."""
-    return _InFlight.count
 
 
 async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], Awaitable[None]],
@@ -419,11 +407,9 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     options first checked against what it declares, ``_options``); a refusal becomes
     one private sentence; a failure is logged and answered once, unless an answer was
     already attempted (a second, late "something went wrong" would only confuse)."""
-    _InFlight.count += 1
     try:
         await _answer(interaction, work, edit=edit, public=public)
     finally:
-        _InFlight.count -= 1
         CLICKS.answered(interaction.id)
 
 

@@ -8,10 +8,10 @@ from typing import Any, Self
 import discord
 from discord import app_commands
 
-from cogs.i18n import Locale, _
 from cogs.uno._components import UnoItem, view_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
+from runtime.i18n import Locale, _
 
 
 def rule_pages(locale: Locale = None) -> list[tuple[str, str]]:

@@ -12,7 +12,6 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from cogs.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
 from cogs.uno._pictures import HandPictures
 from cogs.uno._plays import actor_of
 from cogs.uno._reply import Reply, answer
@@ -26,6 +25,7 @@ from data import Database, DatabaseError
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import SettingsError
 from engine.settings import GRAB2_POINTS
+from runtime.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
 
 
 def language_text(chosen: str | None, guild_locale: Locale, locale: Locale) -> str:

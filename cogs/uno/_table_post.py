@@ -22,7 +22,6 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import speaking
 from cogs.uno.art import TableView, table_image
 from cogs.uno.show.lobby import lobby_embed, lobby_view
 from cogs.uno.show.table import (
@@ -34,6 +33,7 @@ from cogs.uno.show.table import (
 )
 from cogs.uno.show.words import notable
 from cogs.uno.table.session import Session
+from runtime.i18n import speaking
 from settings import TABLE_BURY
 
 log = logging.getLogger(__name__)

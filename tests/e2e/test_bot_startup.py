@@ -234,7 +234,7 @@ async def test_the_bot_keeps_a_bounded_pool_of_http_connections() -> None:
     """After a restart every table's first click is answered at once: the answers share at
     most HTTP_CONNECTIONS connections (discord.py's default has no limit: one new connection,
     a TLS handshake against Discord, per answer in flight)."""
-    from cogs.unobot import HTTP_CONNECTIONS, UnoBot
+    from runtime.unobot import HTTP_CONNECTIONS, UnoBot
     from settings import Config
 
     config = Config(token=fake_token(), database_path=":memory:", dev_guild_id=None,

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from babel.messages.pofile import read_po
 
-from cogs.i18n import LOCALE_DIR
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import InteractionResult, Member
+from runtime.i18n import LOCALE_DIR
 from support.e2e import FAST_ENV, card_buttons, db_of, play_card, saved_game
 from support.games import rows
 from support.tables import refused

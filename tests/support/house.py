@@ -11,8 +11,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("cogs", "data", "engine", "loopback")
-TOP = ("bot", "settings", "gcwatch")
+PACKAGES = ("cogs", "data", "engine", "loopback", "runtime")
+TOP = ("bot", "settings")
 
 
 def module_name(path: Path) -> str:

@@ -25,8 +25,7 @@ import textwrap
 from collections.abc import Iterable, Iterator
 from functools import cache
 
-OURS = ("cogs", "data", "engine", "loopback", "runtime", "bot", "settings", "gcwatch",
-        "support")
+OURS = ("cogs", "data", "engine", "loopback", "runtime", "bot", "settings", "support")
 GETTERS = ("getattr", "setattr", "hasattr", "delattr")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import discord
-import pytest
 
 from cogs.uno._components import PlaySelect, TableButton, finished, view_of
 
@@ -62,29 +61,3 @@ async def test_a_sent_view_and_its_items_are_freed_by_the_collector() -> None:
         views.append(weakref.ref(view_of(TableButton("hand", "ab12", 3, "My hand"))))
     gc.collect()
     assert all(ref() is None for ref in views)
-
-
-async def test_interactions_in_flight_are_counted_while_answered(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    from types import SimpleNamespace
-
-    import cogs.uno._reply as reply_module
-
-    seen: list[int] = []
-
-    async def work(reply: object) -> None:
-        seen.append(reply_module.in_flight())
-        raise RuntimeError("a failing one is counted out too")
-
-    answered = SimpleNamespace(is_done=lambda: True)
-    interaction = SimpleNamespace(response=answered, id=1, data={"custom_id": "uno:x"},
-                                  command=None, locale=discord.Locale.british_english)
-    before = reply_module.in_flight()
-
-    async def fake_answer(interaction: object, work: object, **_kw: object) -> None:
-        await work(None)  # type: ignore[operator]
-
-    monkeypatch.setattr(reply_module, "_answer", fake_answer)
-    with pytest.raises(RuntimeError):
-        await reply_module.answer(interaction, work)  # type: ignore[arg-type]
-    assert seen == [before + 1] and reply_module.in_flight() == before

@@ -26,10 +26,10 @@ import pytest
 from babel.messages.pofile import read_po
 
 import cogs.uno
-from cogs.i18n import LOCALE_DIR, speaking
 from cogs.uno.show.words import edition_title
 from cogs.uno.table.contracts import EngineRefusal, Refusal, SaveFailed, Stale
 from engine import Card, Color, NoMatchError, SettingsError
+from runtime.i18n import LOCALE_DIR, speaking
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted([*(ROOT / "cogs").rglob("*.py"), ROOT / "bot.py"])

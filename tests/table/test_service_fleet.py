@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from cogs.fleet import Shards
 from data import Database, SavedGame
+from runtime.fleet import Shards
 from support.games import install, scenario_session
 from support.service import ALICE, BOB, make_service
 

@@ -8,10 +8,10 @@ from typing import Any
 import discord
 import pytest
 
-from cogs.i18n import LANGUAGE_OF_MAX, language_of, speaking
 from cogs.uno.show.words import card_label, card_name, color_name, event_lines, kind_name
 from cogs.uno.table.session import Options, Seat, Session
 from engine import Card, Color, Game, Kind, Play, Settings
+from runtime.i18n import LANGUAGE_OF_MAX, language_of, speaking
 
 FOUR = ["Ann", "Ben", "Cy", "Dee"]
 TEAMS = [["Ann", "Cy"], ["Ben", "Dee"]]

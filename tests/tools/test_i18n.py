@@ -18,7 +18,8 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 from discord.app_commands import TranslationContextLocation as Where
 
-from cogs.i18n import (
+from cogs.uno._catalogue import command_strings
+from runtime.i18n import (
     COMMAND_NAME,
     LOCALE_DIR,
     _,
@@ -27,8 +28,7 @@ from cogs.i18n import (
     pgettext,
     speaking,
 )
-from cogs.translator import translate_command_string
-from cogs.uno._catalogue import command_strings
+from runtime.translator import translate_command_string
 
 ROOT = Path(__file__).resolve().parents[2]
 POT = LOCALE_DIR / "messages.pot"
@@ -282,8 +282,8 @@ def test_a_new_game_speaks_the_servers_language() -> None:
 
 
 def test_the_servers_language_choices_are_the_catalogues() -> None:
-    from cogs.i18n import LANGUAGES as CATALOGUES
     from data.models import LANGUAGES as CHOICES
+    from runtime.i18n import LANGUAGES as CATALOGUES
 
     assert CHOICES == CATALOGUES
 

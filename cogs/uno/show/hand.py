@@ -12,7 +12,6 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _, ngettext
 from cogs.uno._components import (
     ColorButton,
     DrawnButton,
@@ -37,6 +36,7 @@ from cogs.uno.show.words import (
 from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, Game, Tower
 from engine.events import ChallengeResolved, Drew, Event, InstantUno, LapKept
+from runtime.i18n import Locale, _, ngettext
 
 PAGE_SIZE = 25
 """Options of one select menu (Discord's limit)."""

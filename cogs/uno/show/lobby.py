@@ -7,10 +7,10 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _, ngettext
 from cogs.uno._components import LobbyButton, view_of
 from cogs.uno.show.words import cpu_mark, edition_title, settings_text
 from cogs.uno.table.session import Session
+from runtime.i18n import Locale, _, ngettext
 
 
 def standings_embed(session: Session, locale: Locale = None) -> discord.Embed:

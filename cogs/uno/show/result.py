@@ -14,12 +14,12 @@ from functools import lru_cache
 
 import discord
 
-from cogs.i18n import _, speaking
 from cogs.uno._components import view_of
 from cogs.uno._end_items import AgainButton
 from cogs.uno.art import StandingRow, StandingsView, StandingsWords
 from cogs.uno.show.words import edition_title, team_name
 from cogs.uno.table.session import Session
+from runtime.i18n import _, speaking
 
 RESULT_COLOUR = 0xF1C40F
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}

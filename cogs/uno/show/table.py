@@ -24,7 +24,6 @@ from typing import Any
 
 import discord
 
-from cogs.i18n import Locale, _, ngettext, speaking
 from cogs.uno._components import TableButton, finished, view_of
 from cogs.uno.art import TableView, TableWords
 from cogs.uno.show.words import (
@@ -42,6 +41,7 @@ from cogs.uno.show.words import (
 )
 from cogs.uno.table.session import Session
 from engine import Decision
+from runtime.i18n import Locale, _, ngettext, speaking
 
 MAX_TEXT = 4000
 """Discord's limit for the text displays of one message, all together."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cogs.i18n import Locale, _, language_for, ngettext
 from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, EngineError, Game, Kind, Tower, get_edition
 from engine.events import (
@@ -41,6 +40,7 @@ from engine.events import (
     UnoCalled,
 )
 from engine.match import HandScored, MatchWon
+from runtime.i18n import Locale, _, language_for, ngettext
 
 COLOR_EMOJI = {Color.RED: "🟥", Color.BLUE: "🟦", Color.GREEN: "🟩", Color.YELLOW: "🟨"}
 WILD_EMOJI = "🌈"

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cogs.i18n import _, ngettext
 from cogs.uno.table.contracts import SaveFailed
 from cogs.uno.table.session import Session
 from cogs.uno.table.tables import Tables, logged
@@ -25,6 +24,7 @@ from engine.events import Event
 from engine.players import EasyPlayer, HeuristicPlayer, SeatView, Strategy
 from engine.players.search import SEARCHED
 from engine.replay import leave_to_json
+from runtime.i18n import _, ngettext
 
 log = logging.getLogger(__name__)
 

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cogs.i18n import DEFAULT_LOCALE, Locale, _, language_of
 from cogs.uno.show.words import error_text
 from cogs.uno.table.session import Session
 from data import GameResult, GuildSettings, LogEntry, SavedGame
 from engine import EngineError, Game, Move
 from engine.events import Event
+from runtime.i18n import DEFAULT_LOCALE, Locale, _, language_of
 
 REQUIRED_PERMISSIONS = ("view_channel", "send_messages", "embed_links")
 """What the bot needs in a channel to host a game there."""

@@ -10,7 +10,6 @@ import time
 from functools import partial
 from typing import Any
 
-from cogs.i18n import Locale, server_language
 from cogs.uno.show.words import edition_title, event_lines
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.session import (
@@ -28,6 +27,7 @@ from cogs.uno.table.tables import Tables
 from data import GuildSettings
 from engine import EngineError, get_edition
 from engine.replay import replay_header
+from runtime.i18n import Locale, server_language
 
 CPU_ACTIONS = {"cpu": "normal", "cpueasy": "easy", "cpuhard": "hard"}
 """The lobby's actions that add a computer player, and its level."""

@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from cogs.i18n import _
 from cogs.uno.table.again import Again
 from cogs.uno.table.autoplay import Autoplay
 from cogs.uno.table.contracts import (
@@ -39,6 +38,7 @@ from cogs.uno.table.tournaments import Tournaments
 from data import LogEntry, SavedGame
 from engine import CallUno, Catch, EngineError, Game, Move
 from engine.replay import leave_to_json
+from runtime.i18n import _
 
 log = logging.getLogger(__name__)
 

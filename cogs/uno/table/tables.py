@@ -31,7 +31,6 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cogs.i18n import _, speaking
 from cogs.uno.show.words import event_lines
 from cogs.uno.table.contracts import (
     Actor,
@@ -56,6 +55,7 @@ from engine.events import (
     RoundStarted,
 )
 from engine.replay import move_to_json
+from runtime.i18n import _, speaking
 
 log = logging.getLogger(__name__)
 

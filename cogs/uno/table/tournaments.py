@@ -25,7 +25,6 @@ import time
 import uuid
 from typing import Any
 
-from cogs.i18n import _
 from cogs.uno.show.words import event_lines, team_name
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.lobbies import Lobbies
@@ -35,6 +34,7 @@ from data import GameResult, LogEntry, PlayerResult
 from engine import EngineError, Game, Match, Settings
 from engine.match import Hand, HandScored
 from engine.replay import replay_header
+from runtime.i18n import _
 
 log = logging.getLogger(__name__)
 

@@ -1,21 +1,24 @@
-"""Garbage-collection pauses: measured, logged when long, and kept short.
+"""Garbage collection: the settings the bot runs with, and its pauses measured.
 
-A full collection walks every tracked object, so with a thousand live games a pause grows
-with them. :func:`settle` moves everything alive after start-up (the restored games, the
-imported modules) into the permanent generation, which the collector no longer walks, and
-sets the young generations' thresholds so that a click's short-lived cycles die young;
+:func:`settle` runs once, when start-up is done: one full collection, then everything still
+alive (the imported modules, the games restored from the database) moves into the permanent
+generation, which later collections no longer walk, and the young generations' thresholds
+are set so that a click's short-lived reference cycles die young (``YOUNG_THRESHOLD``).
+Nothing is ever frozen again: a reference cycle made while the bot plays (a view and its
+items, an interaction and its response, an exception kept with its traceback) is freed by
+the next collection of its generation (tests/runtime/test_collector.py). What the one
+freeze can keep is what start-up loaded and later dies in a cycle: a restored game that
+ends. That is bounded by the games restored once, and the census measures it
+(``frozen garbage``); ``UNO_GC_FREEZE=0`` turns the freeze off.
+
 :class:`GcWatch` times every collection through ``gc.callbacks``, logs a pause over
 ``SLOW_PAUSE`` seconds (at most once a minute) and, when given a path (``UNO_GC_STATS``),
-writes its figures there as JSON every second for the benchmark. A full collection that
-takes longer than ``FREEZE_AFTER_MS`` freezes what survived it (all alive at that moment):
-the tables opened since start-up then stop costing every later full collection. What this
-can leak is what was alive then and later dies in a reference cycle (a click in flight):
-it stays frozen, unfreed; the census below measures it (``frozen garbage``).
-
-:func:`census` counts the tracked objects by type (per generation, and the frozen ones) and,
-when ``gc.DEBUG_SAVEALL`` is on (``UNO_GC_SAVEALL=1``, a throwaway measuring run: nothing is
+writes its figures there as JSON every second for the benchmark. :func:`census` counts the
+tracked objects by type (per generation, and the frozen ones) and, when
+``gc.DEBUG_SAVEALL`` is on (``UNO_GC_SAVEALL=1``, a throwaway measuring run: nothing is
 ever freed), what the collector found to be cyclic garbage since the last census. With
-``UNO_GC_CENSUS`` naming a file, the bot writes one there on ``SIGUSR1``.
+``UNO_GC_CENSUS`` naming a file, the bot writes one there on ``SIGUSR1`` (``SIGUSR2``: with
+the frozen garbage).
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ import time
 import tracemalloc
 import types
 from collections import Counter, deque
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,35 +53,12 @@ time from 3.5 s to 1.6 s, with no growth in memory. ``UNO_GC_YOUNG``/``UNO_GC_MI
 override them."""
 
 
-FREEZE_AFTER_MS = 10
-"""A full collection that takes longer freezes what survived it (``UNO_GC_FREEZE_MS``; 0: never)."""
-
-
-OLD_LIMIT = 10_000
-"""Objects in the oldest generation past which a full collection runs (and freezes) at once,
-checked after each middle-generation collection (when the policy is on): about 10 ms of
-pause on the machine of bench/README.md."""
-
-
-BUSY_WAIT = 1.0
-BUSY_STEP = 0.005
-"""A freeze waits up to BUSY_WAIT seconds, looking every BUSY_STEP, for nothing in flight."""
-
-
-def freeze_after() -> float:
-    """The setting, in seconds."""
-    raw = os.environ.get("UNO_GC_FREEZE_MS", "").strip()
-    if raw.isdigit():
-        return int(raw) / 1000
-    if raw:
-        log.warning("UNO_GC_FREEZE_MS=%r is not a whole number: using %d", raw, FREEZE_AFTER_MS)
-    return FREEZE_AFTER_MS / 1000
-
-
 def settle() -> None:
-    """Collect once, then move every surviving object out of the collector's sight."""
+    """Once, after start-up: collect, move every survivor out of the collector's sight
+    (unless ``UNO_GC_FREEZE=0``), and set the young generations' thresholds."""
     gc.collect()
-    gc.freeze()
+    if os.environ.get("UNO_GC_FREEZE", "").strip() != "0":
+        gc.freeze()
     _young, _middle, old = gc.get_threshold()
     young = _int_env("UNO_GC_YOUNG", YOUNG_THRESHOLD)
     middle = _int_env("UNO_GC_MIDDLE", MIDDLE_THRESHOLD)
@@ -177,26 +156,19 @@ def _name(obj: object) -> str:
 
 
 class GcWatch:
-    def __init__(self, stats_path: str | None = None, census_path: str | None = None,
-                 *, freeze_after: float = 0.0) -> None:
+    def __init__(self, stats_path: str | None = None, census_path: str | None = None
+                 ) -> None:
         self.stats_path = Path(stats_path) if stats_path else None
         self.census_path = Path(census_path) if census_path else None
-        self.freeze_after = freeze_after
-        """A full collection that took longer (seconds) freezes what survived it (0: never)."""
-        self.freezes = 0
         self.frozen = gc.get_freeze_count()
-        """Objects in the permanent generation, counted when it changes (a freeze here):
-        counting walks every frozen object, far too dear for the figures written each
-        second (with 90,000 frozen, a millisecond of the bot's CPU per move at 30 moves/s)."""
-        self.busy_freezes = 0
-        """Freezes that could wait no longer for a moment without interactions in flight."""
+        """Objects in the permanent generation, counted when a census may change it:
+        counting walks every frozen object, too dear for the figures written each second."""
         self.started: float | None = None
         self.started_cpu = 0.0
         self.quiet = False
-        """A census is collecting: not counted, never frozen after."""
-        self.fulls: deque[tuple[float, float, float, int, bool]] = deque(maxlen=40)
-        """The latest full collections: when (time.time()), ms, CPU ms, objects collected,
-        frozen."""
+        """A census is collecting: not counted."""
+        self.fulls: deque[tuple[float, float, float, int]] = deque(maxlen=40)
+        """The latest full collections: when (time.time()), ms, CPU ms, objects collected."""
         self.pauses: dict[int, Counter[int]] = {0: Counter(), 1: Counter(), 2: Counter()}
         """Pauses by generation, counted by whole tenths of a millisecond."""
         self.max_pause: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
@@ -205,17 +177,11 @@ class GcWatch:
         longer than its CPU time is the process waiting for a core, not the collector."""
         self.total: dict[int, float] = {0: 0.0, 1: 0.0, 2: 0.0}
         self.count: dict[int, int] = {0: 0, 1: 0, 2: 0}
+        self.collected: dict[int, int] = {0: 0, 1: 0, 2: 0}
+        """Objects each generation's collections found to be garbage (cycles freed)."""
         self.over: int = 0
         self._last_warning = 0.0
         self._task: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._forced = False
-        """A full collection asked for by the policy runs (or is queued): freeze after it."""
-        self._waited = 0
-        self.busy: Callable[[], bool] = lambda: False
-        """Set by the owner: whether objects that are reference cycles until they are done
-        (interactions being answered) are in flight; they would be frozen in their cycle
-        and never freed, so the policy waits (up to BUSY_WAIT) for a moment without."""
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -230,27 +196,11 @@ class GcWatch:
         if self.quiet:
             return
         gen = int(info.get("generation", 2))
-        # The oldest generation grows between full collections (CPython waits for it to
-        # grow by a quarter of what survived the last one, frozen objects included): tables
-        # opening fast would make the next one long. Past OLD_LIMIT objects, a full
-        # collection (and a freeze) now, while it is short.
-        if (gen == 1 and self.freeze_after > 0 and not self._forced
-                and self._loop is not None and len(gc.get_objects(2)) > OLD_LIMIT):
-            self._forced = True
-            self._loop.call_soon_threadsafe(self._collect)
         if gen == 2:
-            froze = self._forced or (0 < self.freeze_after < pause and not self.busy())
-            self._forced = False
-            if froze:
-                # every survivor of a full collection is alive: out of the next ones' way
-                gc.freeze()
-                self.freezes += 1
-                self.frozen = gc.get_freeze_count()
-                log.debug("GC: a full collection took %.0f ms: %d objects frozen",
-                         pause * 1000, self.frozen)
             self.fulls.append((round(time.time(), 2), round(pause * 1000, 2),
-                               round(cpu * 1000, 2), int(info.get("collected", 0)), froze))
+                               round(cpu * 1000, 2), int(info.get("collected", 0))))
         self.count[gen] += 1
+        self.collected[gen] += int(info.get("collected", 0))
         self.pauses[gen][int(pause * 10000)] += 1
         self.total[gen] += pause
         self.max_pause[gen] = max(self.max_pause[gen], pause)
@@ -272,32 +222,17 @@ class GcWatch:
         return {
             "tracemalloc top": top,
             "collections": {str(g): self.count[g] for g in self.count},
+            "collected": {str(g): self.collected[g] for g in self.count},
             "max pause ms": {str(g): round(self.max_pause[g] * 1000, 2) for g in self.count},
             "max pause CPU ms": {str(g): round(self.max_cpu[g] * 1000, 2) for g in self.count},
             "p99 pause ms": {str(g): _percentile(self.pauses[g], 0.99) for g in self.count},
             "total ms": {str(g): round(self.total[g] * 1000, 1) for g in self.count},
-            "freezes after a long full collection": self.freezes,
-            "freezes with interactions in flight": self.busy_freezes,
-            "full collections (time, ms, CPU ms, collected, froze)": list(self.fulls),
+            "full collections (time, ms, CPU ms, collected)": list(self.fulls),
             f"pauses over {SLOW_PAUSE * 1000:.0f} ms": self.over,
             "frozen objects": self.frozen,
         }
 
-    def _collect(self) -> None:
-        if not self._forced:
-            return
-        if self.busy() and self._waited < BUSY_WAIT / BUSY_STEP and self._loop is not None:
-            self._waited += 1
-            self._loop.call_later(BUSY_STEP, self._collect)
-            return
-        if self._waited >= BUSY_WAIT / BUSY_STEP:
-            self.busy_freezes += 1
-        self._waited = 0
-        gc.collect()
-
     def start(self) -> None:
-        with contextlib.suppress(RuntimeError):  # no loop: no collection out of turn
-            self._loop = asyncio.get_running_loop()
         gc.callbacks.append(self._callback)
         if self.census_path is not None:
             if os.environ.get("UNO_GC_SAVEALL", "").strip() == "1":
@@ -308,6 +243,12 @@ class GcWatch:
             loop.add_signal_handler(signal.SIGUSR2, self.write_census, True)
         if self.stats_path is not None:
             self._task = asyncio.get_running_loop().create_task(self._write(), name="gc-stats")
+
+    @classmethod
+    def from_env(cls) -> GcWatch:
+        """The watch the bot runs: ``UNO_GC_STATS`` and ``UNO_GC_CENSUS`` name its files."""
+        return cls(os.environ.get("UNO_GC_STATS", "").strip() or None,
+                   os.environ.get("UNO_GC_CENSUS", "").strip() or None)
 
     def write_census(self, frozen_garbage: bool = False) -> None:
         """Append a census to the census file, as one JSON line (SIGUSR1; SIGUSR2: with

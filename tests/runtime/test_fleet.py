@@ -1,4 +1,4 @@
-"""The bot as one process of a fleet (cogs/fleet.py): which servers are this process's
+"""The bot as one process of a fleet (runtime/fleet.py): which servers are this process's
 (Discord's sharding formula), the fleet's lock on a SQLite file (held between processes,
 released when its holder is killed), and IDENTIFY paced per bucket across processes
 (Discord: one IDENTIFY per ``shard_id % max_concurrency`` per 5 s)."""
@@ -11,12 +11,12 @@ import sys
 import time
 from pathlib import Path
 
-from cogs.fleet import FileLocks, IdentifyPacer, ProcessLocks, Shards, local_locks
+from runtime.fleet import FileLocks, IdentifyPacer, ProcessLocks, Shards, local_locks
 
 HOLDER = """
 import asyncio, sys
 sys.path.insert(0, {root!r})
-from cogs.fleet import FileLocks
+from runtime.fleet import FileLocks
 
 async def main():
     async with FileLocks({db!r})("identify:0"):

@@ -3,14 +3,13 @@ extensions it loads by name (``EXTENSIONS``). bot.py (the entry point) builds an
 the game's cogs type their ``bot`` with it.
 
 It runs the shards of ``SHARD_IDS`` out of ``SHARD_COUNT`` (without them, every shard
-Discord recommends) and serves only their servers (``fleet``: ``cogs/fleet.py``); the
+Discord recommends) and serves only their servers (``fleet``: ``runtime/fleet.py``); the
 processes of a fleet pace their IDENTIFYs through the fleet's lock, and only the process
 that runs shard 0 syncs the commands."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -18,11 +17,11 @@ import discord
 import yarl
 from discord.ext import commands
 
-import gcwatch
-from cogs.fleet import FleetLock, IdentifyPacer, Shards, local_locks
-from cogs.priority import CLICKS
-from cogs.translator import CatalogueTranslator
 from data import Database
+from runtime.collector import settle
+from runtime.fleet import FleetLock, IdentifyPacer, Shards, local_locks
+from runtime.priority import CLICKS
+from runtime.translator import CatalogueTranslator
 from settings import Config
 
 log = logging.getLogger(__name__)
@@ -92,9 +91,6 @@ class UnoBot(commands.AutoShardedBot):
         is unset: known once setup_hook has asked)."""
         self.fleet_lock: FleetLock = local_locks(config.database_path)
         self.pacer = IdentifyPacer(self.fleet_lock, 1)
-        self.in_flight: Callable[[], int] = lambda: 0
-        """How many interactions are being handled right now (the game extension sets it;
-        the GC policy does not freeze survivors while any is)."""
 
     @property
     def db(self) -> Database:
@@ -123,11 +119,11 @@ class UnoBot(commands.AutoShardedBot):
             synced = await self.tree.sync()
             log.info("Synced %d global commands", len(synced))
         # what start-up loaded (modules, restored games) stays: out of the collector's way
-        gcwatch.settle()
+        settle()
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
         # A click counts as waiting from the moment the gateway delivers it (clicks first,
-        # cogs/priority.py): discord.py dispatches "interaction" as it parses the event,
+        # runtime/priority.py): discord.py dispatches "interaction" as it parses the event,
         # before any handler runs.
         if event_name == "interaction" and args:
             interaction = args[0]

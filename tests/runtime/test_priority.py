@@ -1,4 +1,4 @@
-"""Clicks first (``cogs/priority.py``): work nobody waits for (a panel's edit, a table's
+"""Clicks first (``runtime/priority.py``): work nobody waits for (a panel's edit, a table's
 write) gives way while a click waits for its answer, never longer than ``MAX_WAIT``."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from cogs import priority
-from cogs.priority import Clicks
+from runtime import priority
+from runtime.priority import Clicks
 from support.panels import followed_panel
 
 

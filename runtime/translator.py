@@ -1,5 +1,5 @@
 """Slash commands in the user's language: discord.py's ``app_commands.Translator`` fed from
-the same gettext catalogues as every message (``cogs.i18n``).
+the same gettext catalogues as every message (``runtime.i18n``).
 
 Command, group and option names are looked up in the msgctxt ``"command name"`` (their
 translations obey Discord's naming rules: lowercase, no spaces, at most 32 characters; the
@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 
-from cogs.i18n import COMMAND_NAME, DEFAULT_LOCALE, TRANSLATIONS, language_of
+from runtime.i18n import COMMAND_NAME, DEFAULT_LOCALE, TRANSLATIONS, language_of
 
 NAMES = (Where.command_name, Where.group_name, Where.parameter_name)
 
