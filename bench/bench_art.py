@@ -46,8 +46,8 @@ import PIL  # noqa: E402
 
 from cogs.uno.art import (  # noqa: E402
     ArtCache,
-    SeatView,
-    TableView,
+    SeatScene,
+    TableScene,
     all_cards,
     hand_image,
     table_image,
@@ -78,17 +78,17 @@ def per_card(cache: ArtCache, cards: list[Card], contrast: bool) -> list[float]:
     return out
 
 
-def tables() -> tuple[TableView, TableView]:
-    pg = TableView(
+def tables() -> tuple[TableScene, TableScene]:
+    pg = TableScene(
         top=Card.parse("W+4"), color=Color.GREEN, turn=1, direction=-1, has_towers=True,
-        seats=(SeatView("Alice", 7), SeatView("Ben", 1, uno=True),
-               SeatView("Chloe", 12, cpu=True), SeatView("Dan", 4)),
+        seats=(SeatScene("Alice", 7), SeatScene("Ben", 1, uno=True),
+               SeatScene("Chloe", 12, cpu=True), SeatScene("Dan", 4)),
         towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 2), (Tower.BANG, 0)),
         draw_count=54, title="UNO Power Grab: round 2",
     )
-    classic = TableView(
+    classic = TableScene(
         top=Card.parse("B7"), turn=6, direction=1,
-        seats=tuple(SeatView(f"Player {i + 1}", 3 + i) for i in range(10)),
+        seats=tuple(SeatScene(f"Player {i + 1}", 3 + i) for i in range(10)),
         draw_count=20, title="Classic UNO: round 1",
     )
     return pg, classic

@@ -41,7 +41,7 @@ class Stop(Exception):
 
 def game_views(table: int, states: int) -> list[Any]:
     """``states`` successive distinct picture views of one real game."""
-    from cogs.uno.art import TableView, TableWords
+    from cogs.uno.art import TableScene, TableWords
     from engine.game import Game
     from engine.players import HeuristicPlayer
     from engine.tools.simulate import run_game
@@ -55,7 +55,7 @@ def game_views(table: int, states: int) -> list[Any]:
     words = TableWords()
 
     def seen(g: Game) -> None:
-        view = TableView.from_public_view(g.public_view(), words=words)
+        view = TableScene.from_public_view(g.public_view(), words=words)
         if not views or views[-1] != view:
             views.append(view)
         if len(views) >= states:

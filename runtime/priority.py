@@ -8,9 +8,9 @@ that work fills the loop and every click waits behind it (bench/README.md, "Issu
 first").
 
 So a click counts as waiting from the moment the gateway delivers it
-(:meth:`Clicks.arrived`, called from the bot's ``dispatch`` of the interaction) until its
-answer goes out (:meth:`Clicks.answered`, ``_reply``), and work that nobody waits for calls
-:meth:`Clicks.give_way` before each piece (a table's composition, a panel's edit): while
+(:meth:`Priority.arrived`, called from the bot's ``dispatch`` of the interaction) until its
+answer goes out (:meth:`Priority.answered`, ``_reply``), and work that nobody waits for calls
+:meth:`Priority.give_way` before each piece (a table's composition, a panel's edit): while
 clicks wait it waits for a moment without any, at most ``MAX_WAIT`` seconds, so it always
 goes on. A piece already under way is not interrupted; clicks only stop new pieces from
 starting ahead of them. A click never answered (dropped, or its handler failed before
@@ -35,7 +35,7 @@ FORGET_AFTER = 3.0
 """Seconds after which a click still counted as waiting is forgotten (Discord's limit)."""
 
 
-class Clicks:
+class Priority:
     """The clicks waiting for their answer, and the work that gives way to them."""
 
     def __init__(self) -> None:
@@ -89,5 +89,5 @@ class Clicks:
             clear.set_result(None)
 
 
-CLICKS = Clicks()
+PRIORITY = Priority()
 """The process's clicks (one event loop, one bot)."""

@@ -20,7 +20,7 @@ from discord.ext import commands
 from data import Database
 from runtime.collector import settle
 from runtime.fleet import FleetLock, IdentifyPacer, Shards, local_locks
-from runtime.priority import CLICKS
+from runtime.priority import PRIORITY
 from runtime.translator import CatalogueTranslator
 from settings import Config
 
@@ -128,7 +128,7 @@ class UnoBot(commands.AutoShardedBot):
         if event_name == "interaction" and args:
             interaction = args[0]
             if interaction.type is discord.InteractionType.component:
-                CLICKS.arrived(interaction.id)
+                PRIORITY.arrived(interaction.id)
         super().dispatch(event_name, *args, **kwargs)
 
     async def on_message(self, message: discord.Message, /) -> None:

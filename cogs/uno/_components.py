@@ -30,7 +30,7 @@ towers and kept card in ``_panel_items``; Play again and /uno end's question in
 turn moves: a menu from before the last move is stale. Anything that does not match a
 template, or a select value that is not what the menu offered, is refused politely. Each
 family owns what its click means (``act``): it decodes its values and asks the game cog
-for the move, the question or the menu (:class:`Clicks`, found at click time, so a click
+for the move, the question or the menu (:class:`GameCog`, found at click time, so a click
 that comes while the extension reloads is answered politely).
 """
 
@@ -75,7 +75,7 @@ MAX_VALUE = 8
 """No select value of ours is longer: anything longer is forged or garbled."""
 
 
-class GameClicks(Protocol):
+class PlayerActions(Protocol):
     """What a click in a game asks for (``cogs.uno._plays.Plays``)."""
 
     async def show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,
@@ -97,10 +97,10 @@ class GameClicks(Protocol):
 
 
 @runtime_checkable
-class Clicks(Protocol):
+class GameCog(Protocol):
     """The game cog (named "Uno") as the components see it."""
 
-    plays: GameClicks
+    plays: PlayerActions
 
     def actor(self, interaction: discord.Interaction[Any]) -> Actor: ...
     async def lobby_click(self, reply: Reply, interaction: discord.Interaction[Any],
@@ -111,9 +111,9 @@ class Clicks(Protocol):
                         confirm: bool, gid: str, until: float) -> None: ...
 
 
-def cog_of(interaction: discord.Interaction[Any]) -> Clicks | None:
+def cog_of(interaction: discord.Interaction[Any]) -> GameCog | None:
     cog = interaction.client.get_cog("Uno")
-    return cog if isinstance(cog, Clicks) else None
+    return cog if isinstance(cog, GameCog) else None
 
 
 def card_value(value: str) -> tuple[Card, bool]:
@@ -203,7 +203,7 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
         await answer(interaction, work, edit=in_menu or self.edits)
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         """What the click means."""
         raise Refusal("This button is no longer in use.")
 
@@ -248,7 +248,7 @@ class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|cpueasy|c
         return cls(match["action"], match["gid"])
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         await cog.lobby_click(reply, interaction, self.action, self.gid)
 
 
@@ -271,7 +271,7 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
         return cls(match["action"], match["gid"], int(serial) if serial else None)
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         actor, where = cog.actor(interaction), interaction.channel_id
         if self.action == "hand":
             await cog.plays.show_hand(reply, where, actor, self.gid)
@@ -309,7 +309,7 @@ class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})")
         return cls(match["gid"], int(match["serial"]), int(match["page"]))
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         if not self.values:
             raise StaleComponent("")
         card, uno = card_value(self.values[0])
@@ -333,7 +333,7 @@ class PageButton(UnoItem, template=rf"uno:pg:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"
         return cls(match["gid"], int(match["serial"]), int(match["page"]))
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         await cog.plays.show_page(reply, interaction.channel_id, cog.actor(interaction),
                                   self.gid, self.serial, self.page)
 
@@ -357,7 +357,7 @@ class DrawnButton(UnoItem, template=rf"uno:(?P<action>d|dp|dk|dpu):{GID}:{SERIAL
         return cls(match["action"], match["gid"], int(match["serial"]))
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         actor, where = cog.actor(interaction), interaction.channel_id
         if self.action == "d":
             await cog.plays.move(reply, actor, where, lambda s, g, p: Draw(p), gid=self.gid,
@@ -391,7 +391,7 @@ class ColorButton(UnoItem, template=rf"uno:c:{GID}:{SERIAL}:{CARD}:(?P<uno>[01])
                    match["color"], match["towers"] or "")
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         towers = towers_value(list(self.towers)) if self.towers else None
         await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
                              self.serial, card_code(self.card), self.uno,
@@ -417,7 +417,7 @@ class TowerSelect(UnoItem, template=rf"uno:tw:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]
                    match["color"])
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
                              self.serial, card_code(self.card), self.uno,
                              color_of(self.color), towers_value(self.values))
@@ -440,7 +440,7 @@ class KeepSelect(UnoItem, template=rf"uno:k:{GID}:{SERIAL}"):
         return cls(match["gid"], int(match["serial"]))
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         if not self.values:
             raise StaleComponent("")
         card, uno = card_value(self.values[0])
@@ -464,7 +464,7 @@ class OpeningColorButton(UnoItem, template=rf"uno:oc:{GID}:{SERIAL}:{COLOR}"):
         return cls(match["gid"], int(match["serial"]), match["color"])
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         chosen = color_of(self.color)
         if chosen is None:
             raise StaleComponent(self.color)
@@ -494,7 +494,7 @@ class LapButton(UnoItem, template=rf"uno:lap:{GID}:{SERIAL}:(?P<action>keep|pass
         return cls(match["gid"], int(match["serial"]), match["action"], match["color"] or "")
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         await cog.plays.lap(reply, cog.actor(interaction), interaction.channel_id, self.gid,
                             self.serial, self.action == "keep",
                             color_of(self.color) if self.color else None)

@@ -15,7 +15,7 @@ from typing import Any, Self
 
 import discord
 
-from cogs.uno._components import GID, Clicks, UnoItem, button
+from cogs.uno._components import GID, GameCog, UnoItem, button
 from cogs.uno._reply import Reply
 
 
@@ -35,7 +35,7 @@ class AgainButton(UnoItem, template=rf"uno:again:{GID}"):
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["gid"])
 
-    async def act(self, reply: Reply, interaction: discord.Interaction[Any], cog: Clicks) -> None:
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any], cog: GameCog) -> None:
         await cog.again_click(reply, interaction, self.gid)
 
 
@@ -56,7 +56,7 @@ class EndButton(UnoItem, template=rf"uno:end:(?P<action>yes|no):{GID}:(?P<until>
                              item: discord.ui.Item[Any], match: re.Match[str]) -> Self:
         return cls(match["action"], match["gid"], int(match["until"]))
 
-    async def act(self, reply: Reply, interaction: discord.Interaction[Any], cog: Clicks) -> None:
+    async def act(self, reply: Reply, interaction: discord.Interaction[Any], cog: GameCog) -> None:
         await cog.end_click(reply, interaction, self.action == "yes", self.gid,
                             self.until / 1000)
 

@@ -49,7 +49,7 @@ from cogs.uno._table_post import (
 )
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
-from runtime.priority import CLICKS
+from runtime.priority import PRIORITY
 from settings import CHANNEL_WRITES, TABLE_BURY
 
 log = logging.getLogger(__name__)
@@ -294,7 +294,7 @@ class Outbox:
                 wait = box.last_post + MIN_POST_GAP * self.scale - time.time()
                 await asyncio.sleep(max(0.05 * self.scale, wait))
             while box.lines or box.lasting or box.posts or box.edits or box.table:
-                await CLICKS.give_way()  # a click waiting for its answer goes first
+                await PRIORITY.give_way()  # a click waiting for its answer goes first
                 await self._send(channel_id, box)
                 box.carrier = settled(box.carrier)  # the interaction itself is let go
                 box.last_post = time.time()

@@ -26,7 +26,7 @@ from cogs.uno._components import (
     GID,
     SERIAL,
     TOWERS,
-    Clicks,
+    GameCog,
     UnoItem,
     button,
     card_code,
@@ -67,7 +67,7 @@ class CardButton(CardChoice, template=rf"uno:pc:{GID}:{SERIAL}:{CARD}(?::(?P<uno
     prefix = "pc"
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
                              self.serial, card_code(self.card), self.uno, None, None)
 
@@ -93,7 +93,7 @@ class TowerButton(UnoItem, template=rf"uno:tb:{GID}:{SERIAL}:{CARD}:(?P<uno>[01]
                    match["color"], match["towers"])
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         await cog.plays.play(reply, cog.actor(interaction), interaction.channel_id, self.gid,
                              self.serial, card_code(self.card), self.uno,
                              color_of(self.color), towers_value(list(self.towers)))
@@ -106,7 +106,7 @@ class KeepButton(CardChoice, template=rf"uno:kb:{GID}:{SERIAL}:{CARD}(?::(?P<uno
     prefix = "kb"
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
-                  cog: Clicks) -> None:
+                  cog: GameCog) -> None:
         card, uno = card_code(self.card), self.uno
         await cog.plays.move(reply, cog.actor(interaction), interaction.channel_id,
                              lambda s, g, p: Keep(p, card, uno), gid=self.gid,

@@ -43,7 +43,7 @@ import discord
 from cogs.uno._reply import age_since, writing
 from cogs.uno.table.session import Session
 from runtime.i18n import Locale, _
-from runtime.priority import CLICKS
+from runtime.priority import PRIORITY
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ class Panels:
 
     async def _write(self, panel: Panel) -> None:
         while panel.pending is not None or panel.follow is not None:
-            await CLICKS.give_way()  # a click waiting for its answer goes first
+            await PRIORITY.give_way()  # a click waiting for its answer goes first
             session, panel.follow = panel.follow, None
             if session is not None:
                 async with session.lock:  # the game as saved (no change under way)

@@ -97,7 +97,7 @@ class Asked(Refusal):
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class Prepared:
     """The mover's answer, built under the game's lock: what it shows and, when it is
     their hand, the panel's key and content number (``Panels``)."""
 
@@ -134,7 +134,7 @@ class Plays:
             return _("The game is over.", locale), None
         return self._hand_of(session, game, pid, locale)
 
-    def _shown(self, reply: Reply, session: Session, actor: Actor, answer: Answer) -> None:
+    def _shown(self, reply: Reply, session: Session, actor: Actor, answer: Prepared) -> None:
         """The answer showed the mover's hand: that message is their live panel."""
         if answer.key is None:
             return
@@ -142,11 +142,11 @@ class Plays:
         self.panels.shown(session, actor.id, actor.locale, reply.interaction, message_id,
                           answer.key, answer.number)
 
-    def _answer(self, session: Session, game: Game, actor: Actor, menu: Menu) -> Answer:
+    def _answer(self, session: Session, game: Game, actor: Actor, menu: Menu) -> Prepared:
         """The mover's hand as an answer (under the game's lock)."""
         key = panel_key(session, game, actor.id)
         self.panels.expect(session, actor.id, key)
-        return Answer(menu, key, self.panels.stamp())
+        return Prepared(menu, key, self.panels.stamp())
 
     # ------------------------------------------------------------------ the hand
     def _hand_of(self, session: Session, game: Game, pid: str, locale: Locale, *,
@@ -207,10 +207,10 @@ class Plays:
         except Asked as asked:
             await reply.menu(asked.menu)
             self._shown(reply, self.service.session(channel_id), actor,
-                        Answer(asked.menu, asked.key, asked.number))
+                        Prepared(asked.menu, asked.key, asked.number))
             return
         answer = moved.shown
-        if not isinstance(answer, Answer):
+        if not isinstance(answer, Prepared):
             await reply.menu((_("Done.", actor.locale), None))
             return
         panel = self.panels.live(channel_id, actor.id)
@@ -233,7 +233,7 @@ class Plays:
         except Refusal as refusal:
             await reply.menu((f"{note}\n{refusal.text(actor.locale)}", None))
 
-    def _after_move(self, moved: Moved, actor: Actor) -> Answer:
+    def _after_move(self, moved: Moved, actor: Actor) -> Prepared:
         # The game as it is now (a later hand of a match may have replaced the move's game).
         session = moved.session
         game = session.game if self.service.is_live(session) and session.game else moved.game
@@ -248,7 +248,7 @@ class Plays:
         if not notes and isinstance(moved.move, Catch):
             notes = [_("Caught!", actor.locale)]
         if actor.id not in game.players:
-            return Answer(("\n".join(notes) or _("Done.", actor.locale), None))
+            return Prepared(("\n".join(notes) or _("Done.", actor.locale), None))
         return self._answer(session, game, actor,
                             hand_menu(session, game, actor.id, actor.locale, 0, notes))
 

@@ -25,7 +25,7 @@ import discord
 from cogs.uno._options import check_options
 from cogs.uno.table.contracts import Refusal, StaleComponent, stale_text
 from runtime.i18n import _
-from runtime.priority import CLICKS
+from runtime.priority import PRIORITY
 from settings import MAX_LAG_MS
 
 log = logging.getLogger(__name__)
@@ -225,7 +225,7 @@ class Reply:
 
     async def _defer(self) -> None:
         response = self.interaction.response
-        CLICKS.answered(self.interaction.id)
+        PRIORITY.answered(self.interaction.id)
         try:
             if self.edit:
                 await response.defer()
@@ -267,7 +267,7 @@ class Reply:
             return False
         self._timer.cancel()
         self.attempted = True
-        CLICKS.answered(self.interaction.id)
+        PRIORITY.answered(self.interaction.id)
         try:
             await self.interaction.response.defer()
         except discord.HTTPException as exc:
@@ -331,7 +331,7 @@ class Reply:
         edit_files: dict[str, Any] = (
             {"attachments": [file] if file is not None else []} if replace_files else {})
         if not interaction.response.is_done():
-            CLICKS.answered(interaction.id)  # work that gave way to it goes on
+            PRIORITY.answered(interaction.id)  # work that gave way to it goes on
             if edit and interaction.message is not None:
                 await interaction.response.edit_message(view=view, **kwargs, **edit_files)
                 return interaction.message.id
@@ -410,7 +410,7 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     try:
         await _answer(interaction, work, edit=edit, public=public)
     finally:
-        CLICKS.answered(interaction.id)
+        PRIORITY.answered(interaction.id)
 
 
 async def _answer(interaction: discord.Interaction[Any],

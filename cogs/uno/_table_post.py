@@ -22,14 +22,14 @@ from typing import Any
 
 import discord
 
-from cogs.uno.art import TableView, table_image
+from cogs.uno.art import TableScene, table_image
 from cogs.uno.show.lobby import lobby_embed, lobby_view
 from cogs.uno.show.table import (
     TableModel,
     closed_table_layout,
+    embed_buttons,
     table_embed,
     table_layout,
-    table_view,
 )
 from cogs.uno.show.words import notable
 from cogs.uno.table.session import Session
@@ -84,7 +84,7 @@ class _Picture:
     """A table's picture: what it shows, its PNG (None: the live table's own, or none),
     its file name (None: no picture)."""
 
-    view: TableView
+    view: TableScene
     png: bytes | None
     name: str | None
     same: bool
@@ -111,11 +111,11 @@ class TablePost:
         is refused). Its parts, not its layout: built at every edit, a layout of some 30
         objects lived until the table's next edit, outlived the young garbage collections
         and lengthened the full ones; it is built when the table is closed."""
-        self.picture: tuple[int, TableView, str] | None = None
+        self.picture: tuple[int, TableScene, str] | None = None
         """The live table's picture: its message id, what it shows, its file name."""
         self.pictures = 0
         """Pictures attached so far (each new one gets a new file name)."""
-        self.composed: tuple[TableView, str | None, Quiet] | None = None
+        self.composed: tuple[TableScene, str | None, Quiet] | None = None
         """The V2 table being written: its picture's view and file name, its quiet form."""
         self.below = 0
         """Messages posted below the live table since it was posted (:meth:`seen`)."""
@@ -192,7 +192,7 @@ class TablePost:
             return None
         self.shown = shown
         text, mentions = turn_line(model, text, mention)
-        return {"content": text, "embed": table_embed(model), "view": table_view(model),
+        return {"content": text, "embed": table_embed(model), "view": embed_buttons(model),
                 "allowed_mentions": mentions}
 
     def adopt(self, message_id: int, *, new: bool = False) -> None:

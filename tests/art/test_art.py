@@ -21,8 +21,8 @@ from cogs.uno.art import (
     ART_VERSION,
     CARD_W,
     ArtCache,
-    SeatView,
-    TableView,
+    SeatScene,
+    TableScene,
     TableWords,
     _compose,
     all_cards,
@@ -247,12 +247,12 @@ def test_playable_cards_are_raised_and_framed() -> None:
     assert hand_image(cards, {cards[0]}, cache=cache) != hand_image(cards, None, cache=cache)
 
 
-def _table() -> TableView:
-    return TableView(
+def _table() -> TableScene:
+    return TableScene(
         top=Card.parse("W+4"), color=Color.GREEN, turn=2, direction=-1, has_towers=True,
-        seats=(SeatView("Ann", 7), SeatView("Ben", 1, uno=True),
-               SeatView("Chloé with a very long name indeed", 12, cpu=True),
-               SeatView("Дмитрий", 3)),
+        seats=(SeatScene("Ann", 7), SeatScene("Ben", 1, uno=True),
+               SeatScene("Chloé with a very long name indeed", 12, cpu=True),
+               SeatScene("Дмитрий", 3)),
         towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 2), (Tower.BANG, 0)),
         draw_count=40, title="UNO Power Grab: round 3",
     )
@@ -271,8 +271,8 @@ def test_table_image_is_a_deterministic_png() -> None:
 
 
 def test_table_image_without_towers_and_with_ten_seats() -> None:
-    seats = tuple(SeatView(f"P{i}", i) for i in range(10))
-    view = TableView(top=Card.parse("R5"), seats=seats, turn=9, draw_count=1)
+    seats = tuple(SeatScene(f"P{i}", i) for i in range(10))
+    view = TableScene(top=Card.parse("R5"), seats=seats, turn=9, draw_count=1)
     img = _png(table_image(view))
     assert img.height > 10 * 38
 
@@ -333,7 +333,7 @@ def test_table_view_from_a_real_game() -> None:
                         names={"a": "Ann", "b": "Ben", "c": "Cat"})
         game.start()
         public = game.public_view()
-        view = TableView.from_public_view(public, cpu={"c"}, title=game.edition.title)
+        view = TableScene.from_public_view(public, cpu={"c"}, title=game.edition.title)
         assert [s.name for s in view.seats] == ["Ann", "Ben", "Cat"]
         assert [s.cards for s in view.seats] == [p["cards"] for p in public["players"]]
         assert view.seats[2].cpu and not view.seats[0].cpu
@@ -345,13 +345,13 @@ def test_table_view_from_a_real_game() -> None:
 
 
 def test_table_view_refuses_bad_indexes() -> None:
-    seats = (SeatView("a", 1), SeatView("b", 2))
+    seats = (SeatScene("a", 1), SeatScene("b", 2))
     with pytest.raises(ValueError):
-        TableView(top=None, seats=seats, turn=2)
+        TableScene(top=None, seats=seats, turn=2)
     with pytest.raises(ValueError):
-        TableView(top=None, seats=seats, direction=0)
+        TableScene(top=None, seats=seats, direction=0)
     with pytest.raises(ValueError):
-        TableView(top=None, seats=seats, towers=((Tower.U, 5),))
+        TableScene(top=None, seats=seats, towers=((Tower.U, 5),))
 
 
 def test_table_view_has_no_field_that_can_carry_a_hand() -> None:
@@ -365,15 +365,15 @@ def test_table_view_has_no_field_that_can_carry_a_hand() -> None:
             found += cards_in(arg)
         return found
 
-    for cls in (TableView, SeatView):
+    for cls in (TableScene, SeatScene):
         hints = typing.get_type_hints(cls)
         for f in dataclasses.fields(cls):
             tp = hints[f.name]
-            if cls is TableView and f.name == "top":
+            if cls is TableScene and f.name == "top":
                 assert tp == Card | None
             else:
                 assert not cards_in(tp), f"{cls.__name__}.{f.name} holds a card"
-    assert {f.name for f in dataclasses.fields(SeatView)} == {"name", "cards", "uno", "cpu"}
+    assert {f.name for f in dataclasses.fields(SeatScene)} == {"name", "cards", "uno", "cpu"}
 
 
 def test_names_are_shown_in_the_fonts_characters() -> None:

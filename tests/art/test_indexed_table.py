@@ -14,8 +14,8 @@ from PIL import Image
 
 from cogs.uno.art import (
     ArtCache,
-    SeatView,
-    TableView,
+    SeatScene,
+    TableScene,
     TableWords,
     _compose,
     _indexed,
@@ -28,7 +28,7 @@ from engine.game import Game
 from engine.players import HeuristicPlayer
 
 
-def _in_rgba(view: TableView, art: ArtCache) -> bytes:
+def _in_rgba(view: TableScene, art: ArtCache) -> bytes:
     """The picture as it was made before: composed in RGBA, then mapped to the palette."""
     return png_bytes(table_canvas(view, cache=art),
                      palette=_compose._table_palette(view.contrast, art),
@@ -43,16 +43,16 @@ def _picture(data: bytes) -> tuple[object, ...]:
             img.info.get("transparency"))
 
 
-def _game_views(seed: int, count: int) -> list[TableView]:
+def _game_views(seed: int, count: int) -> list[TableScene]:
     """Successive table views of a real Power Grab game of four."""
     ids = [f"{seed}{k}" for k in range(4)]
     names = {p: n for p, n in zip(ids, ("Ann", "Chloé Zhang-Ferreira", "Дмитрий", "Bo"))}
     game = Game.new(ids, edition="power-grab", seed=seed, names=names)
     game.start()
     players = {p: HeuristicPlayer(seed + k) for k, p in enumerate(ids)}
-    views: list[TableView] = []
+    views: list[TableScene] = []
     while len(views) < count and not game.is_over:
-        view = TableView.from_public_view(game.public_view(), cpu={ids[2]})
+        view = TableScene.from_public_view(game.public_view(), cpu={ids[2]})
         if not views or views[-1] != view:
             views.append(view)
         p = game.turn
@@ -76,8 +76,8 @@ def test_indexed_picture_is_the_rgba_picture_pixel_for_pixel() -> None:
     composed in RGBA (the PNG's compressed bytes may differ)."""
     art = ArtCache()
     views = _game_views(3, 25) + _game_views(8, 10)
-    ten = TableView(top=Card.parse("W+4"), color=Color.YELLOW, turn=9, direction=-1,
-                    seats=tuple(SeatView(f"Player with a long name {i}", i, uno=i == 1,
+    ten = TableScene(top=Card.parse("W+4"), color=Color.YELLOW, turn=9, direction=-1,
+                    seats=tuple(SeatScene(f"Player with a long name {i}", i, uno=i == 1,
                                          cpu=i % 3 == 0) for i in range(10)), draw_count=1)
     views.append(ten)
     variants = [v for view in views for v in (
@@ -143,7 +143,7 @@ def test_derived_images_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for view in _game_views(6, 15):
         table_image(view, cache=art)
         assert art.derived_bytes <= 100_000 or len(art._derived) == 1
-    view = TableView(top=Card.parse("R5"), seats=(SeatView("a", 1), SeatView("b", 2)),
+    view = TableScene(top=Card.parse("R5"), seats=(SeatScene("a", 1), SeatScene("b", 2)),
                      has_towers=True, towers=((Tower.U, 0),))
     assert _picture(table_image(view, cache=art)) == _picture(_in_rgba(view, art))
 

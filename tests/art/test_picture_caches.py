@@ -22,8 +22,8 @@ import cogs.uno._pictures as pictures_module
 from cogs.uno._pictures import HandPictures
 from cogs.uno.art import (
     ArtCache,
-    SeatView,
-    TableView,
+    SeatScene,
+    TableScene,
     _compose,
     hand_image,
     table_canvas,
@@ -95,9 +95,9 @@ async def test_the_hand_cache_never_grows_past_its_bound(
     assert pictures.draws == 41
 
 
-def _table(names: tuple[str, ...], turn: int = 0, count: int = 7) -> TableView:
-    return TableView(top=Card.parse("R5"), color=Color.RED, turn=turn, has_towers=True,
-                     seats=tuple(SeatView(name, count + i) for i, name in enumerate(names)),
+def _table(names: tuple[str, ...], turn: int = 0, count: int = 7) -> TableScene:
+    return TableScene(top=Card.parse("R5"), color=Color.RED, turn=turn, has_towers=True,
+                     seats=tuple(SeatScene(name, count + i) for i, name in enumerate(names)),
                      towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 1), (Tower.BANG, 2)),
                      draw_count=40, title="UNO")
 

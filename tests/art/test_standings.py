@@ -9,7 +9,7 @@ import typing
 
 from PIL import Image
 
-from cogs.uno.art import StandingRow, StandingsView, StandingsWords, standings_image
+from cogs.uno.art import StandingRow, StandingsScene, StandingsWords, standings_image
 from engine.cards import Card
 
 ROWS = (StandingRow(1, "Alice", 520, winner=True), StandingRow(2, "Bob", 310),
@@ -17,7 +17,7 @@ ROWS = (StandingRow(1, "Alice", 520, winner=True), StandingRow(2, "Bob", 310),
 
 
 def test_the_standings_are_one_png_the_same_every_time() -> None:
-    view = StandingsView(rows=ROWS, subtitle="UNO Power Grab - target 500")
+    view = StandingsScene(rows=ROWS, subtitle="UNO Power Grab - target 500")
     png = standings_image(view)
     assert png.startswith(b"\x89PNG") and png == standings_image(view)
     four = Image.open(io.BytesIO(png))
@@ -26,14 +26,14 @@ def test_the_standings_are_one_png_the_same_every_time() -> None:
 
 
 def test_its_words_are_the_games() -> None:
-    english = StandingsView(rows=ROWS[:2])
+    english = StandingsScene(rows=ROWS[:2])
     french = dataclasses.replace(english, words=StandingsWords(
         title="Scores finaux", winner="GAGNANT", points="{n} pts"))
     assert standings_image(english) != standings_image(french)
 
 
 def test_a_standings_view_holds_no_card() -> None:
-    for cls in (StandingsView, StandingRow, StandingsWords):
+    for cls in (StandingsScene, StandingRow, StandingsWords):
         hints = typing.get_type_hints(cls)
         for f in dataclasses.fields(cls):
             assert Card not in typing.get_args(hints[f.name]) and hints[f.name] is not Card

@@ -171,7 +171,7 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
     assert paused["timeouts"].get(str(alice.id), 0) == 0
     assert "ran out of time" not in loopback.bot.log_text()
 
-    # Clicks say what is missing and change nothing.
+    # GameCog say what is missing and change nothing.
     r = await alice.click("My hand")
     assert r.ephemeral and one_sentence(r.text) and "Send Messages" in r.text, r.text
     assert "**Your hand**" not in r.text

@@ -1,4 +1,4 @@
-"""Clicks first (``runtime/priority.py``): work nobody waits for (a panel's edit, a table's
+"""GameCog first (``runtime/priority.py``): work nobody waits for (a panel's edit, a table's
 write) gives way while a click waits for its answer, never longer than ``MAX_WAIT``."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from runtime import priority
-from runtime.priority import Clicks
+from runtime.priority import Priority
 from support.panels import followed_panel
 
 
 async def test_nothing_waits_when_no_click_does() -> None:
-    clicks = Clicks()
+    clicks = Priority()
     loop = asyncio.get_running_loop()
     started = loop.time()
     await clicks.give_way()
@@ -22,7 +22,7 @@ async def test_nothing_waits_when_no_click_does() -> None:
 
 
 async def test_work_goes_on_once_the_waiting_clicks_are_answered() -> None:
-    clicks = Clicks()
+    clicks = Priority()
     clicks.arrived(1)
     clicks.arrived(2)
     work = asyncio.create_task(clicks.give_way())
@@ -37,7 +37,7 @@ async def test_work_goes_on_once_the_waiting_clicks_are_answered() -> None:
 
 async def test_work_never_waits_longer_than_max_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(priority, "MAX_WAIT", 0.05)
-    clicks = Clicks()
+    clicks = Priority()
     clicks.arrived(1)  # never answered
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -49,7 +49,7 @@ async def test_work_never_waits_longer_than_max_wait(monkeypatch: pytest.MonkeyP
 async def test_a_click_never_answered_is_forgotten(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [100.0]
     monkeypatch.setattr(priority.time, "monotonic", lambda: now[0])
-    clicks = Clicks()
+    clicks = Priority()
     clicks.arrived(1)
     now[0] += priority.FORGET_AFTER + 0.1
     clicks.arrived(2)
@@ -63,8 +63,8 @@ async def test_a_panel_edit_waits_for_the_click_in_front_of_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The next player's panel is edited after the click that moved the game is answered
     (the mover waits for that answer; nobody waits for the edit to the moment)."""
-    clicks = Clicks()
-    monkeypatch.setattr("cogs.uno._panels.CLICKS", clicks)
+    clicks = Priority()
+    monkeypatch.setattr("cogs.uno._panels.PRIORITY", clicks)
     panels, session, edits = followed_panel(monkeypatch)
     clicks.arrived(1001)  # the mover's click, not answered yet
     session.serial = 2

@@ -17,7 +17,7 @@ import pytest
 
 from cogs.uno._movelog import replay_document
 from cogs.uno._outbox import Outbox
-from cogs.uno.show.table import TableModel, table_embed, table_view
+from cogs.uno.show.table import TableModel, embed_buttons, table_embed
 from cogs.uno.table.contracts import Refusal, SaveFailed
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.service import TableService
@@ -85,7 +85,7 @@ async def test_the_public_game_id_does_not_give_away_the_deal(db: Database) -> N
     assert model is not None
     gid = (table_embed(model).footer.text or "").rsplit("Game ", 1)[1]
     assert gid == session.game_id
-    assert any(gid in str(getattr(i, "custom_id", "")) for i in table_view(model).children)
+    assert any(gid in str(getattr(i, "custom_id", "")) for i in embed_buttons(model).children)
     twin = Game.new([s.id for s in session.seats], edition=session.options.edition,
                     settings=session.options.engine_settings(), seed=int(gid, 16))
     twin.start()

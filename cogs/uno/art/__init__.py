@@ -7,8 +7,8 @@ gives the same pixels and the same PNG bytes.
     tower_image(Tower.U, held=True)          # PIL image, 100 × 130
     card_back()
     hand_image(cards, playable)              # PNG bytes
-    table_image(TableView(...))              # PNG bytes
-    standings_image(StandingsView(...))      # PNG bytes: a game's final scores
+    table_image(TableScene(...))              # PNG bytes
+    standings_image(StandingsScene(...))      # PNG bytes: a game's final scores
     configure("/var/cache/uno")              # also keep the drawn PNGs on disk
 
 Images returned by ``card_image``, ``tower_image`` and ``card_back`` are shared by the
@@ -23,11 +23,11 @@ from engine.cards import Card, Tower
 from engine.editions import EDITIONS
 
 from ._cache import ART_VERSION, ArtCache
-from ._compose import SeatView, TableView, TableWords, table_canvas, table_image
+from ._compose import SeatScene, TableScene, TableWords, table_canvas, table_image
 from ._draw import CARD_W, COLOR_SHAPE, TOWER_COLOR, TOWER_W, card_height, tower_height
 from ._hand import hand_image
 from ._png import configure, default_cache, png_bytes
-from ._standings import StandingRow, StandingsView, StandingsWords, standings_image
+from ._standings import StandingRow, StandingsScene, StandingsWords, standings_image
 
 __all__ = [
     "ART_VERSION",
@@ -36,11 +36,11 @@ __all__ = [
     "TOWER_COLOR",
     "TOWER_W",
     "ArtCache",
-    "SeatView",
+    "SeatScene",
     "StandingRow",
-    "StandingsView",
+    "StandingsScene",
     "StandingsWords",
-    "TableView",
+    "TableScene",
     "TableWords",
     "all_cards",
     "card_back",

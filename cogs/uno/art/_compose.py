@@ -1,6 +1,6 @@
 """The table as one PNG, composed from cached cards and towers (the hand: ``_hand``).
 
-``TableView`` (``_view``) is what the public table shows and nothing more: it has no
+``TableScene`` (``_view``) is what the public table shows and nothing more: it has no
 field that can hold a hand's cards (only the top card, and counts). The picture sent is
 composed in its palette's indexes (``_indexed``); ``table_canvas`` composes the same
 table in RGBA (the exact picture, the palette's sample).
@@ -25,9 +25,9 @@ from ._draw import RGB, Palette, Pen, palette
 from ._indexed import IndexedCanvas, NotIndexable, TextPiece, indexed_base
 from ._png import CLEAR, CLEAR_MASK, PALETTE_CARDS, default_cache, palette_of, png_bytes
 from ._pngwrite import palette_png
-from ._view import SeatView, TableView, TableWords
+from ._scene import SeatScene, TableScene, TableWords
 
-__all__ = ["ROW_H", "SEATS_X", "TABLE_W", "SeatView", "TableView", "TableWords",
+__all__ = ["ROW_H", "SEATS_X", "TABLE_W", "SeatScene", "TableScene", "TableWords",
            "table_canvas", "table_image"]
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def _fit(s: str, height: float, max_w: float) -> str:
     return s + "…"
 
 
-def _seat_name(view: TableView, i: int) -> str:
+def _seat_name(view: TableScene, i: int) -> str:
     """A seat's name as the font can show it ("Player 3" when nothing of it can be)."""
     return _shown_name(view.seats[i].name, view.words.player, i + 1)
 
@@ -90,18 +90,18 @@ def _left_text(pen: Pen, x: float, cy: float, s: str, height: float,
     return x + f.getlength(s) / pen.u
 
 
-def _seats_height(view: TableView) -> int:
+def _seats_height(view: TableScene) -> int:
     return 56 + max(1, len(view.seats)) * (ROW_H + 6)
 
 
-def _left_height(view: TableView) -> int:
+def _left_height(view: TableScene) -> int:
     h = 56 + _draw.card_height(TOP_W) + 54
     if view.has_towers:
         h += 26 + _draw.tower_height(TOWER_SMALL) + 26
     return h
 
 
-def table_image(view: TableView, *, cache: ArtCache | None = None,
+def table_image(view: TableScene, *, cache: ArtCache | None = None,
                 exact: bool = False) -> bytes:
     """The table as one PNG: top card and colour, draw pile, towers and their holders,
     seats with card counts, whose turn it is and the direction of play."""
@@ -119,7 +119,7 @@ def table_image(view: TableView, *, cache: ArtCache | None = None,
     return palette_png(out.rows(), out.canvas.width - 1, out.canvas.height, palette, CLEAR)
 
 
-def _indexed_table(view: TableView, art: ArtCache, palette: Image.Image) -> IndexedCanvas:
+def _indexed_table(view: TableScene, art: ArtCache, palette: Image.Image) -> IndexedCanvas:
     """The picture ``png_bytes(table_canvas(view), palette=...)`` makes, composed in the
     palette's indexes from pieces mapped once (``_indexed``): the same pixels, several
     times faster; its rows are the PNG's scanlines (``_pngwrite``)."""
@@ -173,8 +173,8 @@ def _make_palette(contrast: bool, art: ArtCache) -> Image.Image:
     """A sample table and cards on the felt reduced to 255 colours, and a 256th never
     matched (transparent pixels)."""
     felt = _LOOKS[contrast].felt
-    seats = (SeatView("Ann", 7), SeatView("Ben", 1, uno=True), SeatView("Cy", 12, cpu=True))
-    sample = table_canvas(TableView(
+    seats = (SeatScene("Ann", 7), SeatScene("Ben", 1, uno=True), SeatScene("Cy", 12, cpu=True))
+    sample = table_canvas(TableScene(
         top=Card.parse("W+4"), seats=seats, turn=1, color=Color.YELLOW, has_towers=True,
         towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 2), (Tower.BANG, 1)),
         draw_count=50, title="UNO", contrast=contrast), cache=art)
@@ -266,7 +266,7 @@ def _base(contrast: bool, height: int, has_towers: bool, seats: int, direction: 
     return chrome.reduce(2)
 
 
-def _base_key(view: TableView) -> tuple[bool, int, bool, int, int, TableWords]:
+def _base_key(view: TableScene) -> tuple[bool, int, bool, int, int, TableWords]:
     """``_base``'s arguments for ``view``."""
     height = max(_seats_height(view), _left_height(view)) + 14
     return (view.contrast, height, view.has_towers, len(view.seats), view.direction,
@@ -332,14 +332,14 @@ class _Canvas:
         self.img.alpha_composite(make(), at)
 
 
-def table_canvas(view: TableView, *, cache: ArtCache | None = None) -> Image.Image:
+def table_canvas(view: TableScene, *, cache: ArtCache | None = None) -> Image.Image:
     art = cache if cache is not None else default_cache()
     canvas = _base(*_base_key(view)).copy()
     _lay_out(view, art, _Canvas(canvas))
     return canvas
 
 
-def _lay_out(view: TableView, art: ArtCache, out: _Out) -> None:
+def _lay_out(view: TableScene, art: ArtCache, out: _Out) -> None:
     """The table's pieces on its base, in order (a later piece covers an earlier one)."""
     look = _LOOKS[view.contrast]
     words = view.words
@@ -500,7 +500,7 @@ def _tag(s: str, turn: bool, contrast: bool, filled: bool) -> Image.Image:
     return _piece(w, 20, bg, draw)
 
 
-def _seat_row(out: _Out, seat: SeatView, i: int, y: int, view: TableView) -> None:
+def _seat_row(out: _Out, seat: SeatScene, i: int, y: int, view: TableScene) -> None:
     turn = view.turn == i
     contrast = view.contrast
     bg, fg = _row_colors(turn, contrast)

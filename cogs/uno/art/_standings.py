@@ -1,7 +1,7 @@
 """The final standings of a game as one PNG: a title, then one row per player (or team),
 winners first, each with its place, its name, a bar as long as its points and the points.
 
-``StandingsView`` holds names and totals only, never a card.
+``StandingsScene`` holds names and totals only, never a card.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class StandingsWords:
 
 
 @dataclass(frozen=True, slots=True)
-class StandingsView:
+class StandingsScene:
     """What the standings picture shows: rows in order (winners first)."""
 
     rows: tuple[StandingRow, ...]
@@ -64,7 +64,7 @@ _DIM: Final = {False: (196, 222, 208), True: (255, 255, 255)}
 _BAR: Final = {False: (120, 180, 150), True: (255, 255, 255)}
 
 
-def standings_height(view: StandingsView) -> int:
+def standings_height(view: StandingsScene) -> int:
     return HEAD + max(1, len(view.rows)) * (ROW + GAP) + 12
 
 
@@ -89,14 +89,14 @@ def _left(pen: Pen, x: float, cy: float, s: str, height: float, fill: RGB,
     return x + f.getlength(s) / pen.u
 
 
-def _name(view: StandingsView, i: int) -> str:
+def _name(view: StandingsScene, i: int) -> str:
     name = _draw.printable(view.rows[i].name)
     if any(c.isalnum() for c in name):
         return name
     return _draw.printable(view.words.player.format(n=i + 1))
 
 
-def standings_canvas(view: StandingsView) -> Image.Image:
+def standings_canvas(view: StandingsScene) -> Image.Image:
     """The standings drawn (RGBA, ``WIDTH`` wide)."""
     c = view.contrast
     pal = _draw.palette(c)
@@ -141,6 +141,6 @@ def standings_canvas(view: StandingsView) -> Image.Image:
     return img.resize((WIDTH, height), Image.Resampling.LANCZOS)
 
 
-def standings_image(view: StandingsView) -> bytes:
+def standings_image(view: StandingsScene) -> bytes:
     """The final standings as one PNG (the same view always gives the same bytes)."""
     return png_bytes(standings_canvas(view))

@@ -19,8 +19,8 @@ from engine.cards import Card, Color, Tower
 
 from . import (
     ArtCache,
-    SeatView,
-    TableView,
+    SeatScene,
+    TableScene,
     all_cards,
     card_height,
     hand_image,
@@ -82,11 +82,11 @@ def example_hand() -> tuple[list[Card], set[Card]]:
     return hand, playable
 
 
-def example_table() -> TableView:
-    return TableView(
+def example_table() -> TableScene:
+    return TableScene(
         top=Card.parse("WG"), color=Color.BLUE, turn=1, direction=1, has_towers=True,
-        seats=(SeatView("Alice", 11), SeatView("Ben", 5), SeatView("Chloé", 1, uno=True),
-               SeatView("Computer 1", 8, cpu=True)),
+        seats=(SeatScene("Alice", 11), SeatScene("Ben", 5), SeatScene("Chloé", 1, uno=True),
+               SeatScene("Computer 1", 8, cpu=True)),
         towers=((Tower.U, 0), (Tower.N, None), (Tower.O, 3), (Tower.BANG, 0)),
         draw_count=61, title="UNO Power Grab: round 2",
     )

@@ -16,7 +16,7 @@ import discord
 
 from cogs.uno._components import view_of
 from cogs.uno._end_items import AgainButton
-from cogs.uno.art import StandingRow, StandingsView, StandingsWords
+from cogs.uno.art import StandingRow, StandingsScene, StandingsWords
 from cogs.uno.show.words import edition_title, team_name
 from cogs.uno.table.session import Session
 from runtime.i18n import _, speaking
@@ -36,7 +36,7 @@ class ResultModel:
     lines: tuple[str, ...]
     """One per player (or team), in order."""
     footer: str
-    picture: StandingsView
+    picture: StandingsScene
     again: bool
     """The message offers Play again."""
 
@@ -94,7 +94,7 @@ class ResultModel:
         if session.unranked:
             notes.append(_("not counted on the leaderboard", language))
         notes.append(_("Game {gid}", language, gid=session.game_id))
-        picture = StandingsView(rows=tuple(rows), subtitle=summary.replace("·", "-"),
+        picture = StandingsScene(rows=tuple(rows), subtitle=summary.replace("·", "-"),
                                 words=standings_words(language))
         return cls(game_id=session.game_id, language=language, title=title, lines=lines,
                    footer=" · ".join(notes), picture=picture, again=session.again)

@@ -12,7 +12,7 @@ session again:
   screen reader), and the table's buttons. Discord's limits for such a message: 40
   components counted with the nested ones (this one has at most 14) and 4,000 characters
   of text in all (the recent lines are cut from the top to fit).
-* :func:`table_embed` and :func:`table_view`: an embed and a row of buttons
+* :func:`table_embed` and :func:`embed_buttons`: an embed and a row of buttons
   (``UNO_TABLE_V2=0``).
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 import discord
 
 from cogs.uno._components import TableButton, finished, view_of
-from cogs.uno.art import TableView, TableWords
+from cogs.uno.art import TableScene, TableWords
 from cogs.uno.show.words import (
     EMBED_COLOR,
     card_count,
@@ -61,7 +61,7 @@ class TableModel:
     """(name, value) sections: the players, the teams or match, the towers."""
     footer: str
     colour: int
-    picture: TableView
+    picture: TableScene
     """What the table's picture shows."""
     turn: str
     """The player whose decision the table waits for."""
@@ -127,7 +127,7 @@ class TableModel:
             footer=_("Draw pile: {draw} · Target: {target} points · Game {gid}", language,
                      draw=view["draw_count"], target=view["target"], gid=session.game_id),
             colour=EMBED_COLOR.get(game.color, NO_COLOUR) if game.color else NO_COLOUR,
-            picture=TableView.from_public_view(view, cpu=cpus, words=table_words(language)),
+            picture=TableScene.from_public_view(view, cpu=cpus, words=table_words(language)),
             turn=game.turn, turn_line=turn_ping(session, language),
             names_turn=(session.options.mention_turn and game.turn.isdigit()
                         and not session.is_cpu(game.turn)),
@@ -215,7 +215,7 @@ def table_embed(model: TableModel) -> discord.Embed:
     return embed
 
 
-def table_view(model: TableModel) -> discord.ui.View:
+def embed_buttons(model: TableModel) -> discord.ui.View:
     """The embed table's buttons."""
     return view_of(*(item for row in table_buttons(model) for item in row))
 

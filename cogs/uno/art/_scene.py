@@ -1,4 +1,4 @@
-"""What the public table's picture shows: ``TableView`` (no hand: only the top card, and
+"""What the public table's picture shows: ``TableScene`` (no hand: only the top card, and
 counts), its seats and its words."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from engine.editions import EDITIONS
 
 
 @dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatScene:
     """One seat as the table shows it: a name and counts, never cards."""
 
     name: str
@@ -61,7 +61,7 @@ class TableWords:
 
 
 @dataclass(frozen=True, slots=True)
-class TableView:
+class TableScene:
     """What the public table shows (no hand: the top card, counts, towers, turn).
 
     ``turn`` and the towers' holders are indexes into ``seats``; ``direction`` is +1 when
@@ -69,7 +69,7 @@ class TableView:
     """
 
     top: Card | None
-    seats: tuple[SeatView, ...]
+    seats: tuple[SeatScene, ...]
     turn: int | None = None
     direction: int = 1
     color: Color | None = None
@@ -94,11 +94,11 @@ class TableView:
     @classmethod
     def from_public_view(cls, view: Mapping[str, Any], *, title: str = "",
                          cpu: Collection[str] = (), contrast: bool = False,
-                         words: TableWords = TableWords()) -> TableView:
+                         words: TableWords = TableWords()) -> TableScene:
         """From ``Game.public_view()`` (which holds no hand either)."""
         players = list(view["players"])
         index = {p["id"]: i for i, p in enumerate(players)}
-        seats = tuple(SeatView(name=str(p["name"]), cards=int(p["cards"]),
+        seats = tuple(SeatScene(name=str(p["name"]), cards=int(p["cards"]),
                                uno=bool(p["uno"]) and int(p["cards"]) == 1,
                                cpu=p["id"] in cpu) for p in players)
         edition = EDITIONS.get(str(view.get("edition")))
