@@ -2,7 +2,7 @@
 ``leave_to_json``) and read back (``build_game``, ``play_replay``, ``replay``: every event
 as a dict, then the closing state).
 
-The format is documented in README.md ("Replay files"). A malformed record raises
+The format is documented in docs/tools.md ("Replay files"). A malformed record raises
 ``ReplayFormatError``, whose one line says what is wrong and where. The command that reads a
 file and prints its replay is engine/tools/replay.py (``python -m engine.tools.replay``).
 """

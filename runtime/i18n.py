@@ -7,7 +7,7 @@ gettext catalogues managed with Babel: ``locale/messages.pot`` is extracted from
 ``locale/<lang>/LC_MESSAGES/messages.po`` holds a language's translations and the compiled
 ``messages.mo`` beside it (committed, so a fresh clone runs without Babel) is what this module
 loads, one ``GNUTranslations`` per language. ``scripts/i18n.sh`` extracts, updates and compiles
-(see README.md, "Languages"); ``tests/tools/test_i18n.py`` fails when they are out of date.
+(see docs/playing.md, "Languages"); ``tests/tools/test_i18n.py`` fails when they are out of date.
 
 A locale is whatever Discord gives (``interaction.locale``, ``guild.preferred_locale``) or a
 plain code: "fr", "fr-FR" and ``discord.Locale.french`` all mean French; anything we have no

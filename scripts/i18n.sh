@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Translations (gettext catalogues managed with Babel; README.md, "Languages").
+# Translations (gettext catalogues managed with Babel; docs/playing.md, "Languages").
 #   scripts/i18n.sh extract   code -> locale/messages.pot
 #   scripts/i18n.sh update    messages.pot -> every locale/*/LC_MESSAGES/messages.po (new
 #                             strings empty, changed ones fuzzy: translate them)

@@ -3,5 +3,5 @@
 
 ``python -m engine.tools.replay FILE.json``: a replay file played back, one JSON line per
 event. ``python -m engine.tools.simulate``: computer players play whole games or matches,
-and a summary of their figures. See README.md.
+and a summary of their figures. See docs/tools.md.
 """

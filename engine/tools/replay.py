@@ -3,7 +3,7 @@
     python -m engine.tools.replay FILE.json
     python -m engine.tools.replay - < FILE.json
 
-The format is documented in README.md ("Replay files") and read by engine/replay.py. A
+The format is documented in docs/tools.md ("Replay files") and read by engine/replay.py. A
 malformed file exits with status 2 and one line saying what is wrong and where.
 """
 

@@ -685,7 +685,7 @@ def test_partner_aware_player_has_one_partner_among_three_teams() -> None:
 
 # ---------------------------------------------------------------------- tools
 def test_replay_refuses_bad_teams() -> None:
-    """README, Replay files: a bad ``teams`` key is a format error naming it."""
+    """docs/tools.md, Replay files: a bad ``teams`` key is a format error naming it."""
     from engine.replay import ReplayFormatError, build_game
     with pytest.raises(ReplayFormatError, match="teams: Partners sit across the table"):
         build_game({"edition": "classic", "players": FOUR, "moves": [],
@@ -700,7 +700,7 @@ def test_replay_refuses_bad_teams() -> None:
 
 
 def test_replay_header_of_a_partner_game_replays_it() -> None:
-    """README, Replay files: a partner game logged with replay_header replays exactly."""
+    """docs/tools.md, Replay files: a partner game logged with replay_header replays exactly."""
     from engine.replay import move_to_json, play_replay, replay_header
     g = Game.new(FOUR, edition="classic", seed=4, teams=TEAMS, max_rounds=2)
     header = replay_header(g, 4)

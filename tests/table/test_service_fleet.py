@@ -1,4 +1,4 @@
-"""The table service as one process of a fleet (README "Running several processes"): at
+"""The table service as one process of a fleet (docs/deploy.md "Running several processes"): at
 start it restores only the saved games of its shards' servers, leaves the others' (even an
 unreadable one: its owner sets it aside) and prunes old move logs only when asked (the
 process of shard 0)."""

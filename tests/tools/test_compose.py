@@ -1,4 +1,4 @@
-"""compose.yaml (README.md, "Running several processes"): no Docker engine here to run it,
+"""compose.yaml (docs/deploy.md, "Running several processes"): no Docker engine here to run it,
 so its YAML is read and what it must say is checked: PostgreSQL with a volume and a health
 check, bot processes that wait for it, one SHARD_COUNT and SHARD_IDS that share the
 shards out exactly, channel writes divided so that the fleet stays under what one process
