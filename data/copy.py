@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m data.copy",
         description="Copy the bot's SQLite file into an empty PostgreSQL database, to run "
-                    "several bot processes on it (README: Running several processes).")
+                    "several bot processes on it (docs/deploy.md: Running several processes).")
     parser.add_argument("sqlite_path", help="the SQLite file (DATABASE_PATH)")
     parser.add_argument("database_url", help="postgresql://user:password@host:5432/database")
     args = parser.parse_args(argv)

@@ -19,8 +19,8 @@ interval (5 ms), so under load a save took tens to hundreds of ms of wall time f
 writes are off a click's path, and some are long (a log export, pruning old logs): they
 stay on aiosqlite's thread, where SQLite's work runs without the GIL. Inline only while
 that is cheap: in a file SQLite could not switch to WAL (some network and container
-volumes) a save's commit makes three fsyncs, milliseconds and at worst tens of them (issue
-28: 2.5 ms p50, 46 ms max; bench/README.md), so there every save runs on aiosqlite's
+volumes) a save's commit makes three fsyncs, milliseconds and at worst tens of them
+(bench/README.md, bench_save_latency.py --no-wal), so there every save runs on aiosqlite's
 thread, and start-up logs it once. (A database in memory syncs nothing: saves run inline.)
 
 What keeps that sound:
