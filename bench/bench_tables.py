@@ -1306,6 +1306,21 @@ class Bench:
                 result = await self.play()
             finally:
                 gc.enable()
+            if args.then_rate:
+                # the load drops: does the bot recover (answers in time again, no backlog)?
+                self.note(f"then playing at {args.then_rate} turns/s for "
+                          f"{args.then_seconds} s")
+                overloaded, self.stats = self.stats, Stats()
+                asked = (args.rate, args.seconds, args.warmup)
+                args.rate, args.seconds, args.warmup = args.then_rate, args.then_seconds, 0.0
+                gc.disable()
+                try:
+                    then = await self.play()
+                finally:
+                    gc.enable()
+                    args.rate, args.seconds, args.warmup = asked
+                    self.stats = overloaded
+                result["then"] = {k: then[k] for k in THEN_FIGURES if k in then}
             await asyncio.sleep(1.5)  # the bot's GC figures are written every second
             result["gc"] = self.gc_stats()
             assert self.bot is not None
@@ -1330,6 +1345,12 @@ class Bench:
             for bot in self.bots:
                 await bot.stop()
             return result
+
+
+THEN_FIGURES = ("rate asked", "seconds", "moves/s", "interactions/s",
+                "errors as people see them", "ack p50 ms", "ack p95 ms", "ack p99 ms",
+                "ack max ms", "bot CPU ms/move", "bot CPU %")
+"""What ``--then-rate`` reports of its run."""
 
 
 def global_bound(route: str) -> bool:
@@ -1399,6 +1420,10 @@ def make_parser(description: str) -> argparse.ArgumentParser:
                         "before counting it never followed up")
     parser.add_argument("--open-concurrency", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--then-rate", type=float, default=0.0,
+                        help="after the measured run, play at this rate (moves/s) and report "
+                             "it apart: does an overloaded bot recover when the load drops?")
+    parser.add_argument("--then-seconds", type=float, default=30.0)
     parser.add_argument("--restart", action="store_true")
     parser.add_argument("--restarts", type=int, default=1,
                         help="with --restart: how many times (the median is reported too)")
