@@ -35,7 +35,7 @@ from cogs.uno.table.session import SavedFormatError, Session
 from cogs.uno.table.tables import Change, Tables
 from cogs.uno.table.thinking import Thinkers
 from cogs.uno.table.tournaments import Tournaments
-from data import LogEntry, SavedGame
+from data import SavedGame
 from engine import CallUno, Catch, EngineError, Game, Move
 from engine.replay import leave_to_json
 from runtime.i18n import _
@@ -63,12 +63,8 @@ class TableService(Tables):
         self.lobbies = Lobbies(self)
         self.tournaments = Tournaments(self, self.lobbies)
         self.again = Again(self, self.lobbies)
-
-    def schedule(self, session: Session) -> None:
-        self.autoplay.schedule(session)
-
-    async def hand_over(self, table: Session, game: Game, entries: list[LogEntry]) -> None:
-        await self.tournaments.hand_over(table, game, entries)
+        self.arming.append(self.autoplay.schedule)
+        self.hand_over = self.tournaments.hand_over
 
     # ================================================================ moves
     async def move(self, channel_id: int | None, actor: Actor,
