@@ -146,7 +146,7 @@ class TableService(Tables):
                 raise Refusal("That game has ended.")
             if session.game is None:
                 change.announce = False
-                await self.lobbies.leave(session, actor.id)
+                await self.lobbies.unseat(change, actor.id)
                 return True
             self.need_player(session, actor)
             change.lines.append(_("{name} leaves the game.", name=session.name(actor.id)))
@@ -165,7 +165,7 @@ class TableService(Tables):
             name = session.name(target)
             if session.game is None:
                 change.announce = False
-                await self.lobbies.leave(session, target)
+                await self.lobbies.unseat(change, target)
                 self.outbox.refresh_lobby(session)
                 return name
             change.lines.append(_("{name} was removed from the game by {by}.", name=name,
