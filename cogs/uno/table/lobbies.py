@@ -68,9 +68,9 @@ class Lobbies:
         session.last_human = time.time()
         self.tables.sessions[channel_id] = session
         self.tables.outbox.reopen(channel_id)
-        async with self.tables.changing(session):
+        async with self.tables.change(session, mover=actor.id, announce=False) as change:
             try:
-                await self.tables.commit(session)
+                await change.save()
             except SaveFailed:
                 self.tables.release(session)
                 raise
@@ -288,7 +288,7 @@ class Lobbies:
         session = self.tables.session(channel_id)
         if session.started:
             raise Refusal("Settings can't change once the game has started.")
-        async with self.tables.changing(session):
+        async with self.tables.change(session, mover=actor.id, announce=False) as change:
             self.tables.need_host(session, actor)
             if session.started or not self.tables.is_live(session):
                 raise Refusal("Settings can't change once the game has started.")
@@ -309,7 +309,7 @@ class Lobbies:
             if len(session.seats) > get_edition(new.edition).max_players:
                 raise Refusal("Too many seats for that edition.")
             session.options = new
-            await self.tables.commit(session)
+            await change.save()
         self.tables.outbox.refresh_lobby(session)
         return session
 
@@ -318,14 +318,14 @@ class Lobbies:
         """Remember the lobby's message (it is edited when the lobby changes). ``shown``:
         the saved lobby the message was drawn from (``session.saved`` then); a change saved
         since (a setting changed while the message was on its way) is shown on it now."""
-        async with self.tables.changing(session):
+        async with self.tables.change(session, announce=False) as change:
             if not self.tables.is_live(session) or session.started:
                 return
             behind = session.saved != shown
             old = session.lobby_message_id
             session.lobby_message_id = lobby
             try:
-                await self.tables.commit(session)
+                await change.save()
             except SaveFailed:
                 return
         if old is not None and old != lobby:

@@ -217,11 +217,11 @@ class TableService(Tables):
         if session.tables:
             self.need_host(session, actor)
             await self.tournaments.end(session, actor)
-        async with self.changing(session):
+        async with self.change(session, announce=False) as change:
             self.need_host(session, actor)
             if not self.is_live(session):
                 raise Refusal("That game has ended.")
-            await self.discard(session)
+            await change.discard()
         if session.tables:
             self.outbox.refresh_lobby(session)
         elif session.started:
@@ -261,13 +261,13 @@ class TableService(Tables):
         session = self.sessions.get(channel_id)
         if session is None:
             return
-        async with self.changing(session):
+        async with self.change(session, announce=False) as change:  # (nothing can be posted)
             if not self.is_live(session):
                 return
             if gone:
                 log.warning("Channel %s is gone: its game ends", channel_id)
                 try:
-                    await self.discard(session)
+                    await change.discard()
                 except SaveFailed:
                     self.release(session)
                 if session.parent_id is not None:
@@ -282,7 +282,7 @@ class TableService(Tables):
             self.scheduler.cancel(channel_id)
             session.deadline = None
             try:
-                await self.commit(session)
+                await change.save()
             except SaveFailed:
                 session.paused = "permissions"  # paused in memory all the same
 
@@ -307,12 +307,12 @@ class TableService(Tables):
         session = self.sessions.get(thread_id)
         if session is None:
             return
-        async with self.changing(session):
+        async with self.change(session, announce=False) as change:  # (its channel is told)
             if not self.is_live(session):
                 return
             log.info("The thread %s of a game was %s: the game ends", thread_id, why)
             try:
-                await self.discard(session)
+                await change.discard()
             except SaveFailed:
                 self.release(session)
         if session.parent_id is not None:
@@ -410,14 +410,14 @@ class TableService(Tables):
                 # a tournament's hands go on by the turn timer; its host ends it
                 continue
             try:
-                async with self.changing(session):
+                async with self.change(session) as change:
                     if not self.is_live(session):
                         continue
-                    await self.discard(session)
+                    await change.discard()
+                    change.lines.append(_("⌛ No human move for 30 minutes: the game ends.",
+                                          session.options.language))
             except SaveFailed:
                 continue
-            self.outbox.announce(session, [_("⌛ No human move for 30 minutes: the game "
-                                             "ends.", session.options.language)], table=False)
 
     async def close(self) -> None:
         """Stop every timer and save each game once more, so the time each player had left

@@ -241,7 +241,9 @@ class Tables:
         """Hold the session's lock for a change. A refusal comes before any change; a save
         that failed has undone its change already; any other error (a bug) undoes it here,
         so memory never holds a change the database doesn't. (:meth:`change` is this with
-        the change's bookkeeping; this alone suits what saves in its own way.)"""
+        the change's bookkeeping; this alone is for what saves in its own way: a
+        tournament's start, three sessions in one transaction, and a paused game's resume
+        found by a read; docs/architecture.md, "The pipeline".)"""
         async with session.lock:
             if self.closing:
                 raise Refusal("The bot is restarting: try again in a moment.")
