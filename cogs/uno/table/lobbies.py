@@ -1,7 +1,9 @@
 """The lobbies: open, join, teams, computer players, settings, start.
 
-Every change here goes through the tables' pipeline (:class:`Tables`: the lobby's lock, one
-save, then the outbox), like the tournaments' and the autoplay's.
+Every change here goes through the tables' pipeline (:meth:`Tables.change`: the lobby's
+lock, one save), like the tournaments' and the autoplay's, but is not announced: a lobby has
+no table and shows itself on its own message (the caller's to edit or refresh), but for
+Start, whose game is announced.
 """
 
 from __future__ import annotations

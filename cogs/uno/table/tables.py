@@ -19,7 +19,9 @@ A change that cannot be saved is not a change: the session goes back to its save
 memory never holds what the database doesn't. The lock is never held across a Discord call.
 
 :class:`~cogs.uno.table.service.TableService` builds on this class (moves, leaving, pauses,
-restarts); the lobbies, tournaments and autoplay use only its public names.
+restarts) and gives it what comes after a change (``arming``: the turn timer and the
+computer players; ``hand_over``: a tournament's hands; ``followers`` are the Discord
+layer's); the lobbies, tournaments and autoplay use only its public names.
 """
 
 from __future__ import annotations
