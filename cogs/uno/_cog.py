@@ -18,6 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from cogs.uno._components import LobbyVerb
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._ending import Endings, no_pictures
 from cogs.uno._families import missed_click
@@ -163,27 +164,18 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     def actor(interaction: discord.Interaction[Any]) -> Actor:
         return actor_of(interaction)
 
-    async def lobby_click(self, reply: Reply, interaction: discord.Interaction[Any],
-                          action: str, gid: str) -> None:
-        """A lobby's button (its message is edited with the answer)."""
+    async def lobby_change(self, reply: Reply, interaction: discord.Interaction[Any],
+                           verb: LobbyVerb, gid: str) -> None:
+        """A lobby's button that changes it (``verb``): its message shows the lobby as the
+        change left it, or that it closed."""
         actor = actor_of(interaction)
-        if action == "start" and self.service.session(
-                interaction.channel_id).options.mode == "tournament":
-            await self._start_tournament(reply, interaction, actor, gid)
-            return
-        if action == "start":
-            session = await self.service.lobbies.start(interaction.channel_id, actor, gid)
-            language = session.options.language
-            await reply.send(self._with_note(self._started_text(session, language),
-                                             self._no_pictures(interaction, language)),
-                             view=None, public=True, edit=True)
-            return
-        session = await self.service.lobbies.action(interaction.channel_id, actor, action, gid)
+        session = await verb(self.service.lobbies, interaction.channel_id, actor, gid)
         language = session.options.language  # the lobby message is public
         live = self.service.is_live(session)
         if not live:
+            # closed with people still seated: its host cancelled it
             text = _("The game was cancelled by {name}.", language, name=actor.name) \
-                if action == "cancel" else _("The lobby closed: everyone left.", language)
+                if session.humans() else _("The lobby closed: everyone left.", language)
             await self._edit_lobby(reply, text, None, None)
         else:
             await self._edit_lobby(reply, None, lobby_embed(session, language),
@@ -191,6 +183,20 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         if interaction.message is not None:  # (over an edit of it already on its way)
             self.outbox.answered_in_place(session, interaction.message.id,
                                           None if live else LOBBY_GONE)
+
+    async def lobby_start(self, reply: Reply, interaction: discord.Interaction[Any],
+                          gid: str) -> None:
+        """A lobby's Start: the game begins, its message says so (a tournament's sign-up
+        opens its tables' threads first)."""
+        actor = actor_of(interaction)
+        if self.service.session(interaction.channel_id).options.mode == "tournament":
+            await self._start_tournament(reply, interaction, actor, gid)
+            return
+        session = await self.service.lobbies.start(interaction.channel_id, actor, gid)
+        language = session.options.language
+        await reply.send(self._with_note(self._started_text(session, language),
+                                         self._no_pictures(interaction, language)),
+                         view=None, public=True, edit=True)
 
     async def _server_language(self, interaction: discord.Interaction[Any]) -> str:
         """The language of the server's public game text: its setting, else its locale."""
@@ -380,7 +386,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def join(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            session = await self.service.lobbies.action(interaction.channel_id, actor, "join")
+            session = await self.service.lobbies.join(interaction.channel_id, actor)
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} joined the game.", session.options.language,
                                name=actor.name))
@@ -396,8 +402,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                      level: str = "normal") -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            session = await self.service.lobbies.action(
-                interaction.channel_id, actor, "cpu" if level == "normal" else f"cpu{level}")
+            session = await self.service.lobbies.add_cpu(interaction.channel_id, actor, level)
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} takes a seat.", session.options.language,
                                name=session.seats[-1].name))

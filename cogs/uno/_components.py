@@ -30,20 +30,22 @@ towers and kept card in ``_panel_items``; Play again and /uno end's question in
 turn moves: a menu from before the last move is stale. Anything that does not match a
 template, or a select value that is not what the menu offered, is refused politely. Each
 family owns what its click means (``act``): it decodes its values and asks the game cog
-for the move, the question or the menu (:class:`GameCog`, found at click time, so a click
-that comes while the extension reloads is answered politely).
+for the move, the lobby's change (``LOBBY_VERBS``), the question or the menu
+(:class:`GameCog`, found at click time, so a click that comes while the extension reloads
+is answered politely).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Protocol, Self, TypeVar, runtime_checkable
 
 import discord
 
 from cogs.uno._reply import Reply, answer
 from cogs.uno.table.contracts import Actor, Refusal, Stale, StaleComponent
+from cogs.uno.table.lobbies import Lobbies
 from cogs.uno.table.session import Session
 from engine import (
     Accept,
@@ -65,6 +67,10 @@ from runtime.i18n import _
 
 Make = Callable[[Session, Game, str], Move]
 """Builds a move from the game as it is under its lock (the mover's id last)."""
+
+LobbyVerb = Callable[[Lobbies, int | None, Actor, str], Awaitable[Session]]
+"""A change of a lobby as its button makes it: the lobbies, the channel, who clicked, the
+lobby's game id (a button of a lobby that has closed since is refused); the lobby after."""
 
 GID = r"(?P<gid>[0-9a-f]{1,32})"
 SERIAL = r"(?P<serial>\d{1,9})"
@@ -103,8 +109,10 @@ class GameCog(Protocol):
     plays: PlayerActions
 
     def actor(self, interaction: discord.Interaction[Any]) -> Actor: ...
-    async def lobby_click(self, reply: Reply, interaction: discord.Interaction[Any],
-                          action: str, gid: str) -> None: ...
+    async def lobby_change(self, reply: Reply, interaction: discord.Interaction[Any],
+                           verb: LobbyVerb, gid: str) -> None: ...
+    async def lobby_start(self, reply: Reply, interaction: discord.Interaction[Any],
+                          gid: str) -> None: ...
     async def again_click(self, reply: Reply, interaction: discord.Interaction[Any],
                           gid: str) -> None: ...
     async def end_click(self, reply: Reply, interaction: discord.Interaction[Any],
@@ -229,6 +237,23 @@ def button(custom_id: str, label: str, style: discord.ButtonStyle, emoji: str | 
                              emoji=emoji, row=row, disabled=disabled)
 
 
+def _cpu(level: str) -> LobbyVerb:
+    return lambda lobbies, where, actor, gid: lobbies.add_cpu(where, actor, level, gid)
+
+
+def _team(team: int) -> LobbyVerb:
+    return lambda lobbies, where, actor, gid: lobbies.choose_team(where, actor, team, gid)
+
+
+LOBBY_VERBS: dict[str, LobbyVerb] = {
+    "join": Lobbies.join, "leave": Lobbies.leave,
+    "cpu": _cpu("normal"), "cpueasy": _cpu("easy"), "cpuhard": _cpu("hard"),
+    "nocpu": Lobbies.remove_cpu, "cancel": Lobbies.cancel,
+    "team0": _team(0), "team1": _team(1), "team2": _team(2), "shuffle": Lobbies.shuffle_teams,
+}
+"""What each lobby button but Start changes (``uno:l:<action>:<gid>``)."""
+
+
 class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|cpueasy|cpuhard|nocpu"
                                      rf"|start|cancel"
                                      rf"|team[012]|shuffle):"
@@ -249,7 +274,11 @@ class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|cpueasy|c
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
                   cog: GameCog) -> None:
-        await cog.lobby_click(reply, interaction, self.action, self.gid)
+        if self.action == "start":
+            # the game begins (a tournament's sign-up opens its tables' threads)
+            await cog.lobby_start(reply, interaction, self.gid)
+            return
+        await cog.lobby_change(reply, interaction, LOBBY_VERBS[self.action], self.gid)
 
 
 class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|accept|challenge)"

@@ -80,7 +80,7 @@ async def test_a_hard_computer_player_plays_a_game_through_the_service(db: Datab
                            search_workers=1)
     try:
         await service.lobbies.open(31, GUILD, ALICE)
-        await service.lobbies.action(31, ALICE, "cpuhard")
+        await service.lobbies.add_cpu(31, ALICE, "hard")
         session = service.sessions[31]
         assert [s.level for s in session.seats if s.cpu] == ["hard"]
         await service.lobbies.start(31, ALICE)

@@ -160,7 +160,7 @@ async def test_new_and_start_need_the_bot_to_post(db: Database) -> None:
         await service.lobbies.open(6, GUILD, blind)
     assert 6 not in service.sessions and saved_state(db, 6) is None
     await service.lobbies.open(6, GUILD, ALICE)
-    await service.lobbies.action(6, BOB, "join")
+    await service.lobbies.join(6, BOB)
     with pytest.raises(Refusal, match="Embed Links"):
         await service.lobbies.start(6, Actor("111", "Alice", missing=("embed_links",)))
     assert service.sessions[6].game is None
@@ -297,7 +297,7 @@ def test_saved_format_errors_are_named() -> None:
 async def test_the_move_log_replays_the_game_exactly(db: Database) -> None:
     service, _outbox = make_service(db, cpu_delay=0.0)
     await service.lobbies.open(14, GUILD, ALICE)
-    await service.lobbies.action(14, BOB, "join")
+    await service.lobbies.join(14, BOB)
     session = await service.lobbies.start(14, ALICE)
     game = session.game
     assert game is not None
@@ -324,8 +324,8 @@ async def test_the_move_log_replays_the_game_exactly(db: Database) -> None:
 async def test_leaving_is_logged_and_replays(db: Database) -> None:
     service, _outbox = make_service(db)
     await service.lobbies.open(15, GUILD, ALICE)
-    await service.lobbies.action(15, BOB, "join")
-    await service.lobbies.action(15, CAROL, "join")
+    await service.lobbies.join(15, BOB)
+    await service.lobbies.join(15, CAROL)
     session = await service.lobbies.start(15, ALICE)
     await service.leave(15, CAROL)
     entries = await db.game_log(GUILD, session.game_id)
@@ -401,13 +401,13 @@ async def test_six_partners_sit_across_and_a_match_survives_a_restart(db: Databa
     people = [Actor(str(100 + i), f"P{i}") for i in range(6)]
     await service.lobbies.open(60, GUILD, people[0])
     await service.lobbies.configure(60, people[0], {"mode": "partners"})
-    await service.lobbies.action(60, people[0], "team2")
-    await service.lobbies.action(60, people[1], "team2")
+    await service.lobbies.choose_team(60, people[0], 2)
+    await service.lobbies.choose_team(60, people[1], 2)
     for p in people[2:]:
-        await service.lobbies.action(60, p, "join")
+        await service.lobbies.join(60, p)
     before = saved_state(db, 60)
     with pytest.raises(Refusal, match="Team 3 is full"):
-        await service.lobbies.action(60, people[2], "team2")
+        await service.lobbies.choose_team(60, people[2], 2)
     assert saved_state(db, 60) == before
     session = await service.lobbies.start(60, people[0])
     game = session.game
@@ -422,7 +422,7 @@ async def test_six_partners_sit_across_and_a_match_survives_a_restart(db: Databa
     await service.lobbies.open(61, GUILD, people[0])
     await service.lobbies.configure(61, people[0], {"mode": "rotating"})
     for p in people[1:4]:
-        await service.lobbies.action(61, p, "join")
+        await service.lobbies.join(61, p)
     match_session = await service.lobbies.start(61, people[0])
     assert match_session.match is not None and match_session.game is not None
     copy = Session.from_json(match_session.to_json())

@@ -77,7 +77,7 @@ async def test_the_public_game_id_does_not_give_away_the_deal(db: Database) -> N
     """The id on the table and in every button is public; the seed of the deal is not."""
     service, _outbox = make_service(db)
     await service.lobbies.open(40, GUILD, ALICE)
-    await service.lobbies.action(40, BOB, "join")
+    await service.lobbies.join(40, BOB)
     session = await service.lobbies.start(40, ALICE)
     game = session.game
     assert game is not None
@@ -219,7 +219,7 @@ async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) ->
     of it is written, and the log still replays the game after the next moves."""
     service, store = faulty(db)
     await service.lobbies.open(43, GUILD, ALICE)
-    await service.lobbies.action(43, BOB, "join")
+    await service.lobbies.join(43, BOB)
     session = await service.lobbies.start(43, ALICE)
     assert session.game is not None
     before = saved_state(db, 43)

@@ -48,7 +48,7 @@ class Refusal(Exception):
     The sentence is kept untranslated, as its msgid (a string literal, extracted by
     scripts/i18n.sh) and named params, and translated only when it is answered
     (``text``, called by ``_reply.answer``) in the reader's own locale. A refusal is often
-    raised while a game's public language is active (the service's ``_changing`` speaks
+    raised while a game's public language is active (a change, ``Tables.change``, speaks
     it), so a sentence translated where it is raised could reach the reader in the game's
     language; built this way it can't. A param that is itself text in a language is given
     as a function of the locale (``edition=partial(edition_title, name)``). ``str()`` is

@@ -1,12 +1,16 @@
 """The lobbies: open, join, teams, computer players, settings, start.
 
-Every change here goes through the tables' pipeline (:class:`Tables`: the lobby's lock, one
-save, then the outbox), like the tournaments' and the autoplay's.
+Every change here goes through the tables' pipeline (:meth:`Tables.change`: the lobby's
+lock, one save), like the tournaments' and the autoplay's, but is not announced: a lobby has
+no table and shows itself on its own message (the caller's to edit or refresh), but for
+Start, whose game is announced.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
@@ -23,14 +27,11 @@ from cogs.uno.table.session import (
     Seat,
     Session,
 )
-from cogs.uno.table.tables import Tables
+from cogs.uno.table.tables import Change, Tables
 from data import GuildSettings
 from engine import EngineError, get_edition
 from engine.replay import replay_header
 from runtime.i18n import Locale, server_language
-
-CPU_ACTIONS = {"cpu": "normal", "cpueasy": "easy", "cpuhard": "hard"}
-"""The lobby's actions that add a computer player, and its level."""
 
 
 class Lobbies:
@@ -69,49 +70,97 @@ class Lobbies:
         session.last_human = time.time()
         self.tables.sessions[channel_id] = session
         self.tables.outbox.reopen(channel_id)
-        async with self.tables.changing(session):
+        async with self.tables.change(session, mover=actor.id, announce=False) as change:
             try:
-                await self.tables.commit(session)
+                await change.save()
             except SaveFailed:
                 self.tables.release(session)
                 raise
         return session
 
-    async def action(self, channel_id: int | None, actor: Actor, action: str,
-                     gid: str | None = None) -> Session:
-        """join, leave, cpu (cpueasy, cpuhard: of that level), nocpu, cancel on the lobby;
-        saved, then shown."""
-        session = self.of(channel_id, actor, gid)
-        async with self.tables.changing(session):
-            self.still_open(session, actor, joining=action == "join")
-            if action == "join":
-                self._join(session, actor)
-            elif action == "leave":
-                await self.leave(session, actor.id)
-                return session
-            elif action in CPU_ACTIONS:
-                self._add_cpu(session, actor, CPU_ACTIONS[action])
-            elif action == "nocpu":
-                self.tables.need_host(session, actor)
-                cpus = [seat for seat in session.seats if seat.cpu]
-                if not cpus:
-                    raise Refusal("There is no computer player to remove.")
-                session.seats.remove(cpus[-1])
-            elif action == "cancel":
-                self.tables.need_host(session, actor)
-                await self.tables.discard(session)
-                return session
-            elif action.startswith("team") and action[4:].isdigit():
-                self._choose_team(session, actor, int(action[4:]))
-            elif action == "shuffle":
-                self.tables.need_host(session, actor)
-                for seat in session.seats:
-                    seat.team = None
-            else:
-                raise Refusal("This button is no longer in use.")
-            session.last_human = time.time()
-            await self.tables.commit(session)
+    # ------------------------------------------------------------------ the verbs
+    # Each is one change of the open lobby by ``actor`` (``gid``: the lobby the button was
+    # on), saved and not announced: the lobby shows itself (its message is the caller's).
+
+    async def join(self, channel_id: int | None, actor: Actor, gid: str | None = None
+                   ) -> Session:
+        """``actor`` takes a seat."""
+        async with self._lobby_change(channel_id, actor, gid, joining=True) as change:
+            self._join(change.session, actor)
+            await self._save(change)
+        return change.session
+
+    async def leave(self, channel_id: int | None, actor: Actor, gid: str | None = None
+                    ) -> Session:
+        """``actor`` leaves their seat; the last person to leave closes the lobby."""
+        async with self._lobby_change(channel_id, actor, gid) as change:
+            await self.unseat(change, actor.id)
+        return change.session
+
+    async def add_cpu(self, channel_id: int | None, actor: Actor, level: str = "normal",
+                      gid: str | None = None) -> Session:
+        """A computer player of ``level`` (easy, normal, hard) takes a seat."""
+        async with self._lobby_change(channel_id, actor, gid) as change:
+            self._add_cpu(change.session, actor, level)
+            await self._save(change)
+        return change.session
+
+    async def remove_cpu(self, channel_id: int | None, actor: Actor, gid: str | None = None
+                         ) -> Session:
+        """The last computer player seated leaves (host or Manage Server)."""
+        async with self._lobby_change(channel_id, actor, gid) as change:
+            session = change.session
+            self.tables.need_host(session, actor)
+            cpus = [seat for seat in session.seats if seat.cpu]
+            if not cpus:
+                raise Refusal("There is no computer player to remove.")
+            session.seats.remove(cpus[-1])
+            await self._save(change)
         return session
+
+    async def cancel(self, channel_id: int | None, actor: Actor, gid: str | None = None
+                     ) -> Session:
+        """The lobby closes, its game never played (host or Manage Server)."""
+        async with self._lobby_change(channel_id, actor, gid) as change:
+            self.tables.need_host(change.session, actor)
+            await change.discard()
+        return change.session
+
+    async def choose_team(self, channel_id: int | None, actor: Actor, team: int,
+                          gid: str | None = None) -> Session:
+        """Partners: ``actor`` takes a place on ``team`` (0, 1, 2), joining if needed."""
+        async with self._lobby_change(channel_id, actor, gid) as change:
+            self._choose_team(change.session, actor, team)
+            await self._save(change)
+        return change.session
+
+    async def shuffle_teams(self, channel_id: int | None, actor: Actor,
+                            gid: str | None = None) -> Session:
+        """Partners: every chosen team is forgotten, the teams are dealt at the start (host
+        or Manage Server)."""
+        async with self._lobby_change(channel_id, actor, gid) as change:
+            session = change.session
+            self.tables.need_host(session, actor)
+            for seat in session.seats:
+                seat.team = None
+            await self._save(change)
+        return session
+
+    @contextlib.asynccontextmanager
+    async def _lobby_change(self, channel_id: int | None, actor: Actor, gid: str | None,
+                            *, joining: bool = False) -> AsyncIterator[Change]:
+        """A change of the channel's lobby by ``actor``, through the tables' pipeline; under
+        its lock, the lobby is still open first."""
+        session = self.of(channel_id, actor, gid)
+        async with self.tables.change(session, mover=actor.id, announce=False) as change:
+            self.still_open(session, actor, joining=joining)
+            yield change
+
+    @staticmethod
+    async def _save(change: Change) -> None:
+        """Save a lobby that a person changed (it is not idle)."""
+        change.session.last_human = time.time()
+        await change.save()
 
     def of(self, channel_id: int | None, actor: Actor, gid: str | None) -> Session:
         session = self.tables.session(channel_id)
@@ -168,19 +217,20 @@ class Lobbies:
             raise Refusal("A game can have at most {n} computer players.", n=most)
         return session.add_cpu(level)
 
-    async def leave(self, session: Session, player: str) -> None:
-        """``player`` leaves the lobby (the caller holds the lock); an empty lobby closes."""
+    async def unseat(self, change: Change, player: str) -> None:
+        """``player`` leaves the lobby of ``change`` (leave, kick), saved; an empty lobby
+        closes."""
+        session = change.session
         seat = session.seat(player)
         if seat is None:
             raise Refusal("You're not in this game.")
         session.seats.remove(seat)
         if not session.humans():
-            await self.tables.discard(session)
+            await change.discard()
             return
         if player == session.host_id:
             session.host_id = session.humans()[0]
-        session.last_human = time.time()
-        await self.tables.commit(session)
+        await self._save(change)
 
     async def start(self, channel_id: int | None, actor: Actor, gid: str | None = None
                     ) -> Session:
@@ -240,7 +290,7 @@ class Lobbies:
         session = self.tables.session(channel_id)
         if session.started:
             raise Refusal("Settings can't change once the game has started.")
-        async with self.tables.changing(session):
+        async with self.tables.change(session, mover=actor.id, announce=False) as change:
             self.tables.need_host(session, actor)
             if session.started or not self.tables.is_live(session):
                 raise Refusal("Settings can't change once the game has started.")
@@ -261,7 +311,7 @@ class Lobbies:
             if len(session.seats) > get_edition(new.edition).max_players:
                 raise Refusal("Too many seats for that edition.")
             session.options = new
-            await self.tables.commit(session)
+            await change.save()
         self.tables.outbox.refresh_lobby(session)
         return session
 
@@ -270,14 +320,14 @@ class Lobbies:
         """Remember the lobby's message (it is edited when the lobby changes). ``shown``:
         the saved lobby the message was drawn from (``session.saved`` then); a change saved
         since (a setting changed while the message was on its way) is shown on it now."""
-        async with self.tables.changing(session):
+        async with self.tables.change(session, announce=False) as change:
             if not self.tables.is_live(session) or session.started:
                 return
             behind = session.saved != shown
             old = session.lobby_message_id
             session.lobby_message_id = lobby
             try:
-                await self.tables.commit(session)
+                await change.save()
             except SaveFailed:
                 return
         if old is not None and old != lobby:

@@ -35,7 +35,7 @@ from cogs.uno.table.session import SavedFormatError, Session
 from cogs.uno.table.tables import Change, Tables
 from cogs.uno.table.thinking import Thinkers
 from cogs.uno.table.tournaments import Tournaments
-from data import LogEntry, SavedGame
+from data import SavedGame
 from engine import CallUno, Catch, EngineError, Game, Move
 from engine.replay import leave_to_json
 from runtime.i18n import _
@@ -63,12 +63,8 @@ class TableService(Tables):
         self.lobbies = Lobbies(self)
         self.tournaments = Tournaments(self, self.lobbies)
         self.again = Again(self, self.lobbies)
-
-    def schedule(self, session: Session) -> None:
-        self.autoplay.schedule(session)
-
-    async def hand_over(self, table: Session, game: Game, entries: list[LogEntry]) -> None:
-        await self.tournaments.hand_over(table, game, entries)
+        self.arming.append(self.autoplay.schedule)
+        self.hand_over = self.tournaments.hand_over
 
     # ================================================================ moves
     async def move(self, channel_id: int | None, actor: Actor,
@@ -150,7 +146,7 @@ class TableService(Tables):
                 raise Refusal("That game has ended.")
             if session.game is None:
                 change.announce = False
-                await self.lobbies.leave(session, actor.id)
+                await self.lobbies.unseat(change, actor.id)
                 return True
             self.need_player(session, actor)
             change.lines.append(_("{name} leaves the game.", name=session.name(actor.id)))
@@ -169,7 +165,7 @@ class TableService(Tables):
             name = session.name(target)
             if session.game is None:
                 change.announce = False
-                await self.lobbies.leave(session, target)
+                await self.lobbies.unseat(change, target)
                 self.outbox.refresh_lobby(session)
                 return name
             change.lines.append(_("{name} was removed from the game by {by}.", name=name,
@@ -221,11 +217,11 @@ class TableService(Tables):
         if session.tables:
             self.need_host(session, actor)
             await self.tournaments.end(session, actor)
-        async with self.changing(session):
+        async with self.change(session, announce=False) as change:
             self.need_host(session, actor)
             if not self.is_live(session):
                 raise Refusal("That game has ended.")
-            await self.discard(session)
+            await change.discard()
         if session.tables:
             self.outbox.refresh_lobby(session)
         elif session.started:
@@ -265,13 +261,13 @@ class TableService(Tables):
         session = self.sessions.get(channel_id)
         if session is None:
             return
-        async with self.changing(session):
+        async with self.change(session, announce=False) as change:  # (nothing can be posted)
             if not self.is_live(session):
                 return
             if gone:
                 log.warning("Channel %s is gone: its game ends", channel_id)
                 try:
-                    await self.discard(session)
+                    await change.discard()
                 except SaveFailed:
                     self.release(session)
                 if session.parent_id is not None:
@@ -286,7 +282,7 @@ class TableService(Tables):
             self.scheduler.cancel(channel_id)
             session.deadline = None
             try:
-                await self.commit(session)
+                await change.save()
             except SaveFailed:
                 session.paused = "permissions"  # paused in memory all the same
 
@@ -311,12 +307,12 @@ class TableService(Tables):
         session = self.sessions.get(thread_id)
         if session is None:
             return
-        async with self.changing(session):
+        async with self.change(session, announce=False) as change:  # (its channel is told)
             if not self.is_live(session):
                 return
             log.info("The thread %s of a game was %s: the game ends", thread_id, why)
             try:
-                await self.discard(session)
+                await change.discard()
             except SaveFailed:
                 self.release(session)
         if session.parent_id is not None:
@@ -414,14 +410,14 @@ class TableService(Tables):
                 # a tournament's hands go on by the turn timer; its host ends it
                 continue
             try:
-                async with self.changing(session):
+                async with self.change(session) as change:
                     if not self.is_live(session):
                         continue
-                    await self.discard(session)
+                    await change.discard()
+                    change.lines.append(_("⌛ No human move for 30 minutes: the game ends.",
+                                          session.options.language))
             except SaveFailed:
                 continue
-            self.outbox.announce(session, [_("⌛ No human move for 30 minutes: the game "
-                                             "ends.", session.options.language)], table=False)
 
     async def close(self) -> None:
         """Stop every timer and save each game once more, so the time each player had left

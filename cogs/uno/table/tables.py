@@ -19,7 +19,9 @@ A change that cannot be saved is not a change: the session goes back to its save
 memory never holds what the database doesn't. The lock is never held across a Discord call.
 
 :class:`~cogs.uno.table.service.TableService` builds on this class (moves, leaving, pauses,
-restarts); the lobbies, tournaments and autoplay use only its public names.
+restarts) and gives it what comes after a change (``arming``: the turn timer and the
+computer players; ``hand_over``: a tournament's hands; ``followers`` are the Discord
+layer's); the lobbies, tournaments and autoplay use only its public names.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +60,10 @@ from engine.replay import move_to_json
 from runtime.i18n import _, speaking
 
 log = logging.getLogger(__name__)
+
+HandOver = Callable[[Session, Game, list[LogEntry]], Awaitable[None]]
+"""Saves a tournament table whose hand just ended (the table, its finished game, the log
+entries to save with it; the caller holds the table's lock)."""
 
 PING_AWAY = 45.0
 """Seconds without a move after which a player is mentioned when their turn comes."""
@@ -150,6 +156,13 @@ class Tables:
         self.followers: list[Callable[[Session], None]] = []
         """Told of every saved change once it is announced, the session as saved (the
         players' live hand panels follow the game this way)."""
+        self.arming: list[Callable[[Session], None]] = []
+        """Called after each saved change of a game that goes on, before it is announced:
+        what comes next without a click (the owner's turn timer and computer players)."""
+        self.hand_over: HandOver | None = None
+        """Saves a tournament table whose hand ended (the owner's tournaments: the hand is
+        recorded in its match and saved with the standings); a tournament table cannot be
+        saved without it."""
 
     # ================================================================ lookups and checks
     def session(self, channel_id: int | None) -> Session:
@@ -230,7 +243,9 @@ class Tables:
         """Hold the session's lock for a change. A refusal comes before any change; a save
         that failed has undone its change already; any other error (a bug) undoes it here,
         so memory never holds a change the database doesn't. (:meth:`change` is this with
-        the change's bookkeeping; this alone suits what saves in its own way.)"""
+        the change's bookkeeping; this alone is for what saves in its own way: a
+        tournament's start, three sessions in one transaction, and a paused game's resume
+        found by a read; docs/architecture.md, "The pipeline".)"""
         async with session.lock:
             if self.closing:
                 raise Refusal("The bot is restarting: try again in a moment.")
@@ -270,6 +285,8 @@ class Tables:
         game = session.game
         try:
             if game is not None and game.is_over and session.tournament_of is not None:
+                if self.hand_over is None:
+                    raise RuntimeError("a tournament table, but no hand_over to save it")
                 await self.hand_over(session, game, entries)
                 return
             if game is not None and game.is_over and session.match is not None:
@@ -294,11 +311,6 @@ class Tables:
                              "a moment.") from exc
         session.saved = text
 
-    async def hand_over(self, table: Session, game: Game, entries: list[LogEntry]) -> None:
-        """A tournament table's hand ended (the caller holds its lock and saves through
-        here): the service hands it to its tournaments."""
-        raise SaveFailed("This tournament has ended.")
-
     def release(self, session: Session) -> None:
         """The session leaves memory (its record is already gone or recorded)."""
         self.scheduler.cancel(session.channel_id)
@@ -322,10 +334,6 @@ class Tables:
         if not session.started:
             self.outbox.close_message(session, session.lobby_message_id)
 
-    def schedule(self, session: Session) -> None:
-        """After a saved change: what runs next (the service arms the timer and the
-        computer players)."""
-
     def tell_followers(self, session: Session) -> None:
         """``session`` as saved, after a change or its end, to each follower."""
         for follow in self.followers:
@@ -345,7 +353,8 @@ class Tables:
             self.outbox.announce(session, [*lines, *session.news], table=False, result=ended)
             session.news.clear()
             return
-        self.schedule(session)
+        for arm in self.arming:
+            arm(session)
         mention = None
         now = time.monotonic()
         if mover is not None:

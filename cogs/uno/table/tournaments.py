@@ -184,7 +184,7 @@ class Tournaments:
                         [table.row(table.to_json()),
                          standings.row(standings.to_json())], entries)
             except Exception:
-                # the caller (TableService._commit) puts the table back and says so
+                # the caller (Tables.commit) puts the table back and says so
                 if standings.saved is not None:
                     standings.load(standings.saved)
                 raise
@@ -253,7 +253,7 @@ class Tournaments:
         """Deal ``table``'s hand of the current round if it still plays the last one."""
         tables = self.tables
         try:
-            async with tables.changing(table):
+            async with tables.change(table) as change:
                 standings = self.standings_of(table)
                 game = table.game
                 if (standings is None or standings.match is None or game is None
@@ -264,16 +264,15 @@ class Tournaments:
                     hands = [h for h in match.next_hands() if h.table == table.table]
                     if not hands or hands[0].round <= table.hand_round:
                         return
-                    lines, header = self._deal(standings, table, hands[0])
-                await tables.commit(table, header={**header, "game_id": table.game_id})
+                    change.lines, header = self._deal(standings, table, hands[0])
+                change.header = {**header, "game_id": table.game_id}
+                await change.save()
         except SaveFailed:
             log.warning("Dealing the next tournament hand in channel %s failed; trying "
                         "again in a moment", table.channel_id)
             self._later(self._retry(table))
-            return
         except Refusal:
             return
-        tables.after(table, lines, mover=None)
 
     async def _retry(self, table: Session) -> None:
         await asyncio.sleep(5 * self.tables.scale)
@@ -300,14 +299,12 @@ class Tournaments:
 
     async def end(self, standings: Session, actor: Actor) -> None:
         """The host (or Manage Server) ends the tournament: every session goes, uncounted."""
-        tables = self.tables
+        ended = _("{name} ended the tournament. It does not count on the leaderboard.",
+                  name=actor.name)
         for table in self.tables_of(standings):
-            async with tables.changing(table):
-                await tables.discard(table)
-            table.news.append(_("{name} ended the tournament. It does not count on the "
-                                "leaderboard.", name=actor.name))
-            tables.outbox.announce(table, table.news, table=False)
-            table.news = []
+            async with self.tables.change(table) as change:
+                await change.discard()
+                change.lines.append(ended)
 
     async def close(self) -> None:
         for task in list(self._tasks):
