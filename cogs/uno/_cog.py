@@ -30,10 +30,6 @@ from cogs.uno._table_post import LOBBY_GONE
 from cogs.uno.art import configure as configure_art
 from cogs.uno.show.hand import match_cards, option_label
 from cogs.uno.show.lobby import lobby_embed, lobby_view
-from cogs.uno.show.words import (
-    hand_banner,
-    team_name,
-)
 from cogs.uno.table.contracts import (
     OPEN_THREAD_PERMISSIONS,
     Actor,
@@ -45,6 +41,10 @@ from cogs.uno.table.contracts import (
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.service import TableService
 from cogs.uno.table.session import Session
+from cogs.uno.table.words import (
+    hand_banner,
+    team_name,
+)
 from engine import (
     Accept,
     CallUno,

@@ -18,9 +18,9 @@ from discord import app_commands
 
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
-from cogs.uno.show.words import card_label, color_name
 from cogs.uno.table.contracts import Refusal
 from cogs.uno.table.tables import SEEN
+from cogs.uno.table.words import card_label, color_name
 from engine import Card, Color, ParseError
 from engine.replay import TOP_KEYS
 from runtime.i18n import Locale, _, ngettext

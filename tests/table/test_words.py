@@ -1,4 +1,4 @@
-"""The bot's words (cogs/uno/show/words.py) for positions built exactly: what the channel is
+"""The bot's words (cogs/uno/table/words.py) for positions built exactly: what the channel is
 told. Each test names the RULINGS or RULES.md section it checks."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import discord
 import pytest
 
-from cogs.uno.show.words import card_label, card_name, color_name, event_lines, kind_name
 from cogs.uno.table.session import Options, Seat, Session
+from cogs.uno.table.words import card_label, card_name, color_name, event_lines, kind_name
 from engine import Card, Color, Game, Kind, Play, Settings
 from runtime.i18n import LANGUAGE_OF_MAX, language_of, speaking
 
@@ -104,7 +104,7 @@ def test_every_coloured_square_has_its_colour_named(language: str) -> None:
     label, and the public lines and private hand texts of a whole game of computer players,
     in English and French."""
     from cogs.uno.show.hand import hand_menu
-    from cogs.uno.show.words import card_label, hand_text
+    from cogs.uno.table.words import card_label, hand_text
     from engine.editions import get_edition
     from engine.players import HeuristicPlayer
 

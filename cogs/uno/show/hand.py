@@ -25,7 +25,8 @@ from cogs.uno._components import (
 from cogs.uno._emojis import card_emoji
 from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
 from cogs.uno.show.table import uno_button
-from cogs.uno.show.words import (
+from cogs.uno.table.session import Session
+from cogs.uno.table.words import (
     COLOR_EMOJI,
     card_count,
     card_label,
@@ -33,7 +34,6 @@ from cogs.uno.show.words import (
     color_name,
     hand_text,
 )
-from cogs.uno.table.session import Session
 from engine import Card, Color, Decision, Game, Tower
 from engine.events import ChallengeResolved, Drew, Event, InstantUno, LapKept
 from runtime.i18n import Locale, _, ngettext

@@ -8,8 +8,8 @@ from typing import Any
 import discord
 
 from cogs.uno._components import LobbyButton, view_of
-from cogs.uno.show.words import cpu_mark, edition_title, settings_text
 from cogs.uno.table.session import Session
+from cogs.uno.table.words import cpu_mark, edition_title, settings_text
 from runtime.i18n import Locale, _, ngettext
 
 

@@ -17,8 +17,8 @@ import discord
 from cogs.uno._components import view_of
 from cogs.uno._end_items import AgainButton
 from cogs.uno.art import StandingRow, StandingsScene, StandingsWords
-from cogs.uno.show.words import edition_title, team_name
 from cogs.uno.table.session import Session
+from cogs.uno.table.words import edition_title, team_name
 from runtime.i18n import _, speaking
 
 RESULT_COLOUR = 0xF1C40F

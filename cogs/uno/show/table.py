@@ -26,7 +26,8 @@ import discord
 
 from cogs.uno._components import TableButton, finished, view_of
 from cogs.uno.art import TableScene, TableWords
-from cogs.uno.show.words import (
+from cogs.uno.table.session import Session
+from cogs.uno.table.words import (
     EMBED_COLOR,
     card_count,
     card_label,
@@ -39,7 +40,6 @@ from cogs.uno.show.words import (
     standings_table,
     team_table,
 )
-from cogs.uno.table.session import Session
 from engine import Decision
 from runtime.i18n import Locale, _, ngettext, speaking
 

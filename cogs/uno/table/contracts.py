@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cogs.uno.show.words import error_text
 from cogs.uno.table.session import Session
+from cogs.uno.table.words import error_text
 from data import GameResult, GuildSettings, LogEntry, SavedGame
 from engine import EngineError, Game, Move
 from engine.events import Event

@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
-from cogs.uno.show.words import edition_title, event_lines
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.session import (
     CPU_PREFIX,
@@ -28,6 +27,7 @@ from cogs.uno.table.session import (
     Session,
 )
 from cogs.uno.table.tables import Change, Tables
+from cogs.uno.table.words import edition_title, event_lines
 from data import GuildSettings
 from engine import EngineError, get_edition
 from engine.replay import replay_header

@@ -25,11 +25,11 @@ import time
 import uuid
 from typing import Any
 
-from cogs.uno.show.words import event_lines, team_name
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.lobbies import Lobbies
 from cogs.uno.table.session import TOURNAMENT_PLAYERS, Seat, Session
 from cogs.uno.table.tables import Tables
+from cogs.uno.table.words import event_lines, team_name
 from data import GameResult, LogEntry, PlayerResult
 from engine import EngineError, Game, Match, Settings
 from engine.match import Hand, HandScored
