@@ -41,10 +41,7 @@ from cogs.uno.table.contracts import (
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.service import TableService
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import (
-    hand_banner,
-    team_name,
-)
+from cogs.uno.table.words.standings import hand_banner, team_name
 from engine import (
     Accept,
     CallUno,

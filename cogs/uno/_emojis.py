@@ -21,7 +21,7 @@ import discord
 from PIL import Image
 
 from cogs.uno.art import all_cards, card_height, card_image
-from cogs.uno.table.words import card_face, forget_faces, show_faces
+from cogs.uno.table.words.cards import card_face, forget_faces, show_faces
 from engine import Card
 
 if TYPE_CHECKING:

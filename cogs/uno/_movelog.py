@@ -20,7 +20,7 @@ from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
 from cogs.uno.table.contracts import Refusal
 from cogs.uno.table.tables import SEEN
-from cogs.uno.table.words import card_label, color_name
+from cogs.uno.table.words.cards import card_label, color_name
 from engine import Card, Color, ParseError
 from engine.replay import TOP_KEYS
 from runtime.i18n import Locale, _, ngettext

@@ -20,7 +20,7 @@ from cogs.uno.table.contracts import EngineRefusal, Refusal
 from cogs.uno.table.lobbies import options_from
 from cogs.uno.table.service import TableService
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import settings_text
+from cogs.uno.table.words.game import settings_text
 from data import Database, DatabaseError
 from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
 from engine import SettingsError

@@ -32,7 +32,7 @@ from cogs.uno.show.table import (
     table_layout,
 )
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import notable
+from cogs.uno.table.words.events import notable
 from runtime.i18n import speaking
 from settings import TABLE_BURY
 
@@ -43,8 +43,8 @@ MAX_MESSAGE = 1900
 RECENT_LINES = 6
 """Announcement lines a table edited in place keeps showing (the newest)."""
 KEPT_LINES = 18
-"""A challenge's verdict or an instant UNO (``table.words.notable``) stays on a table edited
-in place until this many lines came after it (about six moves), so it can be read."""
+"""A challenge's verdict or an instant UNO (``table.words.events.notable``) stays on a table
+edited in place until this many lines came after it (about six moves), so it can be read."""
 PICTURE_TRIES = 3
 """Times a table's picture is drawn again when the game moved meanwhile."""
 QUIET_KEPT = 4

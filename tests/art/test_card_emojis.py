@@ -17,7 +17,7 @@ from PIL import Image
 from cogs.uno import _emojis
 from cogs.uno._emojis import CardEmojis, card_emoji, card_emoji_text, emoji_name, emoji_png
 from cogs.uno.art import all_cards
-from cogs.uno.table.words import hand_text
+from cogs.uno.table.words.cards import hand_text
 from engine import Card
 
 

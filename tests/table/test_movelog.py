@@ -13,7 +13,7 @@ from cogs.uno._movelog import log_line, replay_document
 from cogs.uno._table_post import TablePost, TableStyle
 from cogs.uno.table.session import Options, Seat, Session
 from cogs.uno.table.tables import SEEN, logged
-from cogs.uno.table.words import event_lines
+from cogs.uno.table.words.events import event_lines
 from engine import Card, Color, Game, Tower, move_from_dict
 from engine.moves import CallUno, Catch, Challenge, Keep, Move, Play
 from engine.replay import build_game, move_to_json, replay_header

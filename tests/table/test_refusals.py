@@ -27,7 +27,7 @@ from babel.messages.pofile import read_po
 
 import cogs.uno
 from cogs.uno.table.contracts import EngineRefusal, Refusal, SaveFailed, Stale
-from cogs.uno.table.words import edition_title
+from cogs.uno.table.words.cards import edition_title
 from engine import Card, Color, NoMatchError, SettingsError
 from runtime.i18n import LOCALE_DIR, speaking
 

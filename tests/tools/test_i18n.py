@@ -229,7 +229,7 @@ def test_counted_words_in_the_bot_agree_with_their_count() -> None:
     """The bot's counted words (issue 17: "0 wins in 1 games", "1 rounds", "partners every
     other 1 times"): rendered for 1 and 2 in English and French, and 0 in French (singular)."""
     from cogs.uno.show.hand import lap_note
-    from cogs.uno.table.words import card_count
+    from cogs.uno.table.words.cards import card_count
 
     assert [card_count(n, "en") for n in (1, 2)] == ["1 card", "2 cards"]
     assert [card_count(n, "fr") for n in (0, 1, 2)] == ["0 carte", "1 carte", "2 cartes"]

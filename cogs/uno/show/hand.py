@@ -26,7 +26,7 @@ from cogs.uno._emojis import card_emoji
 from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
 from cogs.uno.show.table import uno_button
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import (
+from cogs.uno.table.words.cards import (
     COLOR_EMOJI,
     card_count,
     card_label,

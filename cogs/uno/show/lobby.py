@@ -9,7 +9,8 @@ import discord
 
 from cogs.uno._components import LobbyButton, view_of
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import cpu_mark, edition_title, settings_text
+from cogs.uno.table.words.cards import edition_title
+from cogs.uno.table.words.game import cpu_mark, settings_text
 from runtime.i18n import Locale, _, ngettext
 
 

@@ -18,7 +18,8 @@ from cogs.uno._components import view_of
 from cogs.uno._end_items import AgainButton
 from cogs.uno.art import StandingRow, StandingsScene, StandingsWords
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import edition_title, team_name
+from cogs.uno.table.words.cards import edition_title
+from cogs.uno.table.words.standings import team_name
 from runtime.i18n import _, speaking
 
 RESULT_COLOUR = 0xF1C40F

@@ -27,19 +27,15 @@ import discord
 from cogs.uno._components import TableButton, finished, view_of
 from cogs.uno.art import TableScene, TableWords
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import (
+from cogs.uno.table.words.cards import (
     EMBED_COLOR,
     card_count,
     card_label,
     color_name,
-    cpu_mark,
-    direction_text,
     edition_title,
-    hand_banner,
-    pending_text,
-    standings_table,
-    team_table,
 )
+from cogs.uno.table.words.game import cpu_mark, direction_text, pending_text
+from cogs.uno.table.words.standings import hand_banner, standings_table, team_table
 from engine import Decision
 from runtime.i18n import Locale, _, ngettext, speaking
 

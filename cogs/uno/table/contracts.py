@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import error_text
+from cogs.uno.table.words.game import error_text
 from data import GameResult, GuildSettings, LogEntry, SavedGame
 from engine import EngineError, Game, Move
 from engine.events import Event

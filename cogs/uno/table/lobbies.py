@@ -27,7 +27,8 @@ from cogs.uno.table.session import (
     Session,
 )
 from cogs.uno.table.tables import Change, Tables
-from cogs.uno.table.words import edition_title, event_lines
+from cogs.uno.table.words.cards import edition_title
+from cogs.uno.table.words.events import event_lines
 from data import GuildSettings
 from engine import EngineError, get_edition
 from engine.replay import replay_header

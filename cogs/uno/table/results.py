@@ -13,7 +13,8 @@ import time
 
 from cogs.uno.table.contracts import Store
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import event_lines, hand_banner, match_lines
+from cogs.uno.table.words.events import event_lines
+from cogs.uno.table.words.standings import hand_banner, match_lines
 from data import GameResult, LogEntry, PlayerResult, SavedGame
 from engine import Game
 from engine.replay import replay_header

@@ -44,7 +44,7 @@ from cogs.uno.table.contracts import (
 from cogs.uno.table.results import next_hand, offer_again, record
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.session import Session
-from cogs.uno.table.words import event_lines
+from cogs.uno.table.words.events import event_lines
 from data import DatabaseVanishedError, LogEntry
 from engine import Game, Kind, Move
 from engine.events import (

@@ -29,7 +29,8 @@ from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
 from cogs.uno.table.lobbies import Lobbies
 from cogs.uno.table.session import TOURNAMENT_PLAYERS, Seat, Session
 from cogs.uno.table.tables import Tables
-from cogs.uno.table.words import event_lines, team_name
+from cogs.uno.table.words.events import event_lines
+from cogs.uno.table.words.standings import team_name
 from data import GameResult, LogEntry, PlayerResult
 from engine import EngineError, Game, Match, Settings
 from engine.match import Hand, HandScored
