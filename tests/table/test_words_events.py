@@ -3,11 +3,16 @@ exactly. Each test names the RULINGS or RULES.md section it checks."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
+import pytest
+
 from cogs.uno.table.session import Options, Seat, Session
-from cogs.uno.table.words.events import event_lines
+from cogs.uno.table.words.events import SENTENCES, SILENT, event_lines
 from engine import Card, Game, Play, Settings
+from engine.events import Dealt, Event, Played, Skipped, Turn
+from engine.match import HandScored, MatchWon
 
 FOUR = ["Ann", "Ben", "Cy", "Dee"]
 TEAMS = [["Ann", "Cy"], ["Ben", "Dee"]]
@@ -93,3 +98,55 @@ def test_a_colour_named_as_a_lap_ends_is_the_victory_laps() -> None:
         lines = event_lines(session, game.apply(Lap("Ann", keep, Color.BLUE)), "en")
         assert "🏁 Ann names blue for the Victory Lap." in lines, lines
         assert not any("starting colour" in line for line in lines)
+
+
+def engine_event_types() -> set[type[Event]]:
+    """Every event type of the engine (engine/events.py, engine/match.py and any other
+    engine module), found by walking ``Event``'s subclasses. A dataclass made with slots is
+    a new class: the one it replaced may still be listed until collected, so a class
+    counts only if its module names it."""
+    found: set[type[Event]] = set()
+    todo: list[type[Event]] = [Event]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return {k for k in found if k.__module__.split(".")[0] == "engine"
+            and getattr(sys.modules[k.__module__], k.__qualname__, None) is k}
+
+
+def unsaid() -> list[str]:
+    """The engine's event types with neither a sentence nor a reason to say nothing."""
+    return sorted(k.__name__ for k in engine_event_types()
+                  if k not in SENTENCES and k not in SILENT)
+
+
+def test_every_engine_event_has_its_sentence_or_is_silent_on_purpose() -> None:
+    """A new event type of the engine gets its sentence (``@says(NewEvent)`` in
+    cogs/uno/table/words/events.py) or a line in ``SILENT`` saying why the channel hears
+    nothing of it: it is never left out without a word."""
+    kinds = engine_event_types()
+    assert {Played, Turn, HandScored, MatchWon} <= kinds, "the walk finds the engine's events"
+    assert not unsaid(), f"event types with no sentence and not SILENT: {unsaid()}"
+    assert not SENTENCES.keys() & SILENT.keys(), "an event type is said and silent"
+    assert all(SILENT.values()), "each silent event type says why"
+    assert set(SENTENCES) | set(SILENT) <= kinds, "only the engine's own event types"
+
+
+def test_a_forgotten_event_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above catches a type with no sentence (here Skipped's, taken away)."""
+    monkeypatch.delitem(SENTENCES, Skipped)
+    assert unsaid() == ["Skipped"]
+
+
+def test_the_silent_events_say_nothing() -> None:
+    """The deal's private cards, whose turn it is, and a match's hands (told by
+    ``match_lines``) add no line of their own."""
+    game = Game.new(["Ann", "Ben", "Cy"], edition="classic", seed=1)
+    quiet: list[Event] = [e for e in game.start() if type(e) in SILENT]
+    assert {type(e) for e in quiet} == {Dealt, Turn}
+    quiet += [HandScored(round=0, table=0, teams=(("Ann",), ("Ben",)), points=(10, 0),
+                         totals={"Ann": 10, "Ben": 0}),
+              MatchWon(players=("Ann",), totals={"Ann": 10, "Ben": 0})]
+    assert event_lines(session_of(game), quiet, "en") == []
