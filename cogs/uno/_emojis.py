@@ -6,7 +6,8 @@ card of every edition (``uno_R7``, ``uno_WP4`` for W+4, ``uno_R4X`` for R4!). A 
 uploads nothing new. Until an emoji is known, or if listing or an upload fails (one warning
 in the log), its card is shown as text only: nothing else depends on the emojis.
 
-``card_emoji(card)`` is the lookup the menus use: a ``discord.PartialEmoji`` or None.
+The faces found or uploaded are made known through ``cogs.uno.show.faces.register``: the
+menus read them there (``card_emoji``), the hands' text in the words.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import discord
 from PIL import Image
 
 from cogs.uno.art import all_cards, card_height, card_image
-from cogs.uno.table.words.cards import card_face, forget_faces, show_faces
+from cogs.uno.show.faces import emoji_name, register
 from engine import Card
 
 if TYPE_CHECKING:
@@ -29,41 +30,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PREFIX = "uno_"
 SIZE = 128
 """Emoji images are SIZE × SIZE PNGs (Discord shows them at 48 px at most)."""
 PACE = 0.1
 """Seconds between two uploads: 10 a second at most, far below the global 50 a second
 (discord.py also waits out any 429 it gets)."""
-
-_CODE_CHARS = str.maketrans({"+": "P", "!": "X"})
-_registry: dict[str, discord.PartialEmoji] = {}
-
-
-def emoji_name(card: Card) -> str:
-    """The emoji's name for ``card``: its code made of ``[A-Za-z0-9_]`` ("uno_WP4")."""
-    return PREFIX + card.code.translate(_CODE_CHARS)
-
-
-def card_emoji(card: Card) -> discord.PartialEmoji | None:
-    """The card's application emoji, if it is uploaded and known."""
-    return _registry.get(card.code)
-
-
-def card_emoji_text(card: Card) -> str:
-    """``<:uno_R7:id>`` for a message's text, or "" if the card has no emoji."""
-    return card_face(card)
-
-
-def register(emojis: dict[str, discord.PartialEmoji]) -> None:
-    """Make ``emojis`` (card code -> emoji) known to the menus and the hands' text."""
-    _registry.update(emojis)
-    show_faces({code: str(emoji) for code, emoji in emojis.items()})
-
-
-def forget() -> None:
-    _registry.clear()
-    forget_faces()
 
 
 def emoji_png(card: Card) -> bytes:

@@ -1,4 +1,5 @@
-"""cogs/uno/_emojis.py without Discord: names, images, the start-up sync, the hand text."""
+"""cogs/uno/_emojis.py without Discord: names, images, the start-up sync; the faces it makes
+known (cogs/uno/show/faces.py) to the menus and the hands' text."""
 
 from __future__ import annotations
 
@@ -15,17 +16,19 @@ import pytest
 from PIL import Image
 
 from cogs.uno import _emojis
-from cogs.uno._emojis import CardEmojis, card_emoji, card_emoji_text, emoji_name, emoji_png
+from cogs.uno._emojis import CardEmojis, emoji_png
 from cogs.uno.art import all_cards
-from cogs.uno.table.words.cards import hand_text
+from cogs.uno.show import faces
+from cogs.uno.show.faces import card_emoji, emoji_name
+from cogs.uno.table.words.cards import card_face, hand_text
 from engine import Card
 
 
 @pytest.fixture(autouse=True)
 def empty_registry() -> Iterator[None]:
-    _emojis.forget()
+    faces.forget()
     yield
-    _emojis.forget()
+    faces.forget()
 
 
 class FakeBot:
@@ -91,7 +94,7 @@ async def test_sync_uploads_the_missing_then_nothing(cheap_png: None) -> None:
     r7 = card_emoji(Card.parse("R7"))
     assert r7 is not None and r7.id == 1000 and r7.name == "uno_R7"
     assert all(card_emoji(c) is not None for c in all_cards())
-    _emojis.forget()
+    faces.forget()
     again = CardEmojis(bot, pace=0)  # type: ignore[arg-type]
     await again.sync()
     assert again.uploaded == 0 and len(bot.created) == 95
@@ -118,14 +121,13 @@ async def test_a_failed_listing_warns_once(caplog: pytest.LogCaptureFixture) -> 
     assert bot.created == [] and card_emoji(Card.parse("R7")) is None
 
 
-def test_hand_text_with_and_without_faces() -> None:
-    cards = [Card.parse("R7"), Card.parse("W+4")]
-    assert hand_text(cards) == "🟥 red 7 `R7`, 🌈 Wild Draw Four `W+4`"
-    _emojis.register({"R7": discord.PartialEmoji(name="uno_R7", id=42)})
-    assert card_emoji_text(cards[0]) == "<:uno_R7:42>"
-    assert hand_text(cards) == "<:uno_R7:42> 🟥 red 7 `R7`, 🌈 Wild Draw Four `W+4`"
-    # too long a hand for its faces: plain text (a message holds 2,000 characters)
-    _emojis.register({"R7": discord.PartialEmoji(name="uno_R7", id=1574173702730285202)})
-    assert "<:uno_R7:1574173702730285202> 🟥 red 7 `R7`" in hand_text(cards)
-    big = [Card.parse("R7")] * 30
-    assert "<:" not in hand_text(big)
+def test_a_registered_face_is_known_to_the_menus_and_the_hands_text() -> None:
+    r7, w4 = Card.parse("R7"), Card.parse("W+4")
+    assert card_emoji(r7) is None and card_face(r7) == ""
+    faces.register({"R7": discord.PartialEmoji(name="uno_R7", id=42)})
+    emoji = card_emoji(r7)
+    assert emoji is not None and emoji.id == 42 and emoji.name == "uno_R7"
+    assert card_face(r7) == "<:uno_R7:42>"
+    assert hand_text([r7, w4]) == "<:uno_R7:42> 🟥 red 7 `R7`, 🌈 Wild Draw Four `W+4`"
+    faces.forget()
+    assert card_emoji(r7) is None and card_face(r7) == ""

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from cogs.uno._emojis import emoji_name
 from cogs.uno.art import all_cards
+from cogs.uno.show.faces import emoji_name
 from loopback.bot_process import BotProcess
 from loopback.models import Channel, Message
 from loopback.server import DEFAULT_CWD, LoopbackDiscord

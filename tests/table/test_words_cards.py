@@ -9,7 +9,15 @@ import discord
 import pytest
 
 from cogs.uno.table.session import Options, Seat, Session
-from cogs.uno.table.words.cards import card_label, card_name, color_name, kind_name
+from cogs.uno.table.words.cards import (
+    card_label,
+    card_name,
+    color_name,
+    forget_faces,
+    hand_text,
+    kind_name,
+    show_faces,
+)
 from cogs.uno.table.words.events import event_lines
 from engine import Card, Color, Game, Kind, Settings
 from runtime.i18n import LANGUAGE_OF_MAX, language_of, speaking
@@ -44,7 +52,6 @@ def test_every_coloured_square_has_its_colour_named(language: str) -> None:
     label, and the public lines and private hand texts of a whole game of computer players,
     in English and French."""
     from cogs.uno.show.hand import hand_menu
-    from cogs.uno.table.words.cards import card_label, hand_text
     from engine.editions import get_edition
     from engine.players import HeuristicPlayer
 
@@ -103,3 +110,18 @@ def test_the_locales_remembered_are_bounded() -> None:
         assert language_of("fr_CA") == "fr", "met after the limit: worked out each time"
         assert language_of(" FR ") == "fr"
         assert language_of(None) == "en"
+
+
+def test_hand_text_with_and_without_faces() -> None:
+    """A hand's text leads each card with its face once the emojis are known, unless the
+    faces would make it too long (a message holds 2,000 characters): then plain text."""
+    cards = [Card.parse("R7"), Card.parse("W+4")]
+    try:
+        assert hand_text(cards) == "🟥 red 7 `R7`, 🌈 Wild Draw Four `W+4`"
+        show_faces({"R7": "<:uno_R7:42>"})
+        assert hand_text(cards) == "<:uno_R7:42> 🟥 red 7 `R7`, 🌈 Wild Draw Four `W+4`"
+        show_faces({"R7": "<:uno_R7:1574173702730285202>"})
+        assert "<:uno_R7:1574173702730285202> 🟥 red 7 `R7`" in hand_text(cards)
+        assert "<:" not in hand_text([Card.parse("R7")] * 30)
+    finally:
+        forget_faces()

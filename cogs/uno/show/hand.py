@@ -22,8 +22,8 @@ from cogs.uno._components import (
     TableButton,
     view_of,
 )
-from cogs.uno._emojis import card_emoji
 from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
+from cogs.uno.show.faces import card_emoji
 from cogs.uno.show.table import uno_button
 from cogs.uno.table.session import Session
 from cogs.uno.table.words.cards import (

@@ -25,7 +25,7 @@ _faces: dict[str, str] = {}
 
 
 def show_faces(faces: dict[str, str]) -> None:
-    """Card faces (code -> emoji text) known from now on (``cogs.uno._emojis``)."""
+    """Card faces (code -> emoji text) known from now on (``show.faces.register``)."""
     _faces.update(faces)
 
 
