@@ -3,4 +3,4 @@ Discord in it (ids, not Discord objects). The cogs use ``service.TableService`` 
 ``contracts`` (who asks, how it says no, what it needs) and ``session`` (what is saved);
 ``tables`` is the change pipeline under them, ``lobbies``, ``tournaments`` and ``autoplay``
 change tables only through it, ``results`` records what a finished game leaves behind and
-``scheduler`` runs every timer."""
+``scheduler`` runs every timer. ``words`` is what they say: every text of the game, pure."""
