@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cogs.uno._cog import UnoCog
-from cogs.uno._families import REGISTERED
+from cogs.uno._families import REGISTERED, missed_click
 from cogs.uno._leaderboard import LeaderboardCog
 from cogs.uno._movelog import LogCog
 from cogs.uno._reply import limit_lag
@@ -15,12 +15,14 @@ from cogs.uno._settings import SettingsCog
 if TYPE_CHECKING:
     from runtime.unobot import UnoBot
 
-__all__ = ["REGISTERED", "setup"]
+__all__ = ["REGISTERED", "setup", "teardown"]
 
 
 async def setup(bot: UnoBot) -> None:
     limit_lag(bot.config.max_lag_ms / 1000)
     bot.add_dynamic_items(*REGISTERED)
+    # a click on a button or menu its message no longer shows (discord.py drops it)
+    bot.add_listener(missed_click, "on_interaction")
     uno = UnoCog(bot)
     await bot.add_cog(uno)
     group = uno.app_command
@@ -29,3 +31,8 @@ async def setup(bot: UnoBot) -> None:
     await bot.add_cog(LogCog(bot, uno.service, group))
     await bot.add_cog(RulesCog(group))
     await bot.add_cog(SettingsCog(bot.db, uno.service, uno.pictures, group))
+
+
+async def teardown(bot: UnoBot) -> None:
+    bot.remove_listener(missed_click, "on_interaction")
+    bot.remove_dynamic_items(*REGISTERED)

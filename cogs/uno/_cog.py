@@ -21,7 +21,6 @@ from discord.ext import commands, tasks
 from cogs.uno._components import LobbyVerb
 from cogs.uno._emojis import CardEmojis
 from cogs.uno._ending import Endings, no_pictures
-from cogs.uno._families import missed_click
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
 from cogs.uno._plays import Plays, actor_of
@@ -117,8 +116,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         # bound to the bot's global rate limit)
         if interaction.type in CARRIERS:
             self.outbox.carry(interaction)
-        # a click on a button or menu its message no longer shows: discord.py drops it
-        await missed_click(interaction)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:

@@ -95,3 +95,41 @@ def cycle(graph: dict[str, set[str]]) -> list[str] | None:
             if found:
                 return found
     return None
+
+
+DRAWING = ROOT / "docs" / "architecture.md"
+"""Where the house is drawn: its floors, in a ```house block."""
+
+
+def drawn_floors(text: str) -> dict[str, int]:
+    """The rooms of the drawing (a file ``a/b.py`` or a folder ``a/``) and their floors.
+
+    In the ```house block, a line ``floor N  PATH, PATH  what they are`` starts floor N;
+    a line below it that starts with paths adds them to it. Paths are the line's first
+    words (separated by ", "), up to two spaces in a row; a word that is not a ``.py``
+    file or a folder (``/``) ends them."""
+    block = text.split("```house\n", 1)[1].split("```", 1)[0]
+    floors: dict[str, int] = {}
+    floor: int | None = None
+    for line in block.splitlines():
+        words = line.strip()
+        if words.startswith("floor "):
+            head, _sep, words = words[len("floor "):].partition(" ")
+            floor = int(head)
+            words = words.strip()
+        if floor is None:
+            continue
+        for path in words.split("  ", 1)[0].split(", "):
+            path = path.strip()
+            if not path.endswith((".py", "/")):
+                break
+            floors[path] = floor
+    return floors
+
+
+def room_of(module: str, floors: dict[str, int]) -> str | None:
+    """The drawing's most specific room that holds ``module`` (None: no room does)."""
+    path = SOURCES[module].relative_to(ROOT).as_posix()
+    found = [room for room in floors
+             if room == path or (room.endswith("/") and path.startswith(room))]
+    return max(found, key=len) if found else None

@@ -28,7 +28,6 @@ from cogs.uno._components import TableButton, finished, view_of
 from cogs.uno.art import TableScene, TableWords
 from cogs.uno.table.session import Session
 from cogs.uno.table.words.cards import (
-    EMBED_COLOR,
     card_count,
     card_label,
     color_name,
@@ -36,12 +35,17 @@ from cogs.uno.table.words.cards import (
 )
 from cogs.uno.table.words.game import cpu_mark, direction_text, pending_text
 from cogs.uno.table.words.standings import hand_banner, standings_table, team_table
-from engine import Decision
+from engine import Color, Decision
 from runtime.i18n import Locale, _, ngettext, speaking
 
 MAX_TEXT = 4000
 """Discord's limit for the text displays of one message, all together."""
 NO_COLOUR = 0x2F3136
+
+EMBED_COLOR = {
+    Color.RED: 0xD72600, Color.BLUE: 0x0956BF, Color.GREEN: 0x379711, Color.YELLOW: 0xECD407,
+}
+"""The embed table's side colour: the colour in play."""
 
 
 @dataclass(frozen=True, slots=True)

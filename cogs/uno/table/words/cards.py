@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine import Card, Color, Kind, Tower, get_edition
+from engine import Card, Color, Kind, get_edition
 from runtime.i18n import Locale, _, language_for, ngettext
 
 COLOR_EMOJI = {Color.RED: "🟥", Color.BLUE: "🟦", Color.GREEN: "🟩", Color.YELLOW: "🟨"}
 WILD_EMOJI = "🌈"
-EMBED_COLOR = {
-    Color.RED: 0xD72600, Color.BLUE: 0x0956BF, Color.GREEN: 0x379711, Color.YELLOW: 0xECD407,
-}
-TOWER_NAMES = {Tower.U: "U", Tower.N: "N", Tower.O: "O", Tower.BANG: "!"}
 
 _faces: dict[str, str] = {}
 """Card code -> its card-face emoji in message text (``<:uno_R7:id>``), once uploaded."""
