@@ -25,7 +25,7 @@ FAST_ENV = {"UNO_CPU_DELAY": "0.05", "LOG_LEVEL": "INFO", "UNO_CARD_EMOJIS": "0"
 """Quick computer players; no card-face emojis (their upload in the background would make
 hand texts depend on timing): tests/e2e/test_emojis.py turns them on; no "busy" for a late
 event loop (a loaded test machine could make a click's answer depend on it:
-tests/table/test_reply_overload.py tests it on a loop held late). Every module's bot starts
+tests/cog/test_reply_overload.py tests it on a loop held late). Every module's bot starts
 with these (tests/conftest.py, ``loopback_bot_env``) unless its ``bot_env`` marker says
 otherwise."""
 
