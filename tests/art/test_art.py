@@ -69,6 +69,7 @@ def test_all_cards_is_every_card_of_every_edition() -> None:
     assert {c.icon for c in cards} == {None, *Tower}
 
 
+@pytest.mark.slow
 def test_every_card_renders_at_its_size_and_is_drawn_once(drawn: ArtCache) -> None:
     cards = all_cards()
     assert drawn.draws == 2 * len(cards)
@@ -212,6 +213,7 @@ def test_unwritable_disk_cache_falls_back_to_memory(tmp_path: Path,
     assert cache.card(Card.parse("R7")) is first
 
 
+@pytest.mark.slow
 def test_hand_image_sizes_rows_and_determinism() -> None:
     cache = ArtCache()
     cards = sorted(all_cards())[:7]
@@ -258,6 +260,7 @@ def _table() -> TableScene:
     )
 
 
+@pytest.mark.slow
 def test_table_image_is_a_deterministic_png() -> None:
     view = _table()
     data = table_image(view, cache=ArtCache())

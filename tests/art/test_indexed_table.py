@@ -70,6 +70,7 @@ FRENCH = TableWords(top_card="Carte du talon", draw_pile="Pioche", players="Joue
                     tray="réserve")
 
 
+@pytest.mark.slow
 def test_indexed_picture_is_the_rgba_picture_pixel_for_pixel() -> None:
     """Real games' tables, in both looks, with a title, in French, the other direction,
     ten seats without towers: the same pixels, palette and transparency as the picture

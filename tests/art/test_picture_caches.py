@@ -115,6 +115,7 @@ def texts_written(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return written
 
 
+@pytest.mark.slow
 def test_table_texts_stay_cached_for_many_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     """The names of 300 tables of four (1,200 names, with the tower labels and counts some
     2,500 texts in two colours) are each drawn once: a second round of pictures, the turn
@@ -159,6 +160,7 @@ def test_a_changed_name_or_count_changes_the_table_picture() -> None:
     assert ImageChops.difference(light.convert("RGB"), dark.convert("RGB")).getbbox()
 
 
+@pytest.mark.slow
 def test_hand_pictures_take_a_fixed_palette_faithfully() -> None:
     """Hand pictures map their pixels to one palette made per look (no palette found per
     picture): the background stays transparent and every opaque pixel stays close to the

@@ -119,6 +119,7 @@ def pictures() -> HandPictures:
     return HandPictures(Settings(), enabled=True)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 async def test_without_a_click_the_picture_lands(pictures: HandPictures,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pictures_module, "hand_image", slow_drawer(0.05))
@@ -129,6 +130,7 @@ async def test_without_a_click_the_picture_lands(pictures: HandPictures,
     assert menu.files == [picture_name(OLD)]
 
 
+@pytest.mark.slow
 async def test_a_move_while_the_picture_is_drawn_drops_it(
         pictures: HandPictures, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pictures_module, "hand_image", slow_drawer(0.2))
@@ -140,6 +142,7 @@ async def test_a_move_while_the_picture_is_drawn_drops_it(
     assert menu.files == [] and "Y4" in menu.content
 
 
+@pytest.mark.slow
 async def test_a_move_while_the_picture_is_on_its_way_waits_for_it(
         pictures: HandPictures, monkeypatch: pytest.MonkeyPatch) -> None:
     """The picture's edit is in flight (slow network) when the move's answer is ready: the
@@ -155,6 +158,7 @@ async def test_a_move_while_the_picture_is_on_its_way_waits_for_it(
     assert menu.files == [] and "Y4" in menu.content
 
 
+@pytest.mark.slow
 async def test_a_move_answered_before_the_bot_heard_its_menu_was_posted(
         pictures: HandPictures, monkeypatch: pytest.MonkeyPatch) -> None:
     """The click on the new menu is answered before the post's own answer reached the bot

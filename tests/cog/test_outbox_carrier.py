@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import discord
+import pytest
 
 from cogs.uno._outbox import _Channel
 from cogs.uno._pacing import Token, settled
@@ -87,6 +88,7 @@ async def test_a_click_with_a_usable_webhook_reroutes_the_waiting_post_at_once()
     assert box.carried is None
 
 
+@pytest.mark.slow
 async def test_a_click_that_cannot_carry_leaves_the_post_waiting_for_its_turn() -> None:
     box, out = channel(), outbox()
     started = time.monotonic()
@@ -97,6 +99,7 @@ async def test_a_click_that_cannot_carry_leaves_the_post_waiting_for_its_turn() 
     await click
 
 
+@pytest.mark.slow
 async def test_a_reroute_that_would_come_later_than_the_turn_is_not_taken() -> None:
     box, out = channel(), outbox()
     started = time.monotonic()

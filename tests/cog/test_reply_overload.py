@@ -47,6 +47,7 @@ async def keep_the_loop_behind(seconds: float) -> None:
         await asyncio.sleep(0)
 
 
+@pytest.mark.slow
 async def test_the_loop_lag_is_measured_and_forgotten() -> None:
     lag = _Lag()
     lag.limit = 0.1
@@ -68,6 +69,7 @@ async def test_the_loop_lag_is_measured_and_forgotten() -> None:
     assert not lag.crowded(), "a quarter of a second on time and it is forgotten"
 
 
+@pytest.mark.slow
 async def test_a_click_while_the_loop_is_late_is_answered_busy_and_not_handled(
         monkeypatch: pytest.MonkeyPatch) -> None:
     lag = _Lag()
@@ -94,6 +96,7 @@ async def test_a_click_while_the_loop_is_late_is_answered_busy_and_not_handled(
     assert "very busy" in late.sent[0]["content"]
 
 
+@pytest.mark.slow
 async def test_no_limit_never_turns_a_click_away(monkeypatch: pytest.MonkeyPatch) -> None:
     lag = _Lag()
     lag.limit = 0.0

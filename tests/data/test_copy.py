@@ -82,6 +82,7 @@ def sqlite_file(tmp_path: Path) -> str:
     return path
 
 
+@pytest.mark.slow
 def test_everything_is_copied_and_counted(sqlite_file: str, pg_url: str) -> None:
     result = copy_tool(sqlite_file, pg_url)
     assert result.returncode == 0, result.stderr
@@ -107,6 +108,7 @@ def test_everything_is_copied_and_counted(sqlite_file: str, pg_url: str) -> None
     asyncio.run(read_back())
 
 
+@pytest.mark.slow
 def test_a_database_that_is_not_empty_is_refused(sqlite_file: str, pg_url: str) -> None:
     assert copy_tool(sqlite_file, pg_url).returncode == 0
     before = {table: _rows(pg_url, table) for table in SCHEMA_TABLES}
@@ -129,6 +131,7 @@ def test_a_failure_midway_leaves_the_database_empty(sqlite_file: str, pg_url: st
         assert _rows(pg_url, table) == [], table
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path: Path) -> None:
     missing = str(tmp_path / "missing.db")
     result = copy_tool(missing, "postgresql://u:p@host:notaport/db")

@@ -281,6 +281,7 @@ async def test_the_write_check_leaves_nothing_behind(tmp_path: Path) -> None:
     assert "open_write_check" not in tables
 
 
+@pytest.mark.slow
 def test_the_child_tests_pass_from_a_checkout_others_cannot_enter(tmp_path: Path) -> None:
     """The tests above pass wherever the project was cloned: as root they run again here
     from a copy of the checkout inside a 0700 folder (like a clone in /root or in a

@@ -16,6 +16,8 @@ import uuid
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from data import Database, GameResult, LogEntry, PlayerResult, UserSettings
 from support.data import count_rows, opened
 
@@ -144,6 +146,7 @@ async def test_a_new_sqlite_file_another_program_is_writing_opens_when_it_is_don
         other.close()
 
 
+@pytest.mark.slow
 def test_two_processes_starting_at_once_on_a_new_database(db_path: str) -> None:
     """Two real processes open a new, empty database at the same moment (both migrate it),
     then record games of one player, set the same person's settings and prune the log: both

@@ -376,6 +376,7 @@ async def _save_steadily(db: Database, saves: int, state: str,
         await asyncio.sleep(0)
 
 
+@pytest.mark.slow
 async def test_checkpoints_run_off_the_loop_and_keep_the_log_bounded(
     sqlite_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

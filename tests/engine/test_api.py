@@ -144,6 +144,7 @@ def _plays_of(g: Game, player: str, card: Card) -> set[Move]:
             and not m.uno}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", sorted(EDITIONS))
 def test_play_needs_agrees_with_legal_moves_over_random_games(edition: str) -> None:
     """R-ERRORS, R-GRAB2, R-WILD-GRAB: over random games, for every player and every card:
@@ -192,6 +193,7 @@ def test_play_needs_agrees_with_legal_moves_over_random_games(edition: str) -> N
 
 # ---------------------------------------------------------------- replay encoder
 
+@pytest.mark.slow
 @settings_(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**48), n=st.integers(2, 6),
        edition=st.sampled_from(sorted(EDITIONS)),
@@ -307,6 +309,7 @@ class _CountingRandom(random.Random):
         return super().getstate()
 
 
+@pytest.mark.slow
 def test_every_save_of_a_whole_game_holds_the_generator_as_it_is() -> None:
     """A save after a move that shuffled nothing reuses the last save's generator text
     without reading the generator (``Game.rng``); after a deal or a reshuffle it reads it

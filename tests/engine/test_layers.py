@@ -13,6 +13,8 @@ import ast
 import subprocess
 import sys
 
+import pytest
+
 from support.house import IMPORTS, ROOT, TREES
 
 ENGINE = {name: tree for name, tree in TREES.items()
@@ -68,6 +70,7 @@ def _loaded(modules: set[str], floors: tuple[str, ...]) -> list[str]:
     return out.stdout.split()
 
 
+@pytest.mark.slow
 def test_importing_a_floor_loads_nothing_above_it() -> None:
     """What Python loads, not only what the source says (an import by name at run time
     counts too): the rules load no player and no tool, the players no tool."""

@@ -126,6 +126,7 @@ def test_rounds_always_end_and_many_games_play_without_error() -> None:
     assert played == 2000
 
 
+@pytest.mark.slow
 def test_simulator_cli_prints_summary() -> None:
     """The simulator CLI runs and prints its summary."""
     out = subprocess.run(

@@ -414,6 +414,7 @@ def hands_at_round_end(before: dict[str, tuple[Card, ...]], events: list[Event],
     return {p: sum(points(c) for c in h) for p, h in held.items()}
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), six=st.booleans(),
        edition=st.sampled_from(["power-grab", "classic", "victory-lap"]),
@@ -713,6 +714,7 @@ def test_replay_header_of_a_partner_game_replays_it() -> None:
     assert again.to_dict() == g.to_dict()
 
 
+@pytest.mark.slow
 def test_simulator_cli_teams_and_match() -> None:
     """The simulator prints team and individual results."""
     out = subprocess.run([sys.executable, "-m", "engine.tools.simulate", "--games", "3",

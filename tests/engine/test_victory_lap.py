@@ -623,6 +623,7 @@ def test_random_victory_lap_games_keep_every_invariant(seed: int, n: int, scorin
             lap_hands = None
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32), n=st.integers(2, 6), cut=st.integers(0, 200),
        data=st.randoms(use_true_random=False))
@@ -649,6 +650,7 @@ def test_save_and_restore_mid_lap_plays_on_identically(seed: int, n: int, cut: i
     assert restored.to_dict() == game.to_dict()
 
 
+@pytest.mark.slow
 def test_many_victory_lap_games_end() -> None:
     """R-GAME-END with the Victory Lap (sheet 004, Winning the Game): simulated games of 2 to
     10 computer players always finish, cards conserved."""

@@ -175,6 +175,7 @@ async def test_deferred_then_edit_original(loopback: LoopbackTest) -> None:
     assert alice.can_see("a followup") and not bob.can_see("a followup")
 
 
+@pytest.mark.slow
 async def test_three_second_deadline(loopback: LoopbackTest) -> None:
     alice = loopback.member("alice")
     with pytest.raises(InteractionFailed, match="10062") as info:
@@ -251,6 +252,7 @@ async def test_gateway_drop_and_resume(loopback: LoopbackTest) -> None:
     assert d.resume_count == resumes + 2 and d.identify_count == identifies
 
 
+@pytest.mark.slow
 async def test_kill_and_restart_persistent_button(loopback: LoopbackTest) -> None:
     alice, bob = loopback.member("alice"), loopback.member("bob")
     counter = await alice.slash("demo counter")
@@ -563,6 +565,7 @@ async def test_delay_next_direct(loopback: LoopbackTest) -> None:
     assert d.refused == []
 
 
+@pytest.mark.slow
 async def test_bot_retries_a_500_and_gives_up_on_a_503(loopback: LoopbackTest) -> None:
     d, ch = loopback.discord, loopback.channel
     alice = loopback.member("alice")
@@ -597,6 +600,7 @@ async def test_injected_callback_failure_fails_the_action(loopback: LoopbackTest
     assert (await alice.slash("demo ping")).text == "pong"
 
 
+@pytest.mark.slow
 async def test_delayed_callback_is_a_late_ack(loopback: LoopbackTest) -> None:
     d = loopback.discord
     alice = loopback.member("alice")

@@ -57,6 +57,7 @@ def intents(t: LoopbackTest, *, add: int = 0, remove: int = 0) -> Iterator[None]
         session.intents = before
 
 
+@pytest.mark.slow
 async def test_a_persons_message_comes_without_its_content(loopback: LoopbackTest) -> None:
     """Without MESSAGE_CONTENT the content is empty; the guild, the channel type and the
     author's member come with it."""

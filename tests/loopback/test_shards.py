@@ -92,6 +92,7 @@ async def test_gateway_bot_says_shards_and_session_start_limit(
         assert (await resp.json())["session_start_limit"]["remaining"] == 999
 
 
+@pytest.mark.slow
 async def test_each_shard_gets_its_guilds_and_their_events_only(
         server: LoopbackDiscord, http: aiohttp.ClientSession) -> None:
     g0 = server.add_guild("zero", shard=(0, 2))
@@ -200,6 +201,7 @@ asyncio.run(main())
 bot's processes pace their IDENTIFYs five seconds apart), then listens."""
 
 
+@pytest.mark.slow
 async def test_a_fleet_process_started_at_once_is_ready_when_its_own_shard_identified(
         server: LoopbackDiscord) -> None:
     """Two processes started together (shards 0 and 1 of 2), shard 1 identifying first:

@@ -68,6 +68,7 @@ async def eventually(cond: Any, what: str, seconds: float = 3.0) -> None:
 # -- creating ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_bot_creates_public_thread_without_message(loopback: LoopbackTest) -> None:
     ch = loopback.channel
     text = await answer(loopback, "thread open", name="table-1")
@@ -330,6 +331,7 @@ async def test_deleting_the_parent_deletes_its_threads(loopback: LoopbackTest) -
 # -- restart -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_restarted_bot_finds_active_threads(loopback: LoopbackTest) -> None:
     ch = loopback.channel
     active = await open_thread(loopback, "table-9")

@@ -37,6 +37,7 @@ def test_settle_freezes_start_up_and_sets_the_young_thresholds(
     assert gc.get_threshold() == (collector.YOUNG_THRESHOLD, collector.MIDDLE_THRESHOLD, old)
 
 
+@pytest.mark.slow
 async def test_collections_are_timed_and_written(tmp_path: Path) -> None:
     path = tmp_path / "gc.json"
     watch = collector.GcWatch(str(path))
@@ -59,6 +60,7 @@ class _Node:
         self.other: object = self
 
 
+@pytest.mark.slow
 def test_census_counts_live_objects_by_type_and_the_saved_garbage(restore_gc: None) -> None:
     kept = [_Node() for _ in range(50)]
     debug = gc.get_debug()
@@ -78,6 +80,7 @@ def test_census_counts_live_objects_by_type_and_the_saved_garbage(restore_gc: No
     assert len(kept) == 50
 
 
+@pytest.mark.slow
 def test_census_names_coroutines_and_tasks_by_their_code() -> None:
     async def sleeper() -> None:
         await asyncio.sleep(10)
@@ -97,6 +100,7 @@ def test_census_names_coroutines_and_tasks_by_their_code() -> None:
     assert counts[f"coroutine {qual}"] == 1
 
 
+@pytest.mark.slow
 async def test_sigusr1_appends_a_census(tmp_path: Path) -> None:
     path = tmp_path / "census.jsonl"
     watch = collector.GcWatch(None, str(path))

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from runtime.fleet import FileLocks, IdentifyPacer, ProcessLocks, Shards, local_locks
 
 HOLDER = """
@@ -48,6 +50,7 @@ def test_a_guild_belongs_to_the_shard_of_discords_formula() -> None:
     assert Shards(8, (4, 6)).describe() == "4,6 of 8"
 
 
+@pytest.mark.slow
 async def test_the_lock_holds_between_processes(tmp_path: Path) -> None:
     db = tmp_path / "bot.db"
     proc = holder(db, 1.0)
@@ -73,6 +76,7 @@ async def test_a_killed_holder_releases_the_lock(tmp_path: Path) -> None:
             pass
 
 
+@pytest.mark.slow
 async def test_identify_is_paced_per_bucket_across_processes(tmp_path: Path) -> None:
     """Two pacers on one database file, as two processes: the shards of one bucket
     identify ``window`` after the READY of the one before, whichever process runs them;

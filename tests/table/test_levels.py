@@ -103,6 +103,7 @@ async def test_a_hard_computer_player_plays_a_game_through_the_service(db: Datab
         await service.close()
 
 
+@pytest.mark.slow
 async def test_searches_never_hold_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight hard players search at once (a busy bot): the event loop stays on time, since
     each search runs in a worker process; the same work on the loop would hold it for

@@ -105,6 +105,7 @@ def pot_msgids() -> set[str]:
         return {m.id for m in read_po(f) if isinstance(m.id, str) and m.id}
 
 
+@pytest.mark.slow
 def test_every_refusal_is_built_without_its_reader() -> None:
     classes = refusal_classes()
     translating = translating_functions()

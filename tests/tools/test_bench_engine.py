@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -32,6 +34,7 @@ def test_the_simulator_rows_play_whole_hands() -> None:
         assert 10 <= moves / rounds <= 2000  # whole hands: tens of moves, not one or none
 
 
+@pytest.mark.slow
 def test_rows_take_turns_and_report_each() -> None:
     """``measure_all`` times every row in turns and reports each one's figures."""
     bench = load_bench()

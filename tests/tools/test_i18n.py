@@ -97,6 +97,7 @@ def po(request: pytest.FixtureRequest) -> Catalog:
     return load(LOCALE_DIR / request.param / "LC_MESSAGES" / "messages.po")
 
 
+@pytest.mark.slow
 def test_pot_is_up_to_date_with_the_code(tmp_path: Path, pot: Catalog) -> None:
     fresh = tmp_path / "messages.pot"
     subprocess.run([str(ROOT / "scripts" / "i18n.sh"), "extract", str(fresh)], cwd=ROOT,

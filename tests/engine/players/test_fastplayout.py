@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
+
 from engine import CallUno, Card, Decision, Draw, Game, Pass, Play, Tower
 from engine.events import RoundWon
 from engine.moves import Move
@@ -93,6 +95,7 @@ def ends_the_hand(game: Game, move: Move) -> bool:
     return any(isinstance(e, RoundWon) for e in game.copy().push(move))
 
 
+@pytest.mark.slow
 def test_a_move_that_ends_the_hand_has_the_same_outcome() -> None:
     ended: Counter[str] = Counter()
     for k, view in enumerate(views(150, 0)):
@@ -133,6 +136,7 @@ class PolicyEnginePlayout:
         return Outcome({q: 0 for q in game.players}, dict(game.s.scores))
 
 
+@pytest.mark.slow
 def test_whole_playouts_agree_with_the_engine_playing_the_same_policy() -> None:
     played = 0
     for k, view in enumerate(views(80, 1000)):
@@ -148,6 +152,7 @@ def test_whole_playouts_agree_with_the_engine_playing_the_same_policy() -> None:
     assert played > 300
 
 
+@pytest.mark.slow
 def test_the_search_is_the_same_whichever_playout_agrees() -> None:
     """``decide`` gives a playout that keeps its world one world for all the candidates:
     with the engine driven by the same policy (a fresh world each), the same moves."""

@@ -122,6 +122,7 @@ def check_hands(games: int, seed: int) -> Counter[str]:
     return seen
 
 
+@pytest.mark.slow
 def test_fastsim_agrees_with_game_move_for_move() -> None:
     seen = check_hands(120, seed=1)
     assert seen["hands"] >= 150
@@ -229,6 +230,7 @@ def test_deal_is_the_games_deal() -> None:
     assert len(kinds) >= 8  # numbers, draw cards, skips, reverses, grabs, wilds turned up
 
 
+@pytest.mark.slow
 def test_policies_make_legal_moves_and_playout_is_their_moves() -> None:
     """Every move a policy makes is legal in ``Game`` (``apply`` validates it) and leaves
     both tables equal; ``playout`` returns the hand's points as the game scores them."""

@@ -26,6 +26,7 @@ def test_heuristic_beats_plain_players_at_a_full_table() -> None:
     assert rates["heuristic"] > 0.25 > rates["basic"], rates
 
 
+@pytest.mark.slow
 def test_heuristic_crushes_random() -> None:
     summary = simulate(40, 3, "classic", 2, ["heuristic", "random", "random"])
     assert summary.to_dict()["win_rate_by_strategy"]["heuristic"] >= 0.9
@@ -43,6 +44,7 @@ def _play(seed: int, kind: type[HeuristicPlayer] | type[RandomPlayer] | type[Bas
     return game.to_dict()
 
 
+@pytest.mark.slow
 def test_players_are_deterministic_under_a_seed() -> None:
     for kind in (HeuristicPlayer, RandomPlayer, BasicPlayer):
         assert _play(4, kind) == _play(4, kind)
