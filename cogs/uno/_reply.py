@@ -406,11 +406,17 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     """Every entry point's one error handler: run ``work`` with a Reply (a slash command's
     options first checked against what it declares, ``_options``); a refusal becomes
     one private sentence; a failure is logged and answered once, unless an answer was
-    already attempted (a second, late "something went wrong" would only confuse)."""
+    already attempted (a second, late "something went wrong" would only confuse).
+
+    Once answered, the interaction lets go of the message it came from (discord.py built
+    it for the click, its components and all; the answer has read what it needed): a hand
+    panel keeps its last interaction for 15 minutes, to edit the panel through its token,
+    and every full garbage collection would walk that message's objects meanwhile."""
     try:
         await _answer(interaction, work, edit=edit, public=public)
     finally:
         PRIORITY.answered(interaction.id)
+        interaction.message = None
 
 
 async def _answer(interaction: discord.Interaction[Any],

@@ -8,6 +8,7 @@ full ones, which pause the bot."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import gc
 from types import SimpleNamespace
@@ -112,3 +113,22 @@ def test_a_messages_writes_are_kept_for_a_while_without_an_object_per_write(
     now[0] += 1.0
     _reply._writes_of(12)
     assert list(_reply._RECENT) == [12]
+
+
+async def test_an_answered_click_lets_go_of_the_message_it_came_from(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """discord.py builds the clicked message (its components and all) for every click; once
+    the click is answered the interaction drops it, so a panel that keeps its last
+    interaction keeps no message (failing work included)."""
+    async def fake_answer(interaction: object, work: object, **_kw: object) -> None:
+        await work(None)  # type: ignore[operator]
+
+    async def fails(reply: object) -> None:
+        raise RuntimeError("a failing click lets go too")
+
+    monkeypatch.setattr(_reply, "_answer", fake_answer)
+    for work in (lambda reply: asyncio.sleep(0), fails):
+        clicked = SimpleNamespace(id=5, message=SimpleNamespace(id=99, components=[1, 2]))
+        with contextlib.suppress(RuntimeError):
+            await _reply.answer(clicked, work)  # type: ignore[arg-type]
+        assert clicked.message is None
