@@ -45,6 +45,12 @@ keeps the ones taken quick, and the ones turned away get an answer in time rathe
 turns/s asked not one click was turned away; with the lateness taken as the most of the
 last half second instead of the mean, a machine whose cores were shared turned away 8 %
 to a third of the clicks (300 turns/s asked) while the bot had CPU to spare."""
+MAX_WAITING = 40
+"""While more clicks than this wait for their answer (arrived, not answered: clicks first,
+``runtime.priority``), a new interaction is answered "busy" at once. Each click in hand
+waits for a step of every other, so past capacity the wait grows with their number, and
+an answer started late cannot make Discord's 3 s: turning new ones away keeps the ones
+taken in time (bench/README.md, "Overload")."""
 TOO_LATE = 2.7
 """Past this age an acknowledgement would arrive after Discord's 3 seconds: none is sent."""
 EXPIRED = (10062, 40060)
@@ -71,8 +77,9 @@ class _BusyLog:
         if now - self.last >= 60:
             log.warning("Past capacity: %d interactions answered busy since the last report "
                         "(%d reached their handler too late, the last %.1f s old; %d came "
-                        "while the event loop ran over %.0f ms late)", self.late + self.crowded,
-                        self.late, self.late_age, self.crowded, _LAG.limit * 1000)
+                        "while the event loop ran over %.0f ms late or over %d clicks "
+                        "waited)", self.late + self.crowded, self.late, self.late_age,
+                        self.crowded, _LAG.limit * 1000, MAX_WAITING)
             self.late = self.crowded = 0
             self.last = now
 
@@ -423,7 +430,7 @@ async def _answer(interaction: discord.Interaction[Any],
                   work: Callable[[Reply], Awaitable[None]], *, edit: bool,
                   public: bool) -> None:
     age = age_of(interaction, first=True)
-    crowded = _LAG.crowded()
+    crowded = _LAG.crowded() or PRIORITY.waiting > MAX_WAITING
     if age < BUSY_AFTER and not crowded:
         await _handle(interaction, work, edit=edit, public=public)
         return

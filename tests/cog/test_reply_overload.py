@@ -15,6 +15,7 @@ import pytest
 
 import cogs.uno._reply as reply_module
 from cogs.uno._reply import _Lag, answer
+from runtime.priority import Priority
 
 
 def interaction_now() -> Any:
@@ -112,3 +113,33 @@ async def test_no_limit_never_turns_a_click_away(monkeypatch: pytest.MonkeyPatch
     await answer(interaction_now(), work)
     await behind
     assert ran == ["worked"]
+
+
+async def test_a_click_while_too_many_clicks_wait_is_answered_busy_and_not_handled(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past capacity the clicks in hand each wait for a step of every other: while more
+    than MAX_WAITING wait for their answer, a new one is turned away at once, though the
+    loop's lag has not caught up yet."""
+    lag = _Lag()
+    lag.limit = 10.0  # the lag alone would take nobody away
+    monkeypatch.setattr(reply_module, "_LAG", lag)
+    waiting = Priority()
+    monkeypatch.setattr(reply_module, "PRIORITY", waiting)
+    ran: list[str] = []
+
+    async def work(reply: object) -> None:
+        ran.append("worked")
+
+    for n in range(reply_module.MAX_WAITING - 1):
+        waiting.arrived(n)
+    first = interaction_now()  # the MAX_WAITING-th
+    waiting.arrived(first.id)
+    await answer(first, work)
+    assert ran == ["worked"], "up to MAX_WAITING in hand, the click is handled"
+    waiting.arrived(1000)  # (the first was answered: MAX_WAITING wait again)
+    crowded = interaction_now()
+    waiting.arrived(crowded.id)
+    await answer(crowded, work)
+    assert ran == ["worked"], "its work never ran"
+    assert len(crowded.sent) == 1 and "very busy" in crowded.sent[0]["content"]
+    assert waiting.waiting == reply_module.MAX_WAITING, "answered: it waits no more"
