@@ -4,8 +4,8 @@ A click is acknowledged only once its handler has run, and the handler runs when
 loop comes to it: after every step already waiting (the loop runs them first come, first
 served). Most of what the bot does is not waited for by anyone: the table's edit (gathered
 half a second anyway), the other players' panels, the pictures. At a thousand busy tables
-that work fills the loop and every click waits behind it (bench/README.md, "Issue 17: clicks
-first").
+that work fills the loop and every click waits behind it (issue 17; ``git log -p
+bench/README.md`` has its figures).
 
 So a click counts as waiting from the moment the gateway delivers it
 (:meth:`Priority.arrived`, called from the bot's ``dispatch`` of the interaction) until its
