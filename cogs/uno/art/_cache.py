@@ -211,7 +211,7 @@ class ArtCache:
         path = self._dir / _file_name(key)
         try:
             with Image.open(path) as f:
-                img = f.convert("RGBA") if f.mode != "RGBA" else f.copy()
+                img: Image.Image = f.convert("RGBA") if f.mode != "RGBA" else f.copy()
         except FileNotFoundError:
             return None
         except (OSError, ValueError, SyntaxError):
