@@ -57,6 +57,17 @@ def test_any_other_uno_id_is_answered_as_retired(custom_id: str) -> None:
     assert takers(custom_id) == [RetiredComponent], custom_id
 
 
+def test_an_id_of_discords_longest_is_answered_too() -> None:
+    """A custom_id may be 100 characters long: a forged or garbled ``uno:`` id of that
+    length is answered as retired (the catch-all stopped at 99: "This interaction
+    failed", issue 29)."""
+    for length in (99, 100):
+        custom_id = "uno:" + "x" * (length - 4)
+        assert len(custom_id) == length
+        assert takers(custom_id) == [RetiredComponent], length
+    assert takers("uno:" + "x" * 97) == [], "longer than Discord allows: not ours to answer"
+
+
 async def test_the_end_question_and_play_again_keep_what_their_ids_say() -> None:
     """A restart loses nothing: the game and the question's expiry are in the ids."""
     end = EndButton("yes", "a1b2", 1_790_000_000_123, "Confirm")
