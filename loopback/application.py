@@ -55,8 +55,8 @@ class ApplicationRoutes:
         r("GET", "/applications/{app}/commands")(self._get_commands)
         r("PUT", "/applications/{app}/guilds/{guild}/commands")(self._put_commands)
         r("GET", "/applications/{app}/guilds/{guild}/commands")(self._get_commands)
-        r("GET", "/guilds/{gid}")(self._get_guild)
-        r("GET", "/guilds/{gid}/channels")(self._get_guild_channels)
+        r("GET", "/guilds/{gid}")(self._guild_route)
+        r("GET", "/guilds/{gid}/channels")(self._guild_channels_route)
         r("GET", "/guilds/{gid}/members/{uid}")(self._get_member)
         r("POST", "/users/@me/channels")(self._create_dm)
 
@@ -176,13 +176,13 @@ class ApplicationRoutes:
         return json_response(self.server.global_commands)
 
     # -- guilds, members, DM channels -------------------------------------------------
-    async def _get_guild(self, req: Request) -> web.StreamResponse:
+    async def _guild_route(self, req: Request) -> web.StreamResponse:
         guild = self.server.find_guild(int(req.params["gid"]))
         if guild is None:
             return error_response(404, 10004, "Unknown Guild")
         return json_response(guild.payload())
 
-    async def _get_guild_channels(self, req: Request) -> web.StreamResponse:
+    async def _guild_channels_route(self, req: Request) -> web.StreamResponse:
         guild = self.server.find_guild(int(req.params["gid"]))
         if guild is None:
             return error_response(404, 10004, "Unknown Guild")
