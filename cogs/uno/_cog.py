@@ -82,6 +82,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.plays = Plays(self.service, self.pictures)
         self.service.followers.append(self.plays.panels.changed)
+        self.plays.panels.below = self.outbox.below
         self.endings = Endings(self.service, v2=self.outbox.v2)
         self.outbox.on_lost = self.service.channel_lost
         self.outbox.on_table = self.service.table_posted
@@ -132,6 +133,20 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def on_message(self, message: discord.Message) -> None:
         # one more message below a table (anyone's, the bot's own too): chat buries it
         self.outbox.seen(message.channel.id, message.id)
+        session = self.service.sessions.get(message.channel.id)
+        if session is not None:
+            self.plays.panels.posted(session)  # a hand panel pushed up goes down
+
+    @commands.Cog.listener()
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        # one fewer below a table or a hand panel (a reminder whose turn was taken, say)
+        self.outbox.gone(payload.channel_id, payload.message_id)
+
+    @commands.Cog.listener()
+    async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent
+                                         ) -> None:
+        for message_id in payload.message_ids:
+            self.outbox.gone(payload.channel_id, message_id)
 
     @tasks.loop(seconds=60)
     async def sweeper(self) -> None:

@@ -6,9 +6,11 @@ game's lock) and gathered with the live table into one message. The table is **e
 place** while chat has not buried it and no turn needs a notification; a new table is
 posted (and the old one closed) only when chat has buried it (more than ``UNO_TABLE_BURY``
 messages below it, counted from the gateway's MESSAGE_CREATE: ``seen``), a round ended,
-someone asked for it, a player must be notified (mentioned) because they have not acted for
-a while, or its picture changed and Discord refuses edits that bring one (discord-api-docs
-issue 7529).
+someone asked for it, or its picture changed and Discord refuses edits that bring one
+(discord-api-docs issue 7529). A player who must be notified (their turn came while they
+were away) gets a reminder of their own below the table, deleted once they acted
+(``_remind``): the table is never posted anew to notify, which would push the hand panels
+up. The channel's newest message ids (``below``) tell the panels how far up they are.
 
 Discord's limits decide the route (``_pacing.py``). A table is posted through a recent
 interaction of its channel when there is one (the click that moved the game, usually: its
@@ -27,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -44,7 +46,9 @@ from cogs.uno._table_post import (
     TablePost,
     TableStyle,
     chunks,
+    fixed,
     lobby_post,
+    reminder_post,
     text_post,
 )
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
@@ -56,6 +60,8 @@ log = logging.getLogger(__name__)
 
 MAX_WAITING_CARRIERS = 256
 """Interactions kept for channels that have no game yet (the newest ones)."""
+RECENT = 16
+"""The newest messages of a channel kept (ids only) to tell what lies below a message."""
 MIN_POST_GAP = 0.5
 """Seconds gathered before a post, so a move and its consequences go out together."""
 UNKNOWN_CHANNEL = 10003
@@ -69,6 +75,16 @@ LostCallback = Callable[[int, bool], Awaitable[None]]
 TableCallback = Callable[[Session], Awaitable[None]]
 Route = Token | None
 """How a write reaches Discord: an interaction's followup webhook, or the channel (None)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """A reminder posted below a table: its message, the player it notified, and when
+    (monotonic; a move of theirs after that time ends it)."""
+
+    message_id: int
+    pid: str
+    at: float
 
 
 @dataclass
@@ -86,6 +102,11 @@ class _Channel:
     fresh: bool = False
     """Post the table anew (a round ended, someone asked for it) instead of editing it."""
     mention: str | None = None
+    """The player a reminder is to notify (their turn came while they were away)."""
+    reminder: Reminder | None = None
+    """The reminder below the table, deleted once its player acted or the turn moved on."""
+    recent: deque[int] = field(default_factory=lambda: deque(maxlen=RECENT))
+    """The newest messages of the channel (ids, from the gateway, deleted ones gone)."""
     edits: dict[int, Compose] = field(default_factory=dict)
     """Messages to edit (id → what to send), newest wish wins."""
     task: asyncio.Task[None] | None = None
@@ -254,8 +275,34 @@ class Outbox:
         ``bury`` of them the table's next update posts it anew at the bottom. A count,
         no request; it starts from zero when the process does."""
         box = self._channels.get(channel_id)
-        if box is not None and box.session is not None:
+        if box is None:
+            return
+        if not box.recent or message_id > box.recent[-1]:
+            box.recent.append(message_id)
+        if box.session is not None:
             box.post.seen(message_id, box.session.table_message_id)
+
+    def gone(self, channel_id: int, message_id: int) -> None:
+        """A message was deleted (the gateway's MESSAGE_DELETE): no longer below anything."""
+        box = self._channels.get(channel_id)
+        if box is None:
+            return
+        if message_id in box.recent:
+            box.recent.remove(message_id)
+        if box.session is not None:
+            box.post.gone(message_id, box.session.table_message_id)
+
+    def below(self, channel_id: int, message_id: int, pid: str) -> int:
+        """How many messages the gateway showed in the channel after ``message_id`` that are
+        still there, for player ``pid`` (counted among the channel's newest ``RECENT``; an
+        ephemeral message, which the gateway does not show, is not counted, nor is another
+        player's reminder: it goes once they acted)."""
+        box = self._channels.get(channel_id)
+        if box is None:
+            return 0
+        passing = (box.reminder.message_id if box.reminder is not None
+                   and box.reminder.pid != pid else None)
+        return sum(1 for seen in box.recent if seen > message_id and seen != passing)
 
     # ------------------------------------------------------------------ life cycle
     async def close(self, limit: float = 5.0) -> None:
@@ -475,6 +522,8 @@ class Outbox:
             await self._send_table(box, channel, session)
         else:
             box.table = False
+        if session is not None:
+            await self._remind(box, channel, session)
         if not (box.table and session is not None and self._is_live(session)):
             # (lines that came with a table while this one was written wait for it)
             lines, box.lines = box.lines, []
@@ -487,13 +536,54 @@ class Outbox:
             await self._edit(box, channel, message_id, compose)
         box.editing = None
 
+    async def _remind(self, box: _Channel, channel: discord.PartialMessageable,
+                      session: Session) -> None:
+        """The reminder of a turn (R-BOT-MENTION): a message of its own below the table,
+        which notifies its player, deleted once they acted or the turn moved on, so the
+        table is never posted anew to notify and a reminder never outlives its use."""
+        old, game = box.reminder, session.game
+        if old is not None and (
+                box.mention is not None or game is None or game.is_over or game.turn != old.pid
+                or (session.last_acted.get(old.pid, 0.0) > old.at and game.pending is None)
+                or session.paused is not None or not self._is_live(session)):
+            # (their turn ended: it passed, or they acted and it came back to them, a Skip
+            # between two players; it goes on while a decision of theirs pends, a card
+            # drawn that they may play)
+            box.reminder = None
+            if old.message_id in box.recent:
+                box.recent.remove(old.message_id)  # (below nothing from now: it is going)
+            await self._delete(box, channel, old.message_id)
+        pid, box.mention = box.mention, None
+        if pid is None or not self._is_live(session):
+            return
+        at = time.monotonic()
+        message_id = await self._post(box, channel, reminder_post(session, pid))
+        if message_id is not None:
+            box.reminder = Reminder(message_id, pid, at)
+
+    async def _delete(self, box: _Channel, channel: discord.PartialMessageable,
+                      message_id: int) -> None:
+        """Delete a message of the bot's: through the webhook that posted it while that
+        lives, else the channel route (a message already gone is not an error)."""
+        route = usable(box.via_for.get(message_id))
+        if route is not None:
+            token = route
+            try:
+                await self._attempt(box, route, fixed({}),
+                                    lambda body: token.webhook.delete_message(message_id),
+                                    edit=True)
+                return
+            except _TokenGone:
+                box.via_for.pop(message_id, None)
+        message = channel.get_partial_message(message_id)
+        await self._attempt(box, None, fixed({}), lambda body: message.delete(), edit=True)
+
     async def _send_table(self, box: _Channel, channel: discord.PartialMessageable,
                           session: Session) -> None:
         """The table, with what happened since the last one: edited in place, or posted
         anew (and the old one loses its buttons). What it says comes from ``box.post``."""
         previous = session.table_message_id
-        new = (previous is None or box.fresh or box.mention is not None or box.post.buried
-               or box.denied)
+        new = previous is None or box.fresh or box.post.buried or box.denied
         if not new and previous not in box.via_for and not box.denied:
             # A table the channel route posted (before a restart, say) is replaced once by
             # one an interaction posts, whose token then edits it outside the global limit.
@@ -514,12 +604,11 @@ class Outbox:
         composed = False
         repost = False
         attached = False
-        mention, box.mention = box.mention, None  # kept if the first route fails
 
         async def compose() -> dict[str, Any] | None:
             # composed at the last moment: what arrived while waiting goes out too
             nonlocal composed, attached
-            body = await box.post.compose(session, new, mention, take, live)
+            body = await box.post.compose(session, new, take, live)
             if body is None:
                 box.lines = taken + box.lines  # the game ended meanwhile: say it plainly
                 return None

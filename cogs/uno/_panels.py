@@ -21,6 +21,11 @@ without building anyone else's panel first. A panel is registered only once its 
 has gone out, after the game's lock was released: it then catches up with the game as
 saved (``_catch_up``), since a change saved in between found no panel to edit.
 
+A panel stays in reach (R-BOT-REACH): when its player has a decision to make and more
+than one message came below it (chat, a new round's table: ``lowers``, counted by the
+outbox from the gateway), its next content goes in a new message at the bottom, a followup
+of the interaction that shows it, and the old message is deleted (``_lower``).
+
 Interaction tokens last 15 minutes (Discord's rule; the bot's time scale shortens it in
 tests). A panel not clicked for that long can no longer be edited: a minute and a half
 before its token ends it says so, with a Reopen button (a click on it is a new interaction
@@ -31,6 +36,7 @@ memory only: after a restart a click in an old panel makes it live again the sam
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
@@ -51,6 +57,9 @@ TOKEN_LIFE = 15 * 60.0
 """Seconds an interaction token can edit its message (Discord's rule)."""
 CLOSE_BEFORE = 90.0
 """Seconds before its token ends that a panel says it stops following the game."""
+LOWER_PAST = 1
+"""Messages below a panel, at its player's decision, past which it goes down to the
+bottom (one: a reminder of their turn, or the table posted anew, leaves it in place)."""
 
 Menu = tuple[str, discord.ui.View | None]
 Key = Callable[[Session, str], Hashable]
@@ -62,10 +71,13 @@ Build = Callable[[Session, str, Locale, bool], Menu]
 @dataclass(frozen=True, slots=True)
 class Reach:
     """How the bot edits a panel: the last interaction that showed it, whose token edits
-    its first answer (``edit_original_response``) for 15 minutes from when Discord
-    created it."""
+    its first answer (``edit_original_response``) or, once the panel was sent again lower
+    down, the followup it sent (``message_id``), for 15 minutes from when Discord created
+    the interaction."""
 
     interaction: discord.Interaction[Any]
+    message_id: int | None = None
+    """None: the panel is the interaction's own answer; else a followup it sent."""
 
     @classmethod
     def of(cls, interaction: discord.Interaction[Any]) -> Reach:
@@ -77,8 +89,32 @@ class Reach:
 
     async def edit(self, text: str, view: discord.ui.View | None) -> None:
         """Edit the panel to ``text`` and ``view`` (its picture, if any, goes)."""
-        await self.interaction.edit_original_response(content=text, view=view,
-                                                      attachments=[])
+        if self.message_id is None:
+            await self.interaction.edit_original_response(content=text, view=view,
+                                                          attachments=[])
+        else:
+            await self.interaction.followup.edit_message(self.message_id, content=text,
+                                                         view=view, attachments=[])
+
+    async def send(self, text: str, view: discord.ui.View | None) -> Reach:
+        """Send the panel anew, at the bottom of its player's channel (a followup of the
+        same interaction: its token edits it from then on)."""
+        followup = self.interaction.followup
+        allowed = discord.AllowedMentions.none()
+        if view is None:
+            message = await followup.send(text, ephemeral=True, wait=True,
+                                          allowed_mentions=allowed)
+        else:
+            message = await followup.send(text, view=view, ephemeral=True, wait=True,
+                                          allowed_mentions=allowed)
+        return Reach(self.interaction, message.id)
+
+    async def delete(self) -> None:
+        """Delete the panel's message (it was sent again below)."""
+        if self.message_id is None:
+            await self.interaction.delete_original_response()
+        else:
+            await self.interaction.followup.delete_message(self.message_id)
 
 
 @dataclass(eq=False, slots=True)
@@ -99,6 +135,13 @@ class Panel:
     unsure: bool = False
     """Shown while a change held the game: the view it shows may not be the game as saved,
     and its next edit is built only if the view differs (``Panels._catch_up``)."""
+    lower: bool = False
+    """Its next content goes in a new message at the bottom (``Panels.lowers``)."""
+    left: int | None = None
+    """The message it left when it was sent again lower down (deleted, or being)."""
+    built: bool = False
+    """It shows content built from the game (not a click's answer, which may be a
+    question the game does not hold, such as a wild's colour): it may go down as it is."""
     task: asyncio.Task[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -113,8 +156,14 @@ class Panels:
         self.close_before = CLOSE_BEFORE * scale
         self.by_channel: dict[int, dict[str, Panel]] = {}
         self._numbers = itertools.count(1)
+        self.below: Callable[[int, int, str], int] | None = None
+        """How many messages lie below a message of a channel, for a player (set by the
+        owner: the outbox counts them from the gateway; None: panels stay where they
+        are)."""
         self.edits = 0
         """Edits sent through tokens (not click answers), for the benchmark and tests."""
+        self.sent_lower = 0
+        """Panels sent again at the bottom (``lowers``), for the benchmark and tests."""
         self.failed = 0
 
     def stamp(self) -> int:
@@ -145,10 +194,17 @@ class Panels:
         panels = self.by_channel.setdefault(session.channel_id, {})
         old = panels.get(pid)
         clicked = interaction.message
+        if old is not None and clicked is not None and clicked.id == old.left:
+            # a click on the message the panel just left (its deletion crossed the click):
+            # the panel stays below, and shows the game as the click left it
+            old.key = None
+            self._catch_up(session, old)
+            return
         in_place = (clicked is not None and old is not None
                     and (old.message_id is None or clicked.id == old.message_id))
         if old is not None and in_place:
             old.reach, old.locale = Reach.of(interaction), locale
+            old.built = False
             if number > old.written:
                 old.written, old.key = number, key
             elif number < old.written:
@@ -202,6 +258,31 @@ class Panels:
         panel.key, panel.unsure = key, False
         panel.follow = session
         self._kick(panel, keep=self._lasts(session, key))
+
+    def lowers(self, session: Session, panel: Panel) -> bool:
+        """Whether ``panel`` goes down to the bottom with its next content: its player has
+        a decision to make and more than one message came below it (a new round's table,
+        chat; a reminder alone does not), so their hand stays within reach. It goes in a
+        new message through the token that shows it, and the old one is deleted."""
+        if not self._pushed_up(panel):
+            return False
+        game = session.game
+        return game is not None and not game.is_over and game.turn == panel.pid
+
+    def _pushed_up(self, panel: Panel) -> bool:
+        """More than ``LOWER_PAST`` messages lie below ``panel`` (for its player)."""
+        return (panel.message_id is not None and self.below is not None
+                and self.below(panel.channel_id, panel.message_id, panel.pid) > LOWER_PAST)
+
+    def posted(self, session: Session) -> None:
+        """A message came in ``session``'s channel: a panel whose player decides now and
+        that it pushed too far up goes down (see ``lowers``)."""
+        for panel in list(self.by_channel.get(session.channel_id, {}).values()):
+            # (not over a click's answer: a question open there would be lost)
+            if panel.built and not panel.lower and self.lowers(session, panel):
+                panel.lower = True
+                panel.follow = session
+                self._kick(panel, keep=True)
 
     def _catch_up(self, session: Session, panel: Panel) -> None:
         """``panel`` shows content built before now: follow the game as saved, at once if
@@ -273,6 +354,10 @@ class Panels:
                             self._drop(panel)
                     panel.pending = (self.stamp(), self.build(session, panel.pid,
                                                               panel.locale, False))
+                    panel.lower = panel.lower or self.lowers(session, panel)
+                    built = True
+            else:
+                built = False  # a click's answer elsewhere (``push``)
             if panel.pending is None:
                 continue
             number, (text, view) = panel.pending
@@ -283,6 +368,9 @@ class Panels:
                 panel.written = number
                 started = time.perf_counter()
                 try:
+                    panel.built = built
+                    if panel.lower and await self._lower(panel, text[:2000], view):
+                        continue
                     await panel.reach.edit(text[:2000], view)
                 except discord.HTTPException as exc:
                     # the token ended, or the player dismissed the message: stop following
@@ -294,3 +382,31 @@ class Panels:
                 self.edits += 1
                 log.debug("Panel of %s edited in %.1f ms", panel.pid,
                           (time.perf_counter() - started) * 1000)
+
+    async def _lower(self, panel: Panel, text: str, view: discord.ui.View | None) -> bool:
+        """Send ``panel`` anew at the bottom with ``text`` and ``view``, then delete the old
+        message (under its write lock). False: it need not go down any more (it went
+        down meanwhile) or could not be sent: edit it in place."""
+        panel.lower = False
+        if not self._pushed_up(panel):
+            return False
+        old = panel.reach
+        try:
+            panel.reach = await old.send(text, view)
+        except discord.HTTPException as exc:
+            log.info("A hand panel in channel %s could not be sent again below (%s); it is "
+                     "edited in place", panel.channel_id, exc)
+            return False
+        panel.left = panel.message_id
+        panel.message_id = panel.reach.message_id
+        self.sent_lower += 1
+        try:
+            await old.delete()
+        except discord.HTTPException as exc:
+            # (the player dismissed it, or its token ended: it says where the hand went)
+            log.info("An old hand panel in channel %s could not be deleted (%s)",
+                     panel.channel_id, exc)
+            with contextlib.suppress(discord.HTTPException):
+                await old.edit(_("Your hand moved to a newer message below.", panel.locale),
+                               None)
+        return True

@@ -30,6 +30,7 @@ from cogs.uno.show.table import (
     embed_buttons,
     table_embed,
     table_layout,
+    turn_ping,
 )
 from cogs.uno.table.session import Session
 from cogs.uno.table.words.events import notable
@@ -140,6 +141,12 @@ class TablePost:
         if table is not None and message_id > table:
             self.below += 1
 
+    def gone(self, message_id: int, table: int | None) -> None:
+        """A message ``message_id`` was deleted: one fewer below the live table ``table``
+        if it was below it (a reminder, deleted once its turn was taken)."""
+        if table is not None and message_id > table and self.below > 0:
+            self.below -= 1
+
     @property
     def buried(self) -> bool:
         """Chat has buried the live table (more than ``bury`` messages below it): its next
@@ -159,14 +166,14 @@ class TablePost:
         return not (self.picture is not None and self.picture[0] == message_id
                     and self.picture[1] == model.picture)
 
-    async def compose(self, session: Session, new: bool, mention: str | None,
+    async def compose(self, session: Session, new: bool,
                       take: Callable[[], list[str]], live: Live) -> Body | None:
         """The table as the game is now: posted anew (``new``) or edited in place, with
         the lines ``take`` gives (every line this table brings so far; it is called once
-        the picture is drawn, so the lines that came meanwhile go too) and the turn line
-        (``mention``: the player it notifies). None: the game is over or gone (the lines
-        taken are to be said plainly). Raises PictureMoved when an edit's picture would
-        change and edits may not bring one."""
+        the picture is drawn, so the lines that came meanwhile go too) and the turn line (it
+        notifies nobody: a reminder does, ``reminder_post``). None: the game is over or
+        gone (the lines taken are to be said plainly). Raises PictureMoved when an edit's
+        picture would change and edits may not bring one."""
         if self.style.v2:
             for attempt in range(PICTURE_TRIES):
                 # the picture first (it takes a moment), then the lines that came
@@ -177,7 +184,7 @@ class TablePost:
                 shown, text = self._lines(take(), new)
                 if picture is None:
                     return None
-                body = self._v2_table(text, mention, new, picture, live,
+                body = self._v2_table(text, new, picture, live,
                                       last=attempt == PICTURE_TRIES - 1)
                 if body is None:
                     return None
@@ -191,9 +198,9 @@ class TablePost:
         if model is None:
             return None
         self.shown = shown
-        text, mentions = turn_line(model, text, mention)
+        text = turn_line(model, text)
         return {"content": text, "embed": table_embed(model), "view": embed_buttons(model),
-                "allowed_mentions": mentions}
+                "allowed_mentions": discord.AllowedMentions.none()}
 
     def adopt(self, message_id: int, *, new: bool = False) -> None:
         """The table just written is ``message_id`` (``new``: just posted, at the bottom:
@@ -281,7 +288,7 @@ class TablePost:
         self.pictures += 1
         return _Picture(view, png, f"table-{self.pictures}.png", same=False)
 
-    def _v2_table(self, text: str | None, mention: str | None, new: bool, picture: _Picture,
+    def _v2_table(self, text: str | None, new: bool, picture: _Picture,
                   live: Live, *, last: bool) -> Body | None:
         """The live table as one Components V2 message: a post uploads its picture
         (``table-N.png``); an edit uploads a new one (a new name, replacing the old
@@ -294,9 +301,9 @@ class TablePost:
             return None
         if not last and model.picture != picture.view:
             return {}
-        text, mentions = turn_line(model, text, mention)
+        text = turn_line(model, text)
         layout = table_layout(model, text, picture.name)
-        body: Body = {"view": layout, "allowed_mentions": mentions}
+        body: Body = {"view": layout, "allowed_mentions": discord.AllowedMentions.none()}
         if not new:
             # an old embed table becomes a V2 one: its content and embeds are emptied
             body.update(content=None, embed=None)
@@ -312,18 +319,27 @@ class TablePost:
         return body
 
 
-def turn_line(model: TableModel, text: str | None, mention: str | None
-              ) -> tuple[str | None, discord.AllowedMentions]:
-    """``text`` with the line that names whose turn it is, and who it may notify."""
-    ping = None
+def turn_line(model: TableModel, text: str | None) -> str | None:
+    """``text`` with the line that names whose turn it is (every table names it; the
+    table notifies nobody)."""
     if model.names_turn:
-        # Every table names whose turn it is; the mention notifies once per turn.
-        ping = mention if mention == model.turn and not model.paused else None
         line = model.turn_line
         text = f"{text}\n{line}" if text else line
-    mentions = discord.AllowedMentions(
-        users=[discord.Object(int(ping))] if ping else [], everyone=False, roles=False)
-    return text, mentions
+    return text
+
+
+def reminder_post(session: Session, pid: str) -> Compose:
+    """A reminder that it is ``pid``'s turn, a message of its own below the table that
+    notifies them (R-BOT-MENTION): nothing when the turn is no longer theirs by the time
+    it goes (or the game is paused or over)."""
+    async def compose() -> Body | None:
+        game = session.game
+        if game is None or game.is_over or game.turn != pid or session.paused:
+            return None
+        return {"content": f"🔔 {turn_ping(session)}",
+                "allowed_mentions": discord.AllowedMentions(
+                    users=[discord.Object(int(pid))], everyone=False, roles=False)}
+    return compose
 
 
 def fixed(body: Body) -> Compose:

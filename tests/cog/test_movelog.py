@@ -121,7 +121,7 @@ async def test_the_table_keeps_a_verdict_until_it_can_be_read() -> None:
     post.change(session, True)
 
     async def edit(lines: list[str], new: bool = False) -> str:
-        body = await post.compose(session, new, None, lambda: lines, lambda: True)
+        body = await post.compose(session, new, lambda: lines, lambda: True)
         assert body is not None
         return str(body["content"])
 

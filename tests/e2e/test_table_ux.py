@@ -387,18 +387,21 @@ def mention(ch: Channel) -> Session:
                             draw="R2 Y3 Y4 Y5", turn=b, options=OPTS)
 
 
-async def test_one_mention_per_turn(loopback: LoopbackTest,
-                                    tables: dict[str, Channel]) -> None:
-    """Issue 7 item 16 and R-BOT-MENTION: the table that starts a turn mentions its player;
-    the table posted after that player draws a playable card (their turn goes on) notifies
-    nobody, and a player who moved a moment ago (watching the game) is not mentioned."""
+async def test_the_table_names_the_turn_and_notifies_nobody(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """Issue 7 item 16 and R-BOT-MENTION: the table names whose turn it is and notifies
+    nobody (a reminder, a message of its own, notifies a player who was away:
+    tests/e2e/test_reach.py); a first turn is not "away" (issue 29); the table after that
+    player draws a playable card (their turn goes on) notifies nobody either, and a player
+    who moved a moment ago (watching the game) is not notified."""
     ch = tables["mention"]
     alice, bob, _c = abc(ch)
     mark = ch.mark()
     await bob.slash("uno play", card="R3")
     started = await said(ch, "bob plays 🟥 red 3.", mark)
     assert f"<@{alice.id}>, it's your turn." in started.text()
-    assert mentioned_users(started) == [pid(alice)]
+    assert mentioned_users(started) == [], "Alice's first turn: she is not away"
+    assert not any(m.text().startswith("🔔") for m in ch.messages), "no reminder either"
     mark = ch.mark()
     r = await alice.click("Draw", message=started)
     assert r.message is not None and r.message.button_labels() == ["Play it", "Keep it"]

@@ -242,6 +242,9 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
             # re-rendering messages (an element found a moment ago may be gone)
             shown = set(page.execute_script(
                 "return [...document.querySelectorAll('.msg.ephemeral')].map(e => e.dataset.id)"))
+            # (Alice's ephemerals as they are now: her panel may have been sent again
+            # below in round 2, a new message of hers)
+            alice_ids |= loop.call(lambda: ids(alice.id))
             assert shown <= alice_ids, "Alice's page shows someone else's private message"
             everything = set(page.execute_script(
                 "return [...document.querySelectorAll('.msg')].map(e => e.dataset.id)"))

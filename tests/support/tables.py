@@ -73,7 +73,7 @@ async def written_table(ch: Channel, lines: list[str], message_id: int = 501
     session.table_message_id = message_id
     post = TablePost(TableStyle())
     post.change(session, True)
-    body = await post.compose(session, False, None, lambda: lines, lambda: True)
+    body = await post.compose(session, False, lambda: lines, lambda: True)
     assert body is not None
     post.adopt(message_id)
     return post, session, body

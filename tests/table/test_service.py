@@ -358,12 +358,14 @@ def _result(game_id: str) -> GameResult:
 # ---------------------------------------------------------------- mentions
 async def test_a_turn_mentions_only_a_player_who_has_been_away(db: Database) -> None:
     """R-BOT-MENTION: a player who moved within PING_AWAY seconds is watching the table
-    (it is edited in place) and is not mentioned; one who has been away is, once a turn."""
+    (it is edited in place) and is not mentioned; one who has been away is, once a turn.
+    A first turn is not "away": everyone's clock starts with the game (issue 29, the
+    panel stays in reach: each first turn used to post the table anew with a mention)."""
     service, outbox = await running(db, scenario(
         1, [ALICE, BOB], hands={"111": "R3 R4 B4", "222": "R5 R6 G7"}, discard="R9",
         draw="Y1 Y2 Y3", turn="111"))
     await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R3")))
-    assert outbox.announced[-1][3] == "222", "Bob has not moved yet: he is mentioned"
+    assert outbox.announced[-1][3] is None, "Bob's first turn: his clock started now"
     await service.move(1, BOB, lambda s, g, p: Play(p, Card.parse("R5")))
     assert outbox.announced[-1][3] is None, "Alice moved a moment ago: no mention"
     await service.move(1, ALICE, lambda s, g, p: Play(p, Card.parse("R4")))

@@ -359,6 +359,10 @@ class Tables:
         now = time.monotonic()
         if mover is not None:
             session.last_acted[mover] = now
+        for pid in game.players:
+            # a player's clock starts when the game does (or this process restored it): a
+            # first turn is not "away", so it mentions nobody
+            session.last_acted.setdefault(pid, now)
         if (not game.is_over and session.options.mention_turn
                 and not session.is_cpu(game.turn) and game.turn.isdigit()
                 and game.turn != mover and session.notified_serial != session.serial
