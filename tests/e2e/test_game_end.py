@@ -19,6 +19,7 @@ from loopback.bot_process import BotProcess
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
+from support.driver import is_table
 from support.e2e import FAST_ENV, db_of
 from support.games import rows, saved_state, scenario_session
 from support.tables import abc, open_tables, refused, registry
@@ -50,6 +51,13 @@ def finish(ch: Channel) -> Session:
 @scenario
 def finish_bare(ch: Channel) -> Session:
     return finishing(ch)
+
+
+@scenario
+def finish_hard(ch: Channel) -> Session:
+    session = finishing(ch)
+    session.seats[1].level = "hard"
+    return session
 
 
 @scenario
@@ -139,6 +147,27 @@ async def test_play_again_opens_the_same_seats_and_settings_once(
     assert sorted(state["game"]["players"]) == sorted([str(host.id), "cpu1", "cpu2"]), \
         "the same computer player, and a new one with a new id"
     assert state["options"]["target"] == 100
+
+
+async def test_play_again_keeps_the_computer_players_levels(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """A hard computer player comes back hard (issue 29: it came back normal)."""
+    ch = tables["finish_hard"]
+    alice, _bob, _carol = abc(ch)
+    mark = ch.mark()
+    await alice.slash("uno play", card="R3")
+    await ch.wait_for(lambda m: bool(m.embeds) and "Final scores" in m.text(), after=mark,
+                      timeout=10)
+    await alice.click("Play again", message=result_of(ch))
+    lobby = await ch.wait_for(lambda m: "Join" in m.button_labels(), after=mark, timeout=10)
+    assert "2. CPU 1 🤖 hard" in lobby.text(), lobby.text()
+    state = saved_state(db_of(ch), ch)
+    assert state is not None and [seat[4] for seat in state["seats"]] == [
+        "normal", "hard", "normal"]
+    r = await alice.click("Start", message=lobby)
+    assert "The game has started!" in r.text, r.text
+    table = await ch.wait_for(is_table, after=mark, timeout=10)
+    assert "CPU 1** 🤖 hard" in table.text(), table.text()
 
 
 async def test_without_attach_files_the_result_goes_without_its_picture(

@@ -6,6 +6,7 @@ or a member with Manage Server).
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -14,7 +15,7 @@ from cogs.uno.show.result import ResultModel
 from cogs.uno.table.contracts import Actor, Refusal
 from cogs.uno.table.service import END_QUESTION, TableService
 from cogs.uno.table.session import Options, Session
-from data import Database
+from data import Database, SavedGame
 from engine import Card, Play
 from support.games import rows, saved_state
 from support.service import ALICE, BOB, CAROL, GUILD, running, scenario
@@ -83,6 +84,33 @@ async def test_play_again_opens_the_same_seats_and_settings_once(db: Database) -
     with pytest.raises(Refusal, match="already pressed"):
         await service.again.press(2, GUILD, ALICE, gid)
     assert 2 not in service.sessions
+    await service.close()
+
+
+async def test_play_again_keeps_each_computer_players_level(db: Database) -> None:
+    """A hard computer player comes back hard (issue 29: it came back normal); an offer
+    saved before the levels were kept (four fields a seat) brings its computer players
+    back normal, as they played."""
+    session = finishing(10)
+    session.seats[1].level = "hard"
+    service, _outbox = await running(db, session)
+    gid = session.game_id
+    await play_out(service, 10)
+    lobby = await service.again.press(10, GUILD, ALICE, gid)
+    assert [(s.id, s.level) for s in lobby.seats] == [("111", "normal"), ("cpu2", "hard"),
+                                                     ("222", "normal")]
+    state = saved_state(db, 10)
+    assert state is not None and [seat[4] for seat in state["seats"]] == [
+        "normal", "hard", "normal"]
+    await service.end(10, ALICE)
+
+    old = {"options": OPTS.to_dict(), "parent_id": None,
+           "seats": [["111", "Alice", False, None], ["cpu2", "cpu2", True, None]]}
+    await db.save_rematch(SavedGame(channel_id=10, guild_id=GUILD, game_id="old1",
+                                    state=json.dumps(old), updated_at=int(time.time())))
+    lobby = await service.again.press(10, GUILD, ALICE, "old1")
+    assert [(s.id, s.cpu, s.level) for s in lobby.seats] == [("111", False, "normal"),
+                                                             ("cpu2", True, "normal")]
     await service.close()
 
 

@@ -14,13 +14,23 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+from typing import Any
 
 from cogs.uno.table.contracts import Actor, Refusal
 from cogs.uno.table.lobbies import Lobbies
-from cogs.uno.table.session import Seat, Session
+from cogs.uno.table.session import LEVELS, Seat, Session
 from cogs.uno.table.tables import Tables
 
 log = logging.getLogger(__name__)
+
+
+def offered_seat(row: list[Any]) -> Seat:
+    """A seat as the offer keeps it: id, name, cpu, team and the computer player's level
+    (an offer saved before the levels were kept has four fields: its computer players come
+    back normal, as they played)."""
+    i, n, c, t = row[:4]
+    level = row[4] if len(row) > 4 and row[4] in LEVELS else "normal"
+    return Seat(str(i), str(n), bool(c), None if t is None else int(t), str(level))
 
 
 class Again:
@@ -41,8 +51,7 @@ class Again:
                           "/uno new.")
         offer, used = found
         state = json.loads(offer.state)
-        seats = [Seat(str(i), str(n), bool(c), None if t is None else int(t))
-                 for i, n, c, t in state["seats"]]
+        seats = [offered_seat(row) for row in state["seats"]]
         if not any(s.id == actor.id and not s.cpu for s in seats):
             raise Refusal("Only the players of that game can start it again.")
         if used:

@@ -95,10 +95,11 @@ async def record(store: Store, session: Session, game: Game, entries: list[LogEn
 
 def again_state(session: Session) -> dict[str, object]:
     """What Play again opens: the finished game's settings and the seats still at its
-    table (in the lobby's order, with their chosen teams), and the thread's channel."""
+    table (in the lobby's order, with their chosen teams and computer players' levels),
+    and the thread's channel."""
     game = session.game
     playing = set(game.players) if game is not None else {s.id for s in session.seats}
-    seats = [[s.id, s.name, s.cpu, s.team] for s in session.seats if s.id in playing]
+    seats = [[s.id, s.name, s.cpu, s.team, s.level] for s in session.seats if s.id in playing]
     return {"options": session.options.to_dict(), "seats": seats,
             "parent_id": session.parent_id}
 
