@@ -230,7 +230,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await self.endings.again(reply, interaction, gid)
 
     async def end_click(self, reply: Reply, interaction: discord.Interaction[Any],
-                        confirm: bool, gid: str, until: float) -> None:
+                        confirm: bool, gid: str, until: int) -> None:
         """Confirm or Cancel on /uno end's question."""
         await self.endings.answer(reply, interaction, confirm, gid, until)
 

@@ -57,8 +57,7 @@ class EndButton(UnoItem, template=rf"uno:end:(?P<action>yes|no):{GID}:(?P<until>
         return cls(match["action"], match["gid"], int(match["until"]))
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any], cog: GameCog) -> None:
-        await cog.end_click(reply, interaction, self.action == "yes", self.gid,
-                            self.until / 1000)
+        await cog.end_click(reply, interaction, self.action == "yes", self.gid, self.until)
 
 
 END_FAMILIES: tuple[type[UnoItem], ...] = (AgainButton, EndButton)

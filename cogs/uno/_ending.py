@@ -45,9 +45,8 @@ class Endings:
         """``/uno end``: the question, in the channel (only the host or a member with
         Manage Server may ask, and confirm); nothing ends until it is confirmed."""
         actor = actor_of(interaction)
-        session, until = self.service.ask_end(interaction.channel_id, actor)
+        session, ms = await self.service.ask_end(interaction.channel_id, actor)
         language = session.options.language
-        ms = int(until * 1000)
         view = view_of(EndButton("yes", session.game_id, ms, _("Confirm", language)),
                        EndButton("no", session.game_id, ms, _("Cancel", language)))
         what = (_("the tournament", language) if session.tables else
@@ -59,16 +58,19 @@ class Endings:
                          view=view)
 
     async def answer(self, reply: Reply, interaction: discord.Interaction[Any],
-                     confirm: bool, gid: str, until: float) -> None:
-        """Confirm or Cancel on the question: its message says what happened."""
+                     confirm: bool, gid: str, until: int) -> None:
+        """Confirm or Cancel on the question (``until``: its expiry in milliseconds, which
+        names it): its message says what happened. Only the channel's open question can
+        be answered: once cancelled or replaced, its Confirm ends nothing."""
         actor = actor_of(interaction)
         session = self.service.answer_end(interaction.channel_id, actor, gid, until)
         language = session.options.language
         if confirm:
-            await self.service.end(interaction.channel_id, actor)
+            await self.service.end(interaction.channel_id, actor, question=until)
             text = _("{name} ended the game. It does not count on the leaderboard.", language,
                      name=actor.name)
         else:
+            await self.service.cancel_end(interaction.channel_id, actor, until)
             text = _("{name} cancelled: nothing was ended.", language, name=actor.name)
         await reply.send(text, view=None, public=True, edit=True)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -19,6 +20,7 @@ from loopback.bot_process import BotProcess
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
+from loopback.users import InteractionResult
 from support.driver import is_table
 from support.e2e import FAST_ENV, db_of
 from support.games import rows, saved_state, scenario_session
@@ -61,6 +63,13 @@ def finish_hard(ch: Channel) -> Session:
 
 
 @scenario
+def cancelled(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 R4 R5", b: "B1 B2 B3"}, discard="R9",
+                            draw="Y2 Y3 Y4", turn=a, options=OPTS)
+
+
+@scenario
 def ending(ch: Channel) -> Session:
     a, b, _c = abc(ch)
     return scenario_session(ch, [a, b], hands={a: "R3 R4 R5", b: "B1 B2 B3"}, discard="R9",
@@ -71,6 +80,14 @@ def ending(ch: Channel) -> Session:
 async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess
                  ) -> AsyncIterator[dict[str, Channel]]:
     yield await open_tables(loopback_discord, loopback_bot, SCENARIOS)
+
+
+def unasked(state: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A saved game without its open /uno end question, which asking saves (and with it
+    the turn's time left, as any save does)."""
+    if state is None:
+        return None
+    return {k: v for k, v in state.items() if k not in ("end_asked", "remaining")}
 
 
 def result_of(ch: Channel) -> Message:
@@ -198,16 +215,16 @@ async def test_end_asks_first_and_only_the_host_confirms(
     assert question is not None and not r.ephemeral
     assert question.button_labels() == ["Confirm", "Cancel"]
     assert "within 30 seconds" in question.text() and "nothing ends" in question.text()
-    assert saved_state(db_of(ch), ch) == before, "asking ends nothing"
+    assert unasked(saved_state(db_of(ch), ch)) == unasked(before), "asking ends nothing"
     refused(await bob.click("Confirm", message=question),
             "Only the host or a member with Manage Server can do that.")
     refused(await bob.click("Cancel", message=question),
             "Only the host or a member with Manage Server can do that.")
-    assert saved_state(db_of(ch), ch) == before and question.button_labels() == [
-        "Confirm", "Cancel"], "a non-host's click changes nothing"
+    assert unasked(saved_state(db_of(ch), ch)) == unasked(before) and \
+        question.button_labels() == ["Confirm", "Cancel"], "a non-host's click changes nothing"
     await alice.click("Cancel", message=question)
     assert "Alice cancelled: nothing was ended." in question.text() and not question.buttons()
-    assert saved_state(db_of(ch), ch) == before
+    assert unasked(saved_state(db_of(ch), ch)) == unasked(before)
     r = await alice.slash("uno play", card="R3")
     assert r.ephemeral and "Your hand" in r.text, r.text
     state = saved_state(db_of(ch), ch)
@@ -226,3 +243,39 @@ async def test_end_asks_first_and_only_the_host_confirms(
     assert not any("Final scores" in m.text() for m in ch.messages[seen:])
     assert rows(db_of(ch), "SELECT COUNT(*) FROM game_results WHERE channel_id = ?",
                 ch.id)[0][0] == 0, "an ended game does not count"
+
+
+async def test_cancel_is_final(loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """The host cancels /uno end's question; a moderator's Confirm within the 30 seconds,
+    on the message as it is now or on the copy their client still shows (the same button),
+    ends nothing and says the question was cancelled (issue 29: it ended the game). A new
+    /uno end asks again, and its Confirm ends the game."""
+    ch = tables["cancelled"]
+    alice, _bob, _carol = abc(ch)
+    mod = ch.member("mod", manage_guild=True)
+    question = (await alice.slash("uno end")).message
+    assert question is not None
+    confirm = next(str(b["custom_id"]) for b in question.buttons()
+                   if b.get("label") == "Confirm")
+    await alice.click("Cancel", message=question)
+    assert "Alice cancelled: nothing was ended." in question.text() and not question.buttons()
+    before = saved_state(db_of(ch), ch)
+    assert before is not None
+    st = await loopback.discord.send_interaction(
+        itype=3, user=mod.identity, channel=ch,
+        data={"custom_id": confirm, "component_type": 2},
+        label="mod: Confirm, on the copy their client still shows", source_message=question)
+    assert st.ack is not None
+    await asyncio.wait_for(asyncio.shield(st.ack), 3)
+    late = InteractionResult(st, st.ack.result())
+    refused(late, "That question was cancelled: nothing was ended.")
+    assert late.text.count(".") == 1, late.text
+    assert saved_state(db_of(ch), ch) == before, "the game goes on"
+    assert "Alice cancelled: nothing was ended." in question.text()
+    r = await alice.slash("uno play", card="R3")
+    assert r.ephemeral and "Your hand" in r.text, r.text
+
+    again = (await alice.slash("uno end")).message
+    assert again is not None
+    await mod.click("Confirm", message=again)
+    assert "Mod ended the game." in again.text() and saved_state(db_of(ch), ch) is None

@@ -158,24 +158,72 @@ async def test_end_asks_first_and_only_a_host_confirms_in_time(db: Database) -> 
     service, outbox = await running(db, finishing(7))
     session = service.sessions[7]
     with pytest.raises(Refusal, match="Only the host or a member with Manage Server"):
-        service.ask_end(7, BOB)
+        await service.ask_end(7, BOB)
     now = time.time()
-    asked, until = service.ask_end(7, ALICE, now=now)
-    assert asked is session and until == now + END_QUESTION
+    asked, until = await service.ask_end(7, ALICE, now=now)
+    assert asked is session and until == int((now + END_QUESTION) * 1000)
     assert service.sessions[7] is session, "asking ends nothing"
     with pytest.raises(Refusal, match="Only the host or a member with Manage Server"):
         service.answer_end(7, BOB, session.game_id, until, now=now + 1)
     with pytest.raises(Refusal, match="expired"):
-        service.answer_end(7, ALICE, session.game_id, until, now=until + 0.5)
+        service.answer_end(7, ALICE, session.game_id, until, now=until / 1000 + 0.5)
     with pytest.raises(Refusal, match="That game has ended"):
         service.answer_end(7, ALICE, "0ther", until, now=now + 1)
     assert service.sessions[7] is session and saved_state(db, 7) is not None
     admin = Actor("999", "Mod", admin=True)
     assert service.answer_end(7, admin, session.game_id, until, now=now + 29) is session
-    await service.end(7, admin)
+    await service.end(7, admin, question=until)
     assert 7 not in service.sessions and saved_state(db, 7) is None
     assert outbox.results == [], "an ended game has no result"
     await service.close()
+
+
+async def test_cancel_is_final_for_its_question(db: Database) -> None:
+    """Once the host cancels /uno end's question, a Confirm on it (a moderator's, within
+    the 30 seconds, on the message or on the copy their client still shows) ends nothing
+    and says the question was cancelled (issue 29: it ended the game); a new question
+    replaces the one before it."""
+    service, _outbox = await running(db, finishing(11))
+    session = service.sessions[11]
+    gid = session.game_id
+    admin = Actor("999", "Mod", admin=True)
+    _asked, first = await service.ask_end(11, ALICE)
+    state = saved_state(db, 11)
+    assert state is not None and state["end_asked"] == first, "the open question is saved"
+    await service.cancel_end(11, ALICE, first)
+    state = saved_state(db, 11)
+    assert state is not None and state["end_asked"] is None
+    assert service.answer_end(11, admin, gid, first) is session  # in time, the host's peer
+    with pytest.raises(Refusal, match=r"^That question was cancelled: nothing was ended\.$"):
+        await service.end(11, admin, question=first)
+    with pytest.raises(Refusal, match="That question was cancelled"):
+        await service.cancel_end(11, admin, first)
+    assert service.sessions[11] is session and saved_state(db, 11) is not None
+
+    # a new /uno end replaces the open question: the older one's buttons end nothing
+    _asked, second = await service.ask_end(11, ALICE, now=time.time() + 1)
+    _asked, third = await service.ask_end(11, admin, now=time.time() + 2)
+    assert first < second < third
+    with pytest.raises(Refusal, match="A newer /uno end question replaced that one"):
+        await service.end(11, admin, question=second)
+    assert service.sessions[11] is session
+    # after a restart the open question is still the one that can be confirmed
+    await service.close()
+    service, _outbox = await running(db)
+    with pytest.raises(Refusal, match="A newer /uno end question replaced that one"):
+        await service.end(11, ALICE, question=second)
+    await service.end(11, ALICE, question=third)
+    assert 11 not in service.sessions and saved_state(db, 11) is None
+    await service.close()
+
+
+def test_a_game_saved_before_the_open_question_was_kept_has_none() -> None:
+    session = finishing(12)
+    d = json.loads(session.to_json())
+    del d["end_asked"]
+    assert Session.from_json(json.dumps(d)).end_asked is None
+    session.end_asked = 123
+    assert Session.from_json(session.to_json()).end_asked == 123
 
 
 async def test_an_offer_that_cannot_be_kept_only_loses_the_button(db: Database) -> None:

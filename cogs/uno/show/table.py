@@ -172,8 +172,8 @@ def table_words(language: str | None) -> TableWords:
             play_goes=_("play goes"), down=_("down the list"), up=_("up the list"),
             towers=_("Towers"), players=_("Players"), tray=_("tray"),
             # TRANSLATORS: the tag beside a computer player's name in the table picture.
-            # (each form keeps its {n}: the picture fills in the count)
             cpu=_("CPU"), uno=_("UNO!"),
+            # (each form keeps its {n}: the picture fills in the count)
             one_card=ngettext("{n} card", "{n} cards", 1, n="{n}"),
             cards=ngettext("{n} card", "{n} cards", 2, n="{n}"),
             zero_cards=ngettext("{n} card", "{n} cards", 0, n="{n}"),

@@ -180,21 +180,31 @@ class TableService(Tables):
             change.moves.append(leave_to_json(player))
             await change.save()
 
-    def ask_end(self, channel_id: int | None, actor: Actor, *, now: float | None = None
-                ) -> tuple[Session, float]:
+    async def ask_end(self, channel_id: int | None, actor: Actor, *, now: float | None = None
+                      ) -> tuple[Session, int]:
         """/uno end asks first: whether ``actor`` may end the channel's game or lobby (the
-        host or Manage Server), and until when (epoch seconds) the question can be
-        confirmed. Nothing ends here."""
+        host or Manage Server), and until when (milliseconds since the epoch) the question
+        can be confirmed. Nothing ends here; the question is saved as the open one
+        (``Session.end_asked``), replacing any before it."""
         session = self.session(channel_id)
         self._ends_here(session)
         self.need_host(session, actor)
-        return session, (time.time() if now is None else now) + END_QUESTION
+        until = int(((time.time() if now is None else now) + END_QUESTION) * 1000)
+        async with self.change(session, announce=False) as change:
+            self.need_host(session, actor)
+            if not self.is_live(session):
+                raise Refusal("That game has ended.")
+            session.end_asked = until
+            await change.save()
+        return session, until
 
-    def answer_end(self, channel_id: int | None, actor: Actor, gid: str, until: float, *,
+    def answer_end(self, channel_id: int | None, actor: Actor, gid: str, until: int, *,
                    now: float | None = None) -> Session:
-        """Checks for an answer to /uno end's question (Confirm or Cancel): asked in time,
-        about the game that still runs, by the host or a member with Manage Server."""
-        if (time.time() if now is None else now) > until:
+        """Checks for an answer to /uno end's question (Confirm or Cancel; ``until`` in
+        milliseconds, from its buttons): asked in time, about the game that still runs, by
+        the host or a member with Manage Server. Whether it is still the open question is
+        checked with the answer's change (``end``, ``cancel_end``)."""
+        if (time.time() if now is None else now) * 1000 > until:
             raise Refusal("This question has expired and nothing was ended: use /uno end "
                           "again.")
         session = self.session(channel_id)
@@ -204,23 +214,52 @@ class TableService(Tables):
         return session
 
     @staticmethod
+    def _open_question(session: Session, question: int) -> None:
+        """``question`` (an expiry, from its buttons) is the channel's open /uno end
+        question: not cancelled, not replaced by a newer one."""
+        if session.end_asked is None:
+            raise Refusal("That question was cancelled: nothing was ended.")
+        if session.end_asked != question:
+            raise Refusal("A newer /uno end question replaced that one: nothing was ended.")
+
+    async def cancel_end(self, channel_id: int | None, actor: Actor, question: int
+                         ) -> Session:
+        """Cancel on /uno end's open question: it is closed for good (saved), so no
+        Confirm on it, late or from a copy of the message, ends anything."""
+        session = self.session(channel_id)
+        async with self.change(session, announce=False) as change:
+            self.need_host(session, actor)
+            if not self.is_live(session):
+                raise Refusal("That game has ended.")
+            self._open_question(session, question)
+            session.end_asked = None
+            await change.save()
+        return session
+
+    @staticmethod
     def _ends_here(session: Session) -> None:
         if session.tournament_of is not None:
             raise Refusal("A tournament ends from its channel: /uno end in <#{channel}>.",
                           channel=session.tournament_of)
 
-    async def end(self, channel_id: int | None, actor: Actor) -> Session:
+    async def end(self, channel_id: int | None, actor: Actor, *, question: int | None = None
+                  ) -> Session:
         """End the game or lobby early (host or Manage Server; /uno end's question was
-        confirmed); it does not count."""
+        confirmed: ``question``, its expiry, must still be the open one); it does not
+        count."""
         session = self.session(channel_id)
         self._ends_here(session)
         if session.tables:
             self.need_host(session, actor)
+            if question is not None:
+                self._open_question(session, question)
             await self.tournaments.end(session, actor)
         async with self.change(session, announce=False) as change:
             self.need_host(session, actor)
             if not self.is_live(session):
                 raise Refusal("That game has ended.")
+            if question is not None and not session.tables:
+                self._open_question(session, question)
             await change.discard()
         if session.tables:
             self.outbox.refresh_lobby(session)

@@ -151,6 +151,11 @@ class Session:
     seats the hands moved (told once, privately, like ``unseen``)."""
     log_seq: int = 0
     """The sequence number of the last entry in the game's move log (0: the header)."""
+    end_asked: int | None = None
+    """The open ``/uno end`` question: when it expires (milliseconds since the epoch, as in
+    its buttons' custom_id), or None. Only a Confirm carrying it ends the game; Cancel
+    clears it (final: a Confirm on the cancelled question, or on a copy a client still
+    shows, ends nothing) and a new question replaces it."""
     notified_serial: int = -1
     """The serial whose turn was last announced with a mention (one mention per turn)."""
     last_acted: dict[str, float] = field(default_factory=dict)
@@ -345,6 +350,7 @@ class Session:
             "unseen": self.unseen,
             "lap_changed": self.lap_changed,
             "log_seq": self.log_seq,
+            "end_asked": self.end_asked,
             "notified_serial": self.notified_serial,
             "parent_id": self.parent_id,
             "match": self.match.to_dict() if self.match is not None else None,
@@ -400,6 +406,9 @@ class Session:
             # the version: an absent key means nobody is owed the note).
             lap_changed={str(k): int(v) for k, v in (d.get("lap_changed") or {}).items()},
             log_seq=int(d["log_seq"]),
+            # Added with Cancel made final; a record saved before it has no open question
+            # (no bump of the version: absent means None).
+            end_asked=None if d.get("end_asked") is None else int(d["end_asked"]),
             notified_serial=int(d["notified_serial"]),
             parent_id=None if d["parent_id"] is None else int(d["parent_id"]),
             match=Match.from_dict(d["match"]) if d["match"] is not None else None,
