@@ -163,7 +163,7 @@ class Plays:
         async with self.service.reading(session):
             game = session.game
             if game is None or game.is_over or not self.service.is_live(session):
-                raise Refusal("The game is over.")
+                raise self.service.game_over(session)
             yield game
 
     async def show_hand(self, reply: Reply, channel_id: int | None, actor: Actor,

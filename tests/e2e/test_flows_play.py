@@ -792,7 +792,7 @@ async def test_last_card_wins_and_leaderboard(loopback: LoopbackTest,
     assert "🏆 alice wins round 1 and scores 125 points!" in msg.text()
     db = db_of(ch)
     assert saved_state(db, ch) is None
-    refused(await bob.slash("uno draw"), "There is no game in this channel")
+    refused(await bob.slash("uno draw"), "The game is over: alice won.")
 
     r = await bob.slash("uno leaderboard")
     assert r.message is not None and not r.ephemeral

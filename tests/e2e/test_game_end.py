@@ -63,6 +63,16 @@ def finish_hard(ch: Channel) -> Session:
 
 
 @scenario
+def cpu_wins(ch: Channel) -> Session:
+    """Alice plays; then CPU 1 goes out with its last card, past the target of 100."""
+    a, _b, _c = abc(ch)
+    session = scenario_session(ch, [a, "cpu1"], hands={a: "R4 W+4 WG G+2", "cpu1": "R1"},
+                               discard="R9", draw="Y2 Y3 Y4", turn=a, options=OPTS)
+    session.seats[1].name = "CPU 1"
+    return session
+
+
+@scenario
 def cancelled(ch: Channel) -> Session:
     a, b, _c = abc(ch)
     return scenario_session(ch, [a, b], hands={a: "R3 R4 R5", b: "B1 B2 B3"}, discard="R9",
@@ -279,3 +289,27 @@ async def test_cancel_is_final(loopback: LoopbackTest, tables: dict[str, Channel
     assert again is not None
     await mod.click("Confirm", message=again)
     assert "Mod ended the game." in again.text() and saved_state(db_of(ch), ch) is None
+
+
+async def test_right_after_a_computer_player_wins_the_hand_says_the_game_is_over(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """A computer player wins; until the channel says so, and after, /uno hand says the
+    game is over and who won (issue 29: for half a second it said there was no game in
+    the channel, while the table still showed it)."""
+    ch = tables["cpu_wins"]
+    alice, _bob, _carol = abc(ch)
+    seen = len(ch.messages)
+    await alice.slash("uno play", card="R4")
+    answers: list[tuple[str, bool]] = []
+    for _ in range(60):
+        r = await alice.slash("uno hand")
+        posted = any("Final scores" in m.text() for m in ch.messages[seen:])
+        answers.append((r.text, posted))
+        if posted and len(answers) > 3:
+            break
+        await asyncio.sleep(0.02)
+    assert not any("There is no game" in text for text, _posted in answers), answers
+    over = [posted for text, posted in answers if text == "The game is over: CPU 1 won."]
+    assert over and not over[0], ("said before the result was posted", answers)
+    assert all("Your hand" in text or text == "The game is over: CPU 1 won."
+               for text, _posted in answers), [a for a in answers if "Your hand" not in a[0]]

@@ -15,10 +15,11 @@ from cogs.uno.show.result import ResultModel
 from cogs.uno.table.contracts import Actor, Refusal
 from cogs.uno.table.service import END_QUESTION, TableService
 from cogs.uno.table.session import Options, Session
+from cogs.uno.table.tables import FINISHED_KEPT
 from data import Database, SavedGame
 from engine import Card, Play
 from support.games import rows, saved_state
-from support.service import ALICE, BOB, CAROL, GUILD, running, scenario
+from support.service import ALICE, BOB, CAROL, GUILD, running, scenario, until
 
 OPTS = Options(target=100, turn_timer=300, edition="power-grab", language="fr",
                grab2_points=50, mention_turn=False)
@@ -54,6 +55,36 @@ async def test_a_finished_game_shows_its_result_and_keeps_its_seats(db: Database
     assert "**Alice**" in model.title
     found = await db.load_rematch(GUILD, session.game_id)
     assert found is not None and found[1] is False
+    await service.close()
+
+
+async def test_a_game_a_computer_player_just_won_is_over_not_gone(db: Database) -> None:
+    """Right after a computer player wins (its result still on its way to the channel),
+    the channel's game is over and its winner named, in the reader's language (issue 29:
+    "There is no game in this channel" while the table still showed it); a while later,
+    or once another lobby came and went, there is no game."""
+    service, outbox = await running(db, scenario(
+        13, [ALICE, "cpu2"], hands={"111": "R4 W+4 WG G+2", "cpu2": "R1"}, discard="R9",
+        draw="Y2 Y3 Y4", turn="111", options=OPTS))
+    session = service.sessions[13]
+    await service.move(13, ALICE, lambda s, g, p: Play(p, Card.parse("R4")))
+    await until(lambda: 13 not in service.sessions, "the computer player's win")
+    assert outbox.results == [session]
+    for ask in (lambda: service.session(13), lambda: service.game(13, ALICE),
+                lambda: service.game(13, ALICE, session.game_id)):
+        with pytest.raises(Refusal) as refused:
+            ask()
+        assert str(refused.value) == "The game is over: cpu2 won."
+        assert refused.value.text("fr") == "La partie est finie, remportée par cpu2."
+    service.finished[13] = (time.monotonic() - FINISHED_KEPT - 1, session)
+    with pytest.raises(Refusal, match="There is no game in this channel"):
+        service.session(13)
+    service.finished[13] = (time.monotonic(), session)
+    lobby = await service.again.press(13, GUILD, ALICE, session.game_id)
+    await service.end(13, ALICE)
+    assert 13 not in service.sessions and lobby.game is None
+    with pytest.raises(Refusal, match="There is no game in this channel"):
+        service.session(13)
     await service.close()
 
 

@@ -79,7 +79,7 @@ class TableService(Tables):
         async with self.change(session, mover=actor.id) as change:
             game = session.game
             if not self.is_live(session) or game is None or game.is_over:
-                raise Refusal("The game is over.")
+                raise self.game_over(session)
             pid = self.need_player(session, actor)
             await self._resume_if_paused(session, actor)
             if serial is not None and serial != session.serial:

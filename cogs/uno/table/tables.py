@@ -27,6 +27,7 @@ layer's); the lobbies, tournaments and autoplay use only its public names.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -45,6 +46,7 @@ from cogs.uno.table.results import next_hand, offer_again, record
 from cogs.uno.table.scheduler import Scheduler
 from cogs.uno.table.session import Session
 from cogs.uno.table.words.events import event_lines
+from cogs.uno.table.words.standings import winner_names
 from data import DatabaseVanishedError, LogEntry
 from engine import Game, Kind, Move
 from engine.events import (
@@ -67,6 +69,10 @@ entries to save with it; the caller holds the table's lock)."""
 
 PING_AWAY = 45.0
 """Seconds without a move after which a player is mentioned when their turn comes."""
+FINISHED_KEPT = 120.0
+"""Seconds a channel remembers its game that just finished (it left memory when its result
+was recorded): whoever asks for it meanwhile, while its result is on its way to the channel
+say, hears that it is over and who won, not that there is no game."""
 
 
 SEEN = "seen"
@@ -152,6 +158,9 @@ class Tables:
         self.scale = time_scale
         self.cpu_delay = cpu_delay
         self.sessions: dict[int, Session] = {}
+        self.finished: dict[int, tuple[float, Session]] = {}
+        """Games that finished with a result, by channel, with when (``time.monotonic``),
+        oldest first, for ``FINISHED_KEPT`` seconds (``session``)."""
         self.closing = False
         self.followers: list[Callable[[Session], None]] = []
         """Told of every saved change once it is announced, the session as saved (the
@@ -168,8 +177,19 @@ class Tables:
     def session(self, channel_id: int | None) -> Session:
         session = self.sessions.get(channel_id or 0)
         if session is None:
+            ended = self.just_finished(channel_id)
+            if ended is not None:
+                raise self.game_over(ended)
             raise Refusal("There is no game in this channel: start one with /uno new.")
         return session
+
+    def just_finished(self, channel_id: int | None) -> Session | None:
+        """The channel's game if it finished with a result in the last ``FINISHED_KEPT``
+        seconds and nothing opened there since."""
+        found = self.finished.get(channel_id or 0)
+        if found is None or time.monotonic() - found[0] > FINISHED_KEPT:
+            return None
+        return found[1]
 
     def game(self, channel_id: int | None, actor: Actor, gid: str | None = None
              ) -> tuple[Session, Game]:
@@ -187,9 +207,20 @@ class Tables:
             raise Refusal("This hand is over: the next one starts when the other table "
                           "finishes its hand.")
         if game.is_over:
-            raise Refusal("The game is over.")
+            raise self.game_over(session)
         self.need_player(session, actor)
         return session, game
+
+    @staticmethod
+    def game_over(session: Session) -> Refusal:
+        """What an action on ``session``'s finished game is answered: that it is over and,
+        when it has winners, who won."""
+        game = session.game
+        if (game is not None and game.is_over and session.tournament_of is None
+                and (game.winners or session.match is not None)):
+            return Refusal("The game is over: {names} won.",
+                           names=functools.partial(winner_names, session))
+        return Refusal("The game is over.")
 
     @staticmethod
     def need_player(session: Session, actor: Actor) -> str:
@@ -316,6 +347,21 @@ class Tables:
         self.scheduler.cancel(session.channel_id)
         if self.is_live(session):
             del self.sessions[session.channel_id]
+            # (a game that finished before it is forgotten: this one came after it)
+            self.finished.pop(session.channel_id, None)
+            game = session.game
+            if game is not None and game.is_over and session.recorded:
+                self._remember(session)
+
+    def _remember(self, session: Session) -> None:
+        """``session``'s game finished with a result: its channel remembers it a while."""
+        now = time.monotonic()
+        self.finished[session.channel_id] = (now, session)
+        while self.finished:
+            oldest = next(iter(self.finished.values()))
+            if now - oldest[0] <= FINISHED_KEPT:
+                break
+            del self.finished[oldest[1].channel_id]
 
     async def discard(self, session: Session) -> None:
         """A game or lobby ends without a result (cancelled, ended, abandoned): deleted,

@@ -94,3 +94,18 @@ def score_table(session: Session, scores: dict[str, int], gained: dict[str, int]
         f"{session.name(p)[:20]:<20} {v:>5}  (+{gained.get(p, 0)})" for p, v in rows
     )
     return _("```\n{body}\n```", locale, body=body)
+
+
+def winner_names(session: Session, locale: Locale = None) -> str:
+    """Who won ``session``'s finished game, as its result names them: the match's winners,
+    the winning teams ("Ann & Cy") or the winners, by name."""
+    game = session.game
+    if session.match is not None:
+        return ", ".join(session.name(p) for p in session.match.winners)
+    if game is None:
+        return ""
+    won = set(game.winners)
+    if game.teams:
+        return ", ".join(team_name(session, team, locale) for team in game.teams
+                         if won & set(team))
+    return ", ".join(session.name(p) for p in game.winners)
