@@ -140,11 +140,11 @@ async def test_new_and_start_name_missing_permissions(loopback: LoopbackTest) ->
 # ---------------------------------------------------------------------------- 2
 async def test_lost_send_messages_pauses_until_a_click_resumes(
         loopback: LoopbackTest) -> None:
-    """Handled failure: the bot loses Send Messages mid-game, so its table post gets 403.
-    The game pauses (saved "paused", timers stopped: nobody runs out of time over several
-    turn lengths); clicks are answered privately with what is missing and change nothing;
-    once the bot may post again a click resumes the game, which says so, posts the table,
-    and the turn timer runs again."""
+    """Handled failure: the bot loses Send Messages mid-game while nobody clicks, so its
+    next table post (a turn that ran out) gets 403. The game pauses (saved "paused", timers
+    stopped: nobody runs out of time over several turn lengths); clicks are answered
+    privately with what is missing and change nothing; once the bot may post again a click
+    resumes the game, which says so, posts the table, and the turn timer runs again."""
     db = db_of(loopback)
     channel = loopback.channel
     server = loopback.discord
@@ -153,23 +153,24 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
         channel, [alice, "cpu1"], hands={alice: "R3 R4 B7", "cpu1": "R5 G6 G7 B2"},
         discard="R9", draw="B1 B3 B6 B8 G1 G2 G3 G4 Y1 Y2 Y3 Y4",
         turn=alice, options=Options(turn_timer=10))
-    await restart_with(loopback, db, with_time_left(session, 120))
+    # Alice's time runs out a few seconds after the restart: the bot writes by itself.
+    await restart_with(loopback, db, with_time_left(session, 1))
     await table_for(channel, alice)
 
     channel.set_bot_permissions(send_messages=False)
-    await alice.click("My hand")
-    r = await play_card(alice, "R3")
-    assert r.response_type == 7 and "**Your hand** (2 cards)" in r.text, r.text
-    paused = await poll(lambda: (s := saved_state(db, channel)) and s["paused"] and s, 10,
-                        "the game pauses after the 403")
+    for i in range(9):  # chat buries the table: its next update is a post, not an edit
+        loopback.member("bob").say(f"chat {i}")
+    paused = await poll(lambda: (s := saved_state(db, channel)) and s["paused"] and s,
+                        GRACE + 10, "the game pauses after the 403")
     assert server.take_refused(code=50013), "the bot tried to post and was refused"
-    assert paused["game"]["discard"][0:2] == ["R9", "R3"]
+    assert paused["timeouts"].get(str(alice.id), 0) == 1, "alice's time ran out, once"
+    await asyncio.sleep(0.5)  # (a computer move already under way is saved)
+    paused = saved_state(db, channel)
+    assert paused is not None and paused["paused"]
 
     # Several turn lengths pass: no timer fires, nothing is saved.
     await asyncio.sleep(3 * TURN + 1)
     assert saved_state(db, channel) == paused, "a paused game does not move"
-    assert paused["timeouts"].get(str(alice.id), 0) == 0
-    assert "ran out of time" not in loopback.bot.log_text()
 
     # GameCog say what is missing and change nothing.
     r = await alice.click("My hand")
@@ -184,7 +185,7 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
     channel.set_bot_permissions(send_messages=None)
     mark = channel.mark()
     r = await alice.click("My hand")
-    assert r.ephemeral and "**Your hand** (2 cards)" in r.text, r.text
+    assert r.ephemeral and "**Your hand**" in r.text, r.text
     await channel.wait_for(lambda m: "I can post here again: the game goes on" in m.text(),
                            after=mark, timeout=10)
     await channel.wait_for(is_table, after=mark, timeout=10)
@@ -193,8 +194,50 @@ async def test_lost_send_messages_pauses_until_a_click_resumes(
     timed_out = await channel.wait_for(lambda m: "ran out of time" in m.text(), after=mark,
                                        timeout=TURN + 8)
     assert "alice ran out of time" in timed_out.text(), timed_out.text()
-    state = saved_state(db, channel)
-    assert state is not None and state["timeouts"][str(alice.id)] == 1
+    await end_game(alice)
+
+
+# ---------------------------------------------------------------------------- 2b
+async def test_a_click_without_send_messages_pauses_at_once(loopback: LoopbackTest) -> None:
+    """The bot lacks Send Messages and the first click says so (its app_permissions): the
+    game pauses then, the card not played and the click answered with what is missing,
+    not when a table write meets the 403 seconds later (issue 29: the turn timer had fired
+    by then). Once the bot may post again, the player has a full turn."""
+    db = db_of(loopback)
+    channel = loopback.channel
+    server = loopback.discord
+    alice = loopback.member("alice")
+    session = scenario_session(
+        channel, [alice, "cpu1"], hands={alice: "R3 R4 B7", "cpu1": "R5 G6 G7 B2"},
+        discard="R9", draw="B1 B3 B6 B8 G1 G2 G3 G4 Y1 Y2 Y3 Y4",
+        turn=alice, options=Options(turn_timer=10))
+    await restart_with(loopback, db, with_time_left(session, 120))
+    await table_for(channel, alice)
+    before = saved_state(db, channel)
+    assert before is not None and before["paused"] is None
+
+    channel.set_bot_permissions(send_messages=False)
+    r = await alice.slash("uno play", card="R3")
+    assert r.ephemeral and one_sentence(r.text) and "Send Messages" in r.text, r.text
+    paused = saved_state(db, channel)
+    assert paused is not None and paused["paused"] == "permissions", "paused at once"
+    assert paused["game"] == before["game"], "nothing was played"
+    await asyncio.sleep(TURN + 1)
+    assert saved_state(db, channel) == paused, "no timer, no computer player"
+    assert not server.take_refused(code=50013), "the bot did not try to post"
+
+    channel.set_bot_permissions(send_messages=None)
+    mark = channel.mark()
+    loop = asyncio.get_running_loop()
+    resumed = loop.time()
+    r = await alice.click("My hand")
+    assert r.ephemeral and "**Your hand** (3 cards)" in r.text, r.text
+    await channel.wait_for(lambda m: "I can post here again: the game goes on" in m.text(),
+                           after=mark, timeout=10)
+    timed_out = await channel.wait_for(lambda m: "ran out of time" in m.text(), after=mark,
+                                       timeout=TURN + 8)
+    assert loop.time() - resumed >= 0.9 * TURN, "a full turn after the pause"
+    assert "alice ran out of time" in timed_out.text(), timed_out.text()
     await end_game(alice)
 
 

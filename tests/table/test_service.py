@@ -191,6 +191,36 @@ async def test_a_refused_post_pauses_the_game_until_the_bot_can_post(db: Databas
     await service.close()
 
 
+async def test_a_click_that_shows_a_permission_missing_pauses_at_once(db: Database) -> None:
+    """An interaction shows the bot lacks Send Messages (issue 29: the game went on until a
+    table write met the 403, seconds later): the game pauses at once, saved, its timer
+    stopped, and the move is refused with what is missing; a read (My hand) pauses it the
+    same way. Once an interaction shows the bot can post, the player to act has a full
+    turn."""
+    service, outbox = await running(db, scenario(
+        9, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6 G7"}, discard="R9",
+        draw="Y1 Y2", turn="111", options=Options(turn_timer=10)))
+    session = service.sessions[9]
+    assert service.scheduler.running(9, "timer") and session.deadline is not None
+    blind = Actor("111", "Alice", missing=("send_messages",))
+    with pytest.raises(Refusal, match="Send Messages"):
+        await service.move(9, blind, lambda s, g, p: Play(p, Card.parse("R3")))
+    assert session.paused == "permissions" and not service.scheduler.running(9, "timer")
+    state = saved_state(db, 9)
+    assert state is not None and state["paused"] == "permissions"
+    assert session.game is not None and session.game.top == Card.parse("R9"), "not played"
+    assert outbox.announced == [], "nothing is posted"
+
+    await service.check_pause(9, ALICE)  # My hand, the permission back: it goes on
+    assert not session.paused and service.scheduler.running(9, "timer")
+    assert session.deadline is not None and session.deadline - time.time() > 9.5, \
+        "a full turn"
+    with pytest.raises(Refusal, match="Send Messages"):
+        await service.check_pause(9, Actor("222", "Bob", missing=("send_messages",)))
+    assert session.paused == "permissions" and not service.scheduler.running(9, "timer")
+    await service.close()
+
+
 async def test_a_deleted_channel_ends_its_game(db: Database) -> None:
     service, _outbox = await running(db, scenario(
         8, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6 G7"}, discard="R9",

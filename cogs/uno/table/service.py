@@ -81,7 +81,7 @@ class TableService(Tables):
             if not self.is_live(session) or game is None or game.is_over:
                 raise self.game_over(session)
             pid = self.need_player(session, actor)
-            await self._resume_if_paused(session, actor)
+            await self._check_posting(session, actor)
             if serial is not None and serial != session.serial:
                 raise Stale()
             move = make(session, game, pid)
@@ -270,12 +270,20 @@ class TableService(Tables):
         return session
 
     # ================================================================ pauses
-    async def _resume_if_paused(self, session: Session, actor: Actor) -> None:
-        """A paused game (the bot could not post) goes on once the bot can post again;
-        until then every action is answered with what is missing."""
+    async def _check_posting(self, session: Session, actor: Actor) -> None:
+        """Whether the bot can post, as ``actor``'s interaction shows it (its
+        ``app_permissions``; the caller holds the lock). A permission missing pauses the
+        game at once (its timers stop: nobody runs out of time while the table can't be
+        posted) and the action is answered with what is missing, changing nothing else; a
+        paused game goes on once an interaction shows the bot can post again, the player
+        to act with a full turn."""
+        if actor.missing:
+            game = session.game
+            if session.paused is None and game is not None and not game.is_over:
+                await self._pause(session, "an interaction shows a permission missing")
+            self.need_permissions(actor)
         if session.paused is None:
             return
-        self.need_permissions(actor)
         session.paused = None
         session.deadline = None
         session.deadline_serial = -1  # a fresh full time: nobody saw the last prompt
@@ -283,16 +291,32 @@ class TableService(Tables):
         self.outbox.reopen(session.channel_id)
         log.info("Game in channel %s resumes: the bot can post again", session.channel_id)
         self.autoplay.schedule(session)
+        self.tell_followers(session)  # (the panels no longer say it is paused)
         self.outbox.announce(session, [_("▶️ I can post here again: the game goes on.")])
 
+    async def _pause(self, session: Session, why: str) -> None:
+        """The bot can't post in the game's channel: the game pauses, saved (or, if the
+        save fails, in memory all the same); the caller holds the lock."""
+        log.warning("Can't post in channel %s (%s): its game is paused", session.channel_id,
+                    why)
+        session.paused = "permissions"
+        self.scheduler.cancel(session.channel_id)
+        session.deadline = None
+        try:
+            await self.commit(session)
+        except SaveFailed:
+            session.paused = "permissions"  # paused in memory all the same
+        self.tell_followers(session)  # (the panels say it is paused)
+
     async def check_pause(self, channel_id: int | None, actor: Actor) -> None:
-        """For read-only actions (My hand): resume a paused game if possible, else say why."""
+        """For read-only actions (My hand): pause the game if the interaction shows a
+        permission missing, resume a paused one if it shows them back, else say why."""
         session = self.sessions.get(channel_id or 0)
-        if session is None or session.paused is None:
+        if session is None or (session.paused is None and not actor.missing):
             return
         async with self.changing(session):
             if self.is_live(session):
-                await self._resume_if_paused(session, actor)
+                await self._check_posting(session, actor)
 
     async def channel_lost(self, channel_id: int, gone: bool) -> None:
         """The outbox could not post: a missing permission pauses the game's timers (until
@@ -316,14 +340,7 @@ class TableService(Tables):
                 return
             if session.paused is not None:
                 return
-            log.warning("Can't post in channel %s: its game is paused", channel_id)
-            session.paused = "permissions"
-            self.scheduler.cancel(channel_id)
-            session.deadline = None
-            try:
-                await change.save()
-            except SaveFailed:
-                session.paused = "permissions"  # paused in memory all the same
+            await self._pause(session, "a write was refused")
 
     async def table_posted(self, session: Session) -> None:
         """The outbox posted ``session``'s table anew: save its message id now, not at the
