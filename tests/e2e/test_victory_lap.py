@@ -101,6 +101,34 @@ def planted(loopback: LoopbackTest, ch: Channel, custom_id: str) -> str:
     return custom_id
 
 
+# ------------------------------------------------------------------ typed
+@scenario
+def lap_typed(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "WV W R3 B4", b: "G6 G7 Y1 Y2"},
+                            discard="R9", draw="Y3 Y4 Y5 Y6 Y7 Y8 G1 G2", turn=a,
+                            options=OPTS)
+
+
+async def test_typing_wild_offers_the_victory_lap(loopback: LoopbackTest,
+                                                  tables: dict[str, Channel]) -> None:
+    """The Victory Lap is a wild card: /uno play's autocomplete offers it for "wild" (and
+    for French "carte blanche"), like the other wilds (issue 29: it offered only the
+    Wild)."""
+    ch = tables["lap_typed"]
+    alice, _bob, _carol = abc(ch)
+    choices = await alice.autocomplete("uno play", "card", "wild")
+    assert sorted(c["value"] for c in choices) == ["W", "WV"], choices
+    assert await alice.autocomplete("uno play", "card", "victory") == [
+        {"name": "🌈 Victory Lap (WV)", "value": "WV"}]
+    alice.identity.locale = "fr"
+    try:
+        choices = await alice.autocomplete("uno play", "card", "blanche")
+        assert sorted(c["value"] for c in choices) == ["W", "WV"], choices
+    finally:
+        alice.identity.locale = "en-US"
+
+
 # ------------------------------------------------------------------ a lap of three
 @scenario
 def lap_three(ch: Channel) -> Session:

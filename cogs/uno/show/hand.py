@@ -33,8 +33,9 @@ from cogs.uno.table.words.cards import (
     card_name,
     color_name,
     hand_text,
+    kind_name,
 )
-from engine import Card, Color, Decision, Game, Tower
+from engine import Card, Color, Decision, Game, Kind, Tower
 from engine.events import ChallengeResolved, Drew, Event, InstantUno, LapKept
 from runtime.i18n import Locale, _, ngettext
 
@@ -382,7 +383,9 @@ def _words(text: str) -> list[str]:
 
 def match_cards(cards: list[Card], query: str, locale: Locale = None) -> list[Card]:
     """The cards a typed query names: every word of the query must start a word of the
-    card's name, its label or its code ("red", "red 5", "5", "r5u", "wild four", "+2")."""
+    card's name, its label or its code ("red", "red 5", "5", "r5u", "wild four", "+2").
+    Every wild card answers to "wild" (and to the reader's word for it), the Victory Lap
+    too, whose name doesn't say it."""
     needles = _words(query[:100])
     if not needles:
         return list(cards)
@@ -390,6 +393,8 @@ def match_cards(cards: list[Card], query: str, locale: Locale = None) -> list[Ca
     for card in cards:
         words = _words(f"{card_name(card, locale)} {card_label(card, locale)} {card.code}")
         words.append(card.code.lower())
+        if card.is_wild:
+            words += ["wild", *_words(kind_name(Kind.WILD, locale))]
         if all(any(w.startswith(n) for w in words) for n in needles):
             found.append(card)
     return found
