@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import gettext
 import logging
+import re
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -112,12 +113,38 @@ def language_for(locale: Locale) -> str:
     return _public_language.get() if locale is None else language_of(locale)
 
 
+_ELIDABLE = re.compile(r"\b([dD]|[qQ]u)e (\*\*|\*|__|_)?\{(\w+)\}")
+"""French "de" or "que" right before a placeholder (maybe in bold or italics)."""
+_ELIDED_START = re.compile(r"[aeiouhàâäéèêëîïôöùûüœæ]", re.IGNORECASE)
+"""What a word that elides the "de" or "que" before it starts with: a vowel or an h (a
+player's name: "d'Hélène")."""
+ELIDING = frozenset({"fr"})
+"""The languages whose "de" and "que" elide before a vowel."""
+
+
+def elide(template: str, params: dict[str, Any]) -> str:
+    """``template`` (French) with "de" and "que" elided before the placeholders whose
+    value starts with a vowel or an h: "Au tour de {name}." with Alice is "Au tour
+    d'Alice.", "pendant que {name} choisit" with Émile "pendant qu'Émile choisit". Names
+    are filled in after translation, so only then is it known; the catalogue keeps "de"."""
+    def one(m: re.Match[str]) -> str:
+        value = params.get(m[3])
+        if value is None or not _ELIDED_START.match(str(value)):
+            return m[0]
+        return f"{m[1]}'{m[2] or ''}{{{m[3]}}}"
+    return _ELIDABLE.sub(one, template) if "e " in template else template
+
+
 def _(text: str, locale: Locale = None, /, **params: Any) -> str:
-    """Translate ``text`` for ``locale`` and fill its ``{named}`` placeholders. With no
-    locale: the public language (``speaking``), English by default."""
-    template = TRANSLATIONS[language_for(locale)].gettext(text) if text else text
+    """Translate ``text`` for ``locale`` and fill its ``{named}`` placeholders (eliding a
+    French "de" before a name that starts with a vowel: ``elide``). With no locale: the
+    public language (``speaking``), English by default."""
+    language = language_for(locale)
+    template = TRANSLATIONS[language].gettext(text) if text else text
     if not params:
         return template
+    if language in ELIDING:
+        template = elide(template, params)
     try:
         return template.format(**params)
     except (KeyError, IndexError, ValueError):
@@ -130,8 +157,11 @@ def ngettext(singular: str, plural: str, n: int, locale: Locale = None, /,
     """The form of a message for the count ``n`` ("1 card", "2 cards"; in French 0 and 1
     take the singular: ``plural=(n > 1)``), translated for ``locale`` as ``_`` does, its
     ``{named}`` placeholders filled (``{n}`` is ``n`` unless given)."""
-    template = TRANSLATIONS[language_for(locale)].ngettext(singular, plural, n)
+    language = language_for(locale)
+    template = TRANSLATIONS[language].ngettext(singular, plural, n)
     params.setdefault("n", n)
+    if language in ELIDING:
+        template = elide(template, params)
     try:
         return template.format(**params)
     except (KeyError, IndexError, ValueError):

@@ -207,6 +207,36 @@ def test_underscore_picks_the_language() -> None:
     assert language_of("FR_ca") == "fr"
 
 
+def test_french_elides_de_and_que_before_a_name_with_a_vowel() -> None:
+    """French "de" and "que" elide before a filled-in name that starts with a vowel or an
+    h (issue 29: "Au tour de Alice", "Victoire de Alice"); before a consonant, a digit, a
+    mention they stay; English is untouched."""
+    assert _("{name}'s turn.", "fr", name="Alice") == "Au tour d'Alice."
+    assert _("It's {name}'s turn.", "fr", name="Émile") == "C'est au tour d'Émile."
+    assert _("{name}'s turn.", "fr", name="Hugo") == "Au tour d'Hugo."
+    assert _("{name}'s turn.", "fr", name="Bob") == "Au tour de Bob."
+    assert _("{name}'s turn.", "fr", name="<@123>") == "Au tour de <@123>."
+    assert _("{name}'s turn.", "en", name="Alice") == "Alice's turn."
+    assert _("🎉 **{names}** won the game!", "fr", names="Alice") == "🎉 Victoire d'**Alice** !"
+    assert _("🎉 **{names}** won the game!", "fr", names="Zoé") == "🎉 Victoire de **Zoé** !"
+    assert _("🧵 The thread of {host}'s game is gone, so the game ended; it does not count "
+             "on the leaderboard.", "fr", host="Ines").startswith(
+        "🧵 Le fil de la partie d'Ines n'existe plus")
+    lap = _("🏁 Your hand is face down while {name} chooses a hand in the Victory Lap (step "
+            "{step}); My hand shows your cards once a hand is kept.", "fr", name="Olga",
+            step=1)
+    assert lap.startswith("🏁 Votre main est face cachée pendant qu'Olga choisit"), lap
+    guilty = ngettext("⚖️ {name} challenges {other}'s Wild Draw Four: guilty! {drawer} "
+                      "draws {n} card and {name} plays.",
+                      "⚖️ {name} challenges {other}'s Wild Draw Four: guilty! {drawer} "
+                      "draws {n} cards and {name} plays.", 4, "fr", name="Bob",
+                      other="Ana", drawer="Ana")
+    assert "la carte blanche +4 d'Ana : coupable !" in guilty, guilty
+    assert _("The option {option} must be a whole number from {low} to {high}; nothing was "
+             "changed.", "fr", option="cible", low=8, high=11).startswith(
+        "L'option cible doit être un nombre entier de 8 à 11")
+
+
 def test_ngettext_picks_the_plural_form_of_each_language() -> None:
     """Counts take their language's plural form (issue 17, Words): English says "1 card",
     "2 cards" and "0 cards"; French, whose catalogue says ``plural=(n > 1)``, "0 carte",
