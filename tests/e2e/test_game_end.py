@@ -128,8 +128,11 @@ async def test_a_game_played_to_its_end_shows_its_result(
     assert result.files[name].startswith(b"\x89PNG"), list(result.files)
     assert embed["image"]["url"] == f"attachment://{name}"
     assert result.button_labels() == ["Play again"]
-    # the round's result came first, as before
-    assert any("won the game" in m.text() and m.id < result.id for m in ch.messages)
+    # the round's result came first, as before; who won the game is said once, by the
+    # result (issue 29: the last move's lines said it too, right before)
+    assert any("wins round 1" in m.text() and m.id < result.id for m in ch.messages)
+    said = [m.text() for m in ch.messages if "won the game" in m.text()]
+    assert said == [result.text()], said
     assert saved_state(db_of(ch), ch) is None
 
 
@@ -308,6 +311,8 @@ async def test_right_after_a_computer_player_wins_the_hand_says_the_game_is_over
         if posted and len(answers) > 3:
             break
         await asyncio.sleep(0.02)
+    assert [m.text().count("won the game") for m in ch.messages[seen:]
+            if "won the game" in m.text()] == [1], "said once, by the result"
     assert not any("There is no game" in text for text, _posted in answers), answers
     over = [posted for text, posted in answers if text == "The game is over: CPU 1 won."]
     assert over and not over[0], ("said before the result was posted", answers)

@@ -43,6 +43,8 @@ async def test_a_finished_game_shows_its_result_and_keeps_its_seats(db: Database
     await play_out(service, 1)
     assert 1 not in service.sessions and saved_state(db, 1) is None
     assert outbox.results == [session], "the result is asked for once, with the last lines"
+    # who won the game: said once, by the result, not also by the last lines before it
+    assert "gagne la manche 1" in outbox.text() and "Victoire" not in outbox.text()
     model = ResultModel.of(session)
     assert model is not None and model.again and model.game_id == session.game_id
     # every player and their points, the winner first (RULES.md section 9: the winner of

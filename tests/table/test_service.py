@@ -102,7 +102,7 @@ async def test_a_failed_recording_keeps_the_game(db: Database) -> None:
     assert saved_state(db, 2) is None
     stats = await db.player_stats(GUILD, 111)
     assert stats is not None and stats.games_won == 1
-    assert "won the game" in outbox.text()
+    assert "wins round 1" in outbox.text() and outbox.results, "the round's lines, the result"
     await service.close()
 
 

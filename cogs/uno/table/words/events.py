@@ -324,14 +324,10 @@ def _round_won(e: RoundWon, t: Telling) -> list[str]:
 
 @says(GameWon)
 def _game_won(e: GameWon, t: Telling) -> list[str]:
-    session = t.session
-    if session.match is not None or session.tournament_of is not None:
-        return []  # a hand of a match: the match's lines say what it means
-    if session.game is not None and session.game.teams:
-        names = team_name(session, e.players, t.locale)
-    else:
-        names = ", ".join(t.name(p) for p in e.players)
-    return [_("🎉 **{names}** won the game!", t.locale, names=names)]
+    """Nothing: a finished game's result, its own message right after these lines
+    (``show.result``), says who won, once (issue 29: it was said twice in a row); a
+    match's lines or a tournament's standings say what the end of a hand means."""
+    return []
 
 
 @says(Left)
