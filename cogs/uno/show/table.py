@@ -72,7 +72,8 @@ class TableModel:
     paused: bool
     """The game waits until the bot can post again (no mention notifies then)."""
     challenge: bool
-    """A Wild Draw Four waits for its answer: the table offers Accept and Challenge."""
+    """A Wild Draw Four waits for a person's answer: the table offers Accept and
+    Challenge."""
 
     @classmethod
     def of(cls, session: Session) -> TableModel | None:
@@ -132,7 +133,9 @@ class TableModel:
             names_turn=(session.options.mention_turn and game.turn.isdigit()
                         and not session.is_cpu(game.turn)),
             paused=session.paused is not None,
-            challenge=game.pending is Decision.CHALLENGE)
+            # (a computer player answers by itself: nobody has a button to press then)
+            challenge=(game.pending is Decision.CHALLENGE
+                       and not session.is_cpu(game.turn)))
 
     def text(self) -> str:
         """The table as Markdown (the V2 message's text; the embed's, laid out)."""
