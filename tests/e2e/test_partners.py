@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -68,6 +69,34 @@ async def test_teams_are_chosen_in_the_lobby_and_checked(loopback: LoopbackTest)
     assert "Teams (partners sit across)" in str(table.payload())
     refused(await alice.slash("uno settings", mode="solo"),
             "Settings can't change once the game has started.")
+
+
+async def test_the_lobby_shows_the_teams_the_start_deals(loopback: LoopbackTest) -> None:
+    """Partners: once the seats make teams, the lobby shows every seat's team, chosen or
+    as the start will deal it, and the start deals just those (issue 29: the lobby showed
+    no team for those who chose none)."""
+    alice, bob = loopback.member("alice"), loopback.member("bob")
+    await lobby_saved(db_of(loopback), loopback.channel, await alice.slash("uno new"))
+    await alice.slash("uno settings", mode="partners")
+    await loopback.channel.wait_for(lambda m: "Team 1" in m.button_labels())
+    await bob.click("Join", message=lobby(loopback))
+    await alice.click("Add computer player", message=lobby(loopback))
+    text = lobby(loopback).text()
+    assert "· Team" not in text, "three players make no teams yet"
+    await alice.click("Add computer player", message=lobby(loopback))
+    await bob.click("Team 2", message=lobby(loopback))
+    text = lobby(loopback).text()
+    seats = {re.split(r" \(host\)| 🤖", m[1])[0]: int(m[2]) - 1
+             for m in re.finditer(r"\d\. (.+?) · Team (\d)$", text, re.MULTILINE)}
+    assert len(seats) == 4 and seats["Bob"] == 1, text
+    assert sorted(seats.values()) == [0, 0, 1, 1], text
+    await alice.click("Start", message=lobby(loopback))
+    state = saved_game(loopback)
+    assert state is not None
+    ids = {s[1]: s[0] for s in state["seats"]}
+    dealt = sorted(sorted(t) for t in state["game"]["teams"])
+    shown = sorted(sorted(ids[n] for n, team in seats.items() if team == i) for i in (0, 1))
+    assert dealt == shown, (dealt, seats)
 
 
 async def test_a_rotating_match_needs_four_and_standard_scoring(loopback: LoopbackTest) -> None:

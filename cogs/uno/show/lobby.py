@@ -50,11 +50,12 @@ def lobby_embed(session: Session, locale: Locale = None) -> discord.Embed:
     embed = discord.Embed(title=_("{edition}: new game", locale, edition=edition),
                           colour=0x5865F2)
     host = _(" (host)", locale)
+    # partners: the teams as the start will deal them, once the seats make teams
+    teams = session.lobby_teams() if o.mode == "partners" else {}
     seats = "\n".join(
         f"{i + 1}. {s.name}{cpu_mark(session, s.id, locale)}"
         f"{host if s.id == session.host_id else ''}"
-        + (_(" · Team {n}", locale, n=s.team + 1)
-           if o.mode == "partners" and s.team is not None else "")
+        + (_(" · Team {n}", locale, n=teams[s.id] + 1) if s.id in teams else "")
         for i, s in enumerate(session.seats)
     ) or _("(nobody yet)", locale)
     embed.add_field(name=_("Seats", locale), value=seats, inline=False)

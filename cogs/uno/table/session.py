@@ -26,6 +26,7 @@ from data import GuildSettings, LogEntry, SavedGame
 from engine import Game, Match, Settings
 from engine.events import Event
 from engine.players import Notes, SeatView, seat_view
+from engine.teams import TEAM_SIZES
 
 _DEFAULTS = GuildSettings(0)
 """A server's defaults before it sets any (data.models holds every setting's default)."""
@@ -41,6 +42,8 @@ partners sitting across (4 or 6 players); or four players rotating partners hand
 (A tournament's sign-up has mode "tournament": /uno tournament opens it.)"""
 TOURNAMENT_PLAYERS = 8
 TEAM_SIZE = 2
+PARTNER_PLAYERS = TEAM_SIZES
+"""How many players partner play takes (4 or 6: partners sit across)."""
 MAX_PLAYERS_PARTNERS = 6
 
 
@@ -306,6 +309,17 @@ class Session:
             while len(team) < TEAM_SIZE and free:
                 team.append(free.pop())
         return teams
+
+    def lobby_teams(self) -> dict[str, int]:
+        """Partners, in the lobby: the team each seat will play on (0, 1, 2), as the start
+        would deal them (``deal_teams``) once the seats make teams (4 or 6 players, every
+        chosen team among them); until then the teams chosen so far."""
+        chosen = {s.id: s.team for s in self.seats if s.team is not None}
+        count = len(self.seats) // TEAM_SIZE
+        if (len(self.seats) not in PARTNER_PLAYERS
+                or any(team >= count for team in chosen.values())):
+            return chosen
+        return {pid: i for i, team in enumerate(self.deal_teams()) for pid in team}
 
     # ------------------------------------------------------------------ persistence
     def log_entry(self, seq: int, entry: dict[str, Any], now: int | None = None) -> LogEntry:
