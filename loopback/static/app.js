@@ -407,14 +407,25 @@ async function componentAct(body, node) {
   else if (res.modal) toast("The bot opened a form; forms are not supported in the playground yet.");
 }
 
+// a button's face: its emoji (a custom one as its picture, as Discord draws it) and label
+function buttonFace(node, b, suffix) {
+  const text = (b.label || "") + (suffix || "");
+  if (b.emoji) {
+    node.appendChild(b.emoji.id ? emojiNode(b.emoji) : el("span", "", emojiText(b.emoji)));
+    if (text) node.appendChild(document.createTextNode(" "));
+  }
+  if (text) node.appendChild(document.createTextNode(text));
+}
+
 function renderButton(b, msg) {
-  const label = `${emojiText(b.emoji)}${b.emoji && b.label ? " " : ""}${b.label || ""}`;
   if (b.style === 5) {
-    const a = el("a", "btn s5", label + " ↗");
+    const a = el("a", "btn s5");
+    buttonFace(a, b, " ↗");
     a.href = b.url; a.target = "_blank"; a.rel = "noopener";
     return a;
   }
-  const btn = el("button", `btn s${b.style || 2}`, label);
+  const btn = el("button", `btn s${b.style || 2}`);
+  buttonFace(btn, b);
   btn.type = "button";
   btn.disabled = !!b.disabled;
   btn.dataset.customId = b.custom_id || "";
