@@ -38,8 +38,12 @@ function toast(text) {
   toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
 }
 
+function closeStream() {
+  if (source) { source.close(); source = null; }
+}
+
 function connect() {
-  if (source) source.close();
+  closeStream();
   messages.clear();
   $("#messages").querySelectorAll(".msg-wrap").forEach((n) => n.remove());
   const url = `/ui/events?as=${encodeURIComponent(ME)}&channel=${encodeURIComponent(channelId)}`;
@@ -754,6 +758,7 @@ async function start() {
     let name = ev.target.value;
     if (!name) name = (prompt("Name of the new user (a-z, 0-9, _):") || "").trim().toLowerCase();
     if (!name) { renderMeta(); return; }
+    closeStream();
     location.search = `?as=${encodeURIComponent(name)}&channel=${channelId}`;
   });
   $("#add-channel").addEventListener("click", async () => {
@@ -775,6 +780,12 @@ async function start() {
     if (li) switchChannel(li.dataset.id);
   });
   $("#main").addEventListener("click", () => $("#app").classList.remove("nav-open"));
+  // a page left (another player chosen with "As", a reload, a link) closes its event
+  // stream: the browser keeps the page in its back/forward cache with the stream open, and
+  // after a few switches every connection it allows this host is held by a page nobody
+  // sees (a load then waits up to a minute); a page brought back from that cache reopens it
+  window.addEventListener("pagehide", closeStream);
+  window.addEventListener("pageshow", (ev) => { if (ev.persisted) connect(); });
   $("#lightbox").addEventListener("click", closeLightbox);
   document.addEventListener("keydown", (ev) => { if (ev.key === "Escape") closeLightbox(); });
   document.addEventListener("click", (ev) => {

@@ -1,5 +1,6 @@
-"""What the playground's page shows of a game, in a real browser: the card buttons' custom
-emojis drawn as their pictures."""
+"""What the playground's page shows, in a real browser: the card buttons' custom emojis drawn
+as their pictures; a player switched with "As" twenty times, each page loaded at once and
+its messages live."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
 try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.ui import Select
 except ImportError:  # pragma: no cover - NEEDS_BROWSER skips the tests
     pass
 
@@ -112,6 +114,55 @@ def test_card_buttons_show_their_emoji_pictures(playground: tuple[Loop, Playgrou
         with contextlib.suppress(Exception):
             print("--- the page: console ---", *a.get_log("browser"), sep="\n")
         print(f"--- bot log ({bot.log_path}) ---\n{bot.log_tail(80)}")
+        raise
+    finally:
+        a.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def shows(driver: WebDriver, text: str) -> bool:
+    """Whether the page's messages show ``text`` now."""
+    return text in str(driver.execute_script(
+        "return document.getElementById('messages').innerText"))
+
+
+def test_switching_player_keeps_the_page_prompt(playground: tuple[Loop, Playground]) -> None:
+    """Twenty switches with "As" (alice, bob, carol, dave, alice...): each page has its
+    player and channel in a few seconds (the pages left behind closed their event streams;
+    before, the browser's back/forward cache kept them open, and once its six connections
+    to the host were taken a load waited about a minute); the page shows a new message
+    live; and a page brought back with Back reopens its stream (a message posted then
+    shows)."""
+    loop, pg = playground
+    uno1 = next(c for c in pg.guild.channels if c.name == "uno-1")
+    profile = tempfile.mkdtemp(prefix="chromium-")
+    a = browser(profile)
+    try:
+        a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
+        names = ("bob", "carol", "dave", "alice")
+        for i in range(20):
+            name = names[i % len(names)]
+            wait(a, lambda d, n=name: d.find_elements(
+                By.CSS_SELECTOR, f"#user-switch option[value='{n}']"), "the player list")
+            started = time.monotonic()
+            Select(a.find_element(By.ID, "user-switch")).select_by_value(name)
+            wait(a, lambda d, n=name: d.find_element(By.ID, "me-name").text.lower() == n
+                 and d.find_element(By.ID, "channel-name").text == "uno-1",
+                 f"switch {i + 1}: the page as {name}", timeout=10)
+            took = time.monotonic() - started
+            assert took < 10, f"switch {i + 1}, to {name}, took {took:.1f} s"
+        loop.call(lambda: uno1.member("carol").say("still live after twenty switches"))
+        wait(a, lambda d: shows(d, "still live after twenty switches"), "the new message",
+             timeout=10)
+        a.back()  # dave's page again, from the back/forward cache: its stream reopened
+        wait(a, lambda d: d.find_element(By.ID, "me-name").text.lower() == "dave",
+             "the page as dave again", timeout=10)
+        loop.call(lambda: uno1.member("bob").say("live again after Back"))
+        wait(a, lambda d: shows(d, "live again after Back"), "a message after Back",
+             timeout=10)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            print("--- the page: console ---", *a.get_log("browser"), sep="\n")
         raise
     finally:
         a.quit()
