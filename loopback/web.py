@@ -26,6 +26,7 @@ import contextlib
 import json
 import mimetypes
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -330,7 +331,8 @@ class WebUI:
         return msg
 
     def _options(self, member: Member, command: str, raw: dict[str, Any]) -> dict[str, Any]:
-        """The page sends every option as text; give each its declared type."""
+        """The page sends every option as text; give each its declared type (an option with
+        choices: the value of the choice typed, ``_choice``)."""
         _top, _path, leaf = member.find_command(command)
         declared = {o["name"]: o for o in leaf.get("options") or []}
         out: dict[str, Any] = {}
@@ -346,6 +348,8 @@ class WebUI:
     def _convert(self, opt: dict[str, Any], value: Any, channel: Channel) -> Any:
         otype, name = opt["type"], opt["name"]
         text = str(value).strip()
+        if opt.get("choices"):
+            return _choice(name, opt["choices"], text)
         try:
             if otype == OPTION_INTEGER:
                 return int(text)
@@ -408,6 +412,27 @@ class WebUI:
                 gif = data.startswith(b"GIF8")
                 return web.Response(body=data, content_type="image/gif" if gif else "image/png")
         raise web.HTTPNotFound()
+
+
+def _folded(text: str) -> str:
+    """``text`` as a person may type it: any case, accents or not ("francais")."""
+    parts = unicodedata.normalize("NFKD", text.strip().casefold())
+    return "".join(c for c in parts if not unicodedata.combining(c))
+
+
+def _choice(name: str, choices: list[dict[str, Any]], text: str) -> Any:
+    """The value of the choice typed in an option that has choices: Discord's clients only
+    ever send a choice's value, picked from the list; the page's box takes its name typed in
+    full too ("Français", "francais"), or its value ("fr"). Anything else is refused in
+    words, naming the choices."""
+    for key in ("name", "value"):
+        for folding in (str.strip, _folded):
+            found = [c for c in choices if folding(str(c[key])) == folding(text)]
+            if len(found) == 1:
+                return found[0]["value"]
+    names = [str(c["name"]) for c in choices]
+    listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+    raise BadRequest(f"{name}: “{text}” is not a choice here; pick {listed}.")
 
 
 def _event(kind: str, data: Any) -> str:
