@@ -1,6 +1,7 @@
 """The loopback Discord's gateway: the websocket at ``/gateway``, IDENTIFY (READY and a
-GUILD_CREATE per guild), RESUME (the events the bot missed), heartbeats, member requests,
-and the dispatch of events to the connected bot (``dispatch_soon``). A test can drop the
+GUILD_CREATE per guild), RESUME (the events the bot missed), heartbeats (each ACKed after a
+round trip, ``heartbeat_ack_delay``), member requests, and the dispatch of events to the
+connected bot (``dispatch_soon``). A test can drop the
 connection (``drop_gateway``) or ask the bot to reconnect (``request_reconnect``).
 
 Sharding as Discord does it (docs: gateway, "Sharding"): an IDENTIFY with ``shard: [id,
@@ -161,6 +162,16 @@ class Gateway:
         """Each of them: (shard, seconds since its bucket's last IDENTIFY)."""
         self.session_starts_total = 1000
         self.session_starts_left = 1000
+        self.heartbeat_interval = 41.25
+        """Seconds between the bot's heartbeats (HELLO's ``heartbeat_interval``, Discord's
+        41,250 ms), for the connections opened after it is set."""
+        self.heartbeat_ack_delay = 0.1
+        """Seconds from a heartbeat to its ACK: a round trip, as over the Internet. An ACK
+        sent at once reaches discord.py before its keep-alive thread has noted when the
+        heartbeat went out: it then measures the ACK from the heartbeat before and warns
+        "Can't keep up, shard ID None websocket is 41.3s behind" at every heartbeat."""
+        self.heartbeats = 0
+        """Heartbeats (op 1) received, on every connection."""
 
     async def close(self) -> None:
         """Close every session's websocket and stop its writer."""
@@ -237,7 +248,7 @@ class Gateway:
         await ws.prepare(request)
         session: GatewaySession | None = None
         conn = Connection(ws)
-        conn.send({"op": 10, "d": {"heartbeat_interval": 41250}})
+        conn.send({"op": 10, "d": {"heartbeat_interval": round(self.heartbeat_interval * 1000)}})
         try:
             async for msg in ws:
                 if msg.type != WSMsgType.TEXT:
@@ -248,7 +259,8 @@ class Gateway:
                 op = payload.get("op")
                 data = payload.get("d")
                 if op == 1:
-                    conn.send({"op": 11})
+                    self.heartbeats += 1
+                    self._ack(conn)
                 elif op == 2:
                     session = await self._identify(conn, data)
                     if session is None:
@@ -270,6 +282,14 @@ class Gateway:
             if session is not None and session.conn is conn:
                 session.conn = None
         return ws
+
+    def _ack(self, conn: Connection) -> None:
+        """HEARTBEAT_ACK (op 11), ``heartbeat_ack_delay`` after the heartbeat."""
+        if self.heartbeat_ack_delay <= 0:
+            conn.send({"op": 11})
+        else:
+            asyncio.get_running_loop().call_later(self.heartbeat_ack_delay, conn.send,
+                                                  {"op": 11})
 
     async def _identify(self, conn: Connection, data: dict[str, Any]) -> GatewaySession | None:
         server = self.server
