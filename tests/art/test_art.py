@@ -32,7 +32,7 @@ from cogs.uno.art import (
     table_image,
     tower_height,
 )
-from cogs.uno.art._draw import printable
+from cogs.uno.art._draw import font, printable
 from cogs.uno.art._hand import HAND_GAP
 from engine import Game
 from engine.cards import Card, Color, Kind, Tower
@@ -408,3 +408,75 @@ def test_sheet_writes_every_card(tmp_path: Path) -> None:
     assert img.width > 1000 and img.height > 1000
     _png((tmp_path / "hand.png").read_bytes())
     _png((tmp_path / "table.png").read_bytes())
+
+
+PHONE_W = 390
+"""A phone's width in CSS pixels (390 × 844): a table picture is shown that wide there."""
+READABLE_PX = 12
+"""The smallest font size, in CSS pixels, a name is read at on a phone."""
+
+
+def _written(img: Image.Image, other: Image.Image) -> list[tuple[int, int, int, int]]:
+    """The boxes where ``img`` and ``other`` differ, one per group of touching letters
+    (a group: pixels closer than 12 columns, in rows closer than 3)."""
+    diff = ImageChops.difference(img.convert("RGB"), other.convert("RGB")).convert("L")
+    mask = diff.point(lambda v: 255 if v > 127 else 0)  # half covered: the edge
+    rows = [y for y in range(mask.height)
+            if mask.crop((0, y, mask.width, y + 1)).getbbox() is not None]
+    bands: list[list[int]] = []
+    for y in rows:
+        if bands and y - bands[-1][-1] < 3:
+            bands[-1].append(y)
+        else:
+            bands.append([y])
+    boxes = []
+    for band in bands:
+        strip = mask.crop((0, band[0], mask.width, band[-1] + 1))
+        cols = [x for x in range(strip.width)
+                if strip.crop((x, 0, x + 1, strip.height)).getbbox() is not None]
+        runs: list[list[int]] = []
+        for x in cols:
+            if runs and x - runs[-1][-1] < 12:
+                runs[-1].append(x)
+            else:
+                runs.append([x])
+        for run in runs:
+            box = strip.crop((run[0], 0, run[-1] + 1, strip.height)).getbbox()
+            assert box is not None
+            boxes.append((run[0], band[0] + box[1], run[-1] + 1, band[0] + box[3]))
+    return boxes
+
+
+def _name_sizes(view: TableScene, seat: int) -> list[float]:
+    """The font size of every place seat ``seat``'s name is written, in CSS pixels once
+    the picture is shown ``PHONE_W`` wide: the height of its capitals (the picture with
+    the name "HHHH" against "IIII", letters as tall), through the font's capital height."""
+    def named(name: str) -> Image.Image:
+        seats = list(view.seats)
+        seats[seat] = dataclasses.replace(seats[seat], name=name)
+        return table_canvas(dataclasses.replace(view, seats=tuple(seats)), cache=ArtCache())
+    img = named("HHHH")
+    _x0, top, _x1, bottom = font(400).getbbox("H")
+    capital = (bottom - top) / 400
+    boxes = _written(img, named("IIII"))
+    assert boxes, "the name is written nowhere"
+    return [(b[3] - b[1]) / capital * PHONE_W / img.width for b in boxes]
+
+
+@pytest.mark.parametrize("seats", [4, 10])
+def test_names_are_readable_on_a_phone(seats: int) -> None:
+    """On a phone (390 × 844) the table's picture is shown 390 pixels wide: every place a
+    player's name is written (their seat; a tower they hold) is at least 12 px there, the
+    turn's row and the others, with towers (Power Grab, four seats) and without (a
+    classic table of ten). Before, a name was some 7 px (16 px in a picture 880 wide)."""
+    if seats == 4:
+        view = _table()
+    else:
+        view = TableScene(top=Card.parse("R5"), seats=tuple(SeatScene(f"P{i}", i)
+                                                            for i in range(10)),
+                          turn=3, draw_count=1)
+    for seat in range(seats):
+        if view.seats[seat].cpu:  # (its CPU tag moves with the name: not a letter)
+            continue
+        sizes = _name_sizes(view, seat)
+        assert min(sizes) >= READABLE_PX, (seat, [round(s, 1) for s in sizes])

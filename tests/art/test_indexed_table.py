@@ -67,7 +67,7 @@ def _game_views(seed: int, count: int) -> list[TableScene]:
 
 FRENCH = TableWords(top_card="Carte du talon", draw_pile="Pioche", players="Joueurs",
                     cards="{n} cartes", colour="couleur : {color}", green="vert",
-                    tray="réserve")
+                    towers="Tours", play_goes="le jeu va")
 
 
 @pytest.mark.slow

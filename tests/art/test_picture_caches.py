@@ -3,7 +3,7 @@ changed hand or table gives a new picture, never a cached one of something else.
 
 - hand pictures (``HandPictures``): one PNG per distinct hand, playable cards and look,
   least recently used dropped past ``HAND_CACHE_BYTES``;
-- the table picture's texts (seat names, counts, tower labels): one mask per text, least
+- the table picture's texts (seat names, card counts): one mask per text, least
   recently used dropped past a number of pixels (the earlier cache of 512 coloured pieces
   was too small for the names of 300 tables, and every picture drew them again);
 - hand pictures take a palette made once per look, as table pictures do.
@@ -117,8 +117,8 @@ def texts_written(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.mark.slow
 def test_table_texts_stay_cached_for_many_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The names of 300 tables of four (1,200 names, with the tower labels and counts some
-    2,500 texts in two colours) are each drawn once: a second round of pictures, the turn
+    """The names of 300 tables of four (1,200 names, with the counts some 2,500 texts in
+    two colours) are each drawn once: a second round of pictures, the turn
     moved on at every table, writes no text."""
     written = texts_written(monkeypatch)
     art = ArtCache()
@@ -155,8 +155,10 @@ def test_a_changed_name_or_count_changes_the_table_picture() -> None:
     recounted = table_image(_table(names, count=8))
     assert len({before, renamed, recounted}) == 3
     # the same text in both seat colours (the turn's row is light, the others dark)
-    light = table_canvas(_table(names, turn=0)).crop((_compose.SEATS_X, 62, 880, 100))
-    dark = table_canvas(_table(names, turn=1)).crop((_compose.SEATS_X, 62, 880, 100))
+    first_row = (_compose.SEATS_X, _compose._ROWS_TOP, _compose.TABLE_W,
+                 _compose._ROWS_TOP + _compose.ROW_H)
+    light = table_canvas(_table(names, turn=0)).crop(first_row)
+    dark = table_canvas(_table(names, turn=1)).crop(first_row)
     assert ImageChops.difference(light.convert("RGB"), dark.convert("RGB")).getbbox()
 
 

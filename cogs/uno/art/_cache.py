@@ -40,7 +40,7 @@ class PixelLRU:
     """A thread-safe LRU of pictures (each with a length: a text's advance) bounded by the
     pixels they hold (one byte each: masks and palette indexes).
 
-    Table pictures run in threads, and their texts (seat names, counts, tower labels) are
+    Table pictures run in threads, and their texts (seat names, card counts, the pile's count) are
     as many as the tables' players: 1,000 tables hold some 8,000 of them, which a cache
     bounded by a count of pieces (512) could not keep (every picture then drew its names
     again: 6 ms of a V2 table's move at 300 tables)."""

@@ -34,13 +34,23 @@ log = logging.getLogger(__name__)
 
 # -- the table ---------------------------------------------------------------------------------
 
-TABLE_W: Final = 880
+# The table is drawn for a phone as much as for a desktop: shown 390 pixels wide (a phone
+# of 390 × 844), a picture TABLE_W wide is scaled by 390 / TABLE_W, so its seats' names and
+# counts (NAME_H units tall, a font of 1.36 × that: 23 px) read at 14 px there (they read
+# at 7 before: 16 px in a picture 880 wide, the seats beside the cards). Its
+# cards and towers sit in a band on top; the seats, one row each, fill the width below.
+TABLE_W: Final = 640
 TOP_W: Final = _draw.CARD_W
 """The top card: the size the hand uses, so both share the cached cards."""
 PILE_W: Final = 96
 TOWER_SMALL: Final = 66
-ROW_H: Final = 38
-SEATS_X: Final = 330
+ROW_H: Final = 46
+SEATS_X: Final = 48
+"""Where the seats' rows start (the direction's rail is left of them)."""
+NAME_H: Final = 17
+"""The height of a seat's name and card count (units: pixels of the picture)."""
+LABEL_H: Final = 11
+"""The height of the fixed labels (Top card, Draw pile, Towers, Players, Direction)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,15 +100,9 @@ def _left_text(pen: Pen, x: float, cy: float, s: str, height: float,
     return x + f.getlength(s) / pen.u
 
 
-def _seats_height(view: TableScene) -> int:
-    return 56 + max(1, len(view.seats)) * (ROW_H + 6)
-
-
-def _left_height(view: TableScene) -> int:
-    h = 56 + _draw.card_height(TOP_W) + 54
-    if view.has_towers:
-        h += 26 + _draw.tower_height(TOWER_SMALL) + 26
-    return h
+def _height(view: TableScene) -> int:
+    """The cards' band, then a row per seat."""
+    return _ROWS_TOP + max(1, len(view.seats)) * (ROW_H + 6) - 6 + 20
 
 
 def table_image(view: TableScene, *, cache: ArtCache | None = None,
@@ -194,7 +198,10 @@ def _make_palette(contrast: bool, art: ArtCache) -> Image.Image:
 # pixels; a piece's position is rounded to a whole pixel.
 
 _TOP_Y: Final = 62
-_ROWS_TOP: Final = 62
+"""The top of the cards and towers (their labels above them)."""
+_ROWS_TOP: Final = _TOP_Y + _draw.card_height(TOP_W) + 80
+"""The top of the first seat's row: under the top card and the colour chip, and the
+label "Players"."""
 
 
 def _piece(width: float, height: float, bg: RGB, draw: Callable[[Pen], object]
@@ -218,7 +225,8 @@ class _Masks(PixelLRU):
 
 
 TEXT_MASK_PIXELS: Final = 16 * 1024 * 1024
-"""Pixels (bytes) of text masks kept: a seat name is about 1.6 KB, so some 10,000 names."""
+"""Pixels (bytes) of text masks kept: a seat name is about 3.5 KB, so some 4,500 names
+(1,000 tables of four)."""
 _MASKS: Final = _Masks(TEXT_MASK_PIXELS)
 
 
@@ -253,13 +261,14 @@ def _base(contrast: bool, height: int, has_towers: bool, seats: int, direction: 
     chrome = Image.new("RGBA", (TABLE_W * 2, height * 2), (0, 0, 0, 0))
     pen = Pen(chrome, 2)
     pen.rrect(0.5, 0.5, TABLE_W - 0.5, height - 0.5, 18, look.felt, pal.ink, 1.5)
-    _left_text(pen, 20, 50, _fit(words.top_card, 10, TOP_W), 10, look.dim)
-    _left_text(pen, _PILE_X, 50, _fit(words.draw_pile, 10, SEATS_X - _PILE_X - 30), 10, look.dim)
-    pile_h = _draw.card_height(PILE_W)
-    _direction(pen, _PILE_X, _TOP_Y + pile_h + 40, direction, look, words)
+    _left_text(pen, 20, 50, _fit(words.top_card, LABEL_H, TOP_W + 16), LABEL_H, look.dim)
+    _left_text(pen, _PILE_X, 50, _fit(words.draw_pile, LABEL_H, _RIGHT_X - _PILE_X - 12),
+               LABEL_H, look.dim)
     if has_towers:
-        _left_text(pen, 20, _tower_y() + 8, _fit(words.towers, 10, 200), 10, look.dim)
-    _left_text(pen, SEATS_X, 50, _fit(words.players, 10, 200), 10, look.dim)
+        _left_text(pen, _RIGHT_X, 50, _fit(words.towers, LABEL_H, TABLE_W - 20 - _RIGHT_X),
+                   LABEL_H, look.dim)
+    _direction(pen, _RIGHT_X, _direction_y(has_towers), direction, look, words)
+    _left_text(pen, 20, _ROWS_TOP - 16, _fit(words.players, LABEL_H, 300), LABEL_H, look.dim)
     if seats > 1:
         _direction_rail(pen, SEATS_X - 22, _ROWS_TOP, _ROWS_TOP + seats * (ROW_H + 6) - 6,
                         direction, pal)
@@ -268,7 +277,7 @@ def _base(contrast: bool, height: int, has_towers: bool, seats: int, direction: 
 
 def _base_key(view: TableScene) -> tuple[bool, int, bool, int, int, TableWords]:
     """``_base``'s arguments for ``view``."""
-    height = max(_seats_height(view), _left_height(view)) + 14
+    height = _height(view)
     return (view.contrast, height, view.has_towers, len(view.seats), view.direction,
             view.words)
 
@@ -282,14 +291,17 @@ def _clear(contrast: bool, height: int, has_towers: bool, seats: int, direction:
 
 
 _PILE_X: Final = 20 + TOP_W + 24
+_RIGHT_X: Final = _PILE_X + PILE_W + 40
+"""Where the towers and the direction start, right of the draw pile."""
 
 
 def _chip_y() -> int:
     return _TOP_Y + _draw.card_height(TOP_W) + 10
 
 
-def _tower_y() -> int:
-    return _chip_y() + 44
+def _direction_y(has_towers: bool) -> int:
+    """The direction's label: under the towers, or where they would be."""
+    return _TOP_Y + _draw.tower_height(TOWER_SMALL) + 30 if has_towers else 50
 
 
 class _Out(Protocol):
@@ -345,35 +357,30 @@ def _lay_out(view: TableScene, art: ArtCache, out: _Out) -> None:
     words = view.words
     contrast = view.contrast
     if view.title:
-        out.text(_fit(view.title, 13, TABLE_W - 40), 13, look.text, look.felt, 20, 24)
+        out.text(_fit(view.title, 14, TABLE_W - 40), 14, look.text, look.felt, 20, 24)
     # the top card, the colour in play, the draw pile
     if view.color is not None:
         out.paste(_chip, (view.color, contrast, words), (20, _chip_y()))
     pile_h = _draw.card_height(PILE_W)
-    out.text(_fit(words.count(view.draw_count), 11, SEATS_X - _PILE_X - 30), 11,
-             look.text, look.felt, _PILE_X, _TOP_Y + pile_h + 16)
+    out.text(_fit(words.count(view.draw_count), 13, _RIGHT_X - _PILE_X - 12), 13,
+             look.text, look.felt, _PILE_X, _TOP_Y + pile_h + 18)
     top = view.top
     if top is not None:
         out.over(("card", top.code, contrast, TOP_W),
                  lambda: art.card(top, contrast=contrast, width=TOP_W), (20, _TOP_Y))
     out.over(("back", contrast, PILE_W), lambda: art.back(contrast=contrast, width=PILE_W),
              (_PILE_X, _TOP_Y))
-    # the towers and who holds each
+    # the towers, held (in colour) or in the tray (pale); who holds each: a badge in
+    # their seat's row (a name under a tower would be too small to read on a phone)
     if view.has_towers:
         holders = dict(view.towers)
-        tower_y = _tower_y()
         for i, tower in enumerate(Tower):
-            x = 20 + i * (TOWER_SMALL + 12)
-            holder = holders.get(tower)
-            label = _seat_name(view, holder) if holder is not None else words.tray
-            out.text(_fit(label, 9, TOWER_SMALL + 10), 9,
-                     look.text if holder is not None else look.dim, look.felt,
-                     x, tower_y + 22 + _draw.tower_height(TOWER_SMALL) + 10, TOWER_SMALL)
-            held = holder is not None
+            x = _RIGHT_X + i * (TOWER_SMALL + 12)
+            held = holders.get(tower) is not None
             out.over(("tower", tower, held, contrast, TOWER_SMALL),
                      lambda t=tower, h=held: art.tower(t, held=h, contrast=contrast,  # type: ignore[misc]
                                                        width=TOWER_SMALL),
-                     (x, tower_y + 20))
+                     (x, _TOP_Y))
     # the seats
     for i, seat in enumerate(view.seats):
         _seat_row(out, seat, i, _ROWS_TOP + i * (ROW_H + 6), view)
@@ -386,7 +393,7 @@ def _chip(color: Color, contrast: bool, words: TableWords) -> Image.Image:
     h = 32
     label = _draw.printable(words.colour.format(color=words.color_name(color)))
     length = _draw.font(round(2 * 11 * 1.36)).getlength(label) / 2
-    w = min(max(TOP_W, math.ceil(h + 6 + length + 8)), _PILE_X - 20 - 8)
+    w = min(max(TOP_W, math.ceil(h + 6 + length + 8)), _RIGHT_X - 20 - 8)
     label = _fit(label, 11, w - h - 12)
     ink = pal.ink if color is Color.YELLOW else pal.paper
 
@@ -400,7 +407,7 @@ def _chip(color: Color, contrast: bool, words: TableWords) -> Image.Image:
 def _direction(pen: Pen, x: float, y: float, direction: int, look: _Look,
                words: TableWords) -> None:
     """A circular arrow and a sentence: which way play goes down the list of seats."""
-    _left_text(pen, x, y, _fit(words.direction, 10, SEATS_X - x - 30), 10, look.dim)
+    _left_text(pen, x, y, _fit(words.direction, LABEL_H, TABLE_W - 20 - x), LABEL_H, look.dim)
     cx, cy, r = x + 16, y + 30, 13.0
     pen.d.arc(pen.box(cx - r, cy - r, cx + r, cy + r), 40, 320, fill=look.text,
               width=pen.w(3.5))
@@ -412,10 +419,10 @@ def _direction(pen: Pen, x: float, y: float, direction: int, look: _Look,
         tip = [(cx + r * 0.77 + 5, cy + r * 0.64 - 5), (cx + r * 0.77 - 6, cy + r * 0.64 - 2),
                (cx + r * 0.77 + 2, cy + r * 0.64 + 8)]
     pen.poly(tip, look.text)
-    room = SEATS_X - (x + 38) - 30
-    _left_text(pen, x + 38, cy - 7, _fit(words.play_goes, 10, room), 10, look.text)
-    _left_text(pen, x + 38, cy + 7, _fit(words.down if direction > 0 else words.up, 10, room),
-               10, look.text)
+    room = TABLE_W - 20 - (x + 38)
+    _left_text(pen, x + 38, cy - 8, _fit(words.play_goes, LABEL_H, room), LABEL_H, look.text)
+    _left_text(pen, x + 38, cy + 8, _fit(words.down if direction > 0 else words.up, LABEL_H,
+                                         room), LABEL_H, look.text)
 
 
 def _direction_rail(pen: Pen, x: float, y0: float, y1: float, direction: int,
@@ -454,7 +461,7 @@ def _row_back(turn: bool, contrast: bool) -> Image.Image:
     def draw(pen: Pen) -> None:
         if turn:
             pen.rrect(0, 0, w, h, 9, pal.paper, pal.ink, 2.5)
-            pen.poly([(8, 9), (22, h / 2), (8, h - 9)], pal.ink)
+            pen.poly([(8, 12), (22, h / 2), (8, h - 12)], pal.ink)
         else:
             pen.rrect(0, 0, w, h, 9, _LOOKS[contrast].row)
     return _piece(w, h, _LOOKS[contrast].felt, draw)
@@ -465,8 +472,8 @@ def _count_card(turn: bool, contrast: bool) -> Image.Image:
     """The small card beside a seat's count."""
     pal = palette(contrast)
     bg, _fg = _row_colors(turn, contrast)
-    return _piece(15, 22, bg, lambda pen: pen.rrect(
-        0, 0, 15, 22, 3, pal.back if not turn else pal.ink,
+    return _piece(17, 25, bg, lambda pen: pen.rrect(
+        0, 0, 17, 25, 3, pal.back if not turn else pal.ink,
         pal.paper if not turn else pal.ink, 1.2))
 
 
@@ -488,16 +495,20 @@ def _tag(s: str, turn: bool, contrast: bool, filled: bool) -> Image.Image:
     """A small boxed word ("CPU", or "UNO!" filled in yellow)."""
     pal = palette(contrast)
     bg, fg = _row_colors(turn, contrast)
-    w = _draw.font(round(2 * 10 * 1.36)).getlength(s) / 2 + 12
+    w = _draw.font(round(2 * _TAG_TEXT * 1.36)).getlength(s) / 2 + 14
 
     def draw(pen: Pen) -> None:
         if filled:
-            pen.rrect(0, 0, w, 20, 5, pal.colors[Color.YELLOW], pal.ink, 1.2)
-            _left_text(pen, 6, 10, s, 10, pal.ink)
+            pen.rrect(0, 0, w, _TAG_H, 5, pal.colors[Color.YELLOW], pal.ink, 1.2)
+            _left_text(pen, 7, _TAG_H / 2, s, _TAG_TEXT, pal.ink)
         else:
-            pen.rrect(0, 0, w, 20, 5, None, fg, 1.2)
-            _left_text(pen, 6, 10, s, 10, fg)
-    return _piece(w, 20, bg, draw)
+            pen.rrect(0, 0, w, _TAG_H, 5, None, fg, 1.2)
+            _left_text(pen, 7, _TAG_H / 2, s, _TAG_TEXT, fg)
+    return _piece(w, _TAG_H, bg, draw)
+
+
+_TAG_H: Final = 24
+_TAG_TEXT: Final = 12
 
 
 def _seat_row(out: _Out, seat: SeatScene, i: int, y: int, view: TableScene) -> None:
@@ -506,24 +517,24 @@ def _seat_row(out: _Out, seat: SeatScene, i: int, y: int, view: TableScene) -> N
     bg, fg = _row_colors(turn, contrast)
     out.paste(_row_back, (turn, contrast), (_ROW_X0, y))
     cy = y + ROW_H // 2
-    name = _fit(_seat_name(view, i), 12, 150 if seat.cpu else 200)
-    end = out.text(name, 12, fg, bg, _ROW_X0 + 30, cy)
+    name = _fit(_seat_name(view, i), NAME_H, 170 if seat.cpu else 240)
+    end = out.text(name, NAME_H, fg, bg, _ROW_X0 + 30, cy)
     if seat.cpu:
-        out.paste(_tag, (_fit(view.words.cpu, 10, 40), turn, contrast, False),
-                  (round(end + 8), cy - 10))
+        out.paste(_tag, (_fit(view.words.cpu, _TAG_TEXT, 48), turn, contrast, False),
+                  (round(end + 8), cy - _TAG_H // 2))
     # the card count: a small card and the number
-    cx = _ROW_X0 + 270
-    out.paste(_count_card, (turn, contrast), (cx, cy - 11))
-    out.text(f"x {seat.cards}", 12, fg, bg, cx + 21, cy)
+    cx = _ROW_X0 + 296
+    out.paste(_count_card, (turn, contrast), (cx, cy - 12))
+    out.text(f"x {seat.cards}", NAME_H, fg, bg, cx + 24, cy)
     # towers held
-    tx = cx + 70
+    tx = cx + 84
     held = [t for t, h in view.towers if h == i] if view.has_towers else []
     for t in held:
         out.paste(_badge, (t, turn, contrast), (tx - 2, cy - 14))
         tx += 27
     if seat.uno:
-        out.paste(_tag, (_fit(view.words.uno, 10, 44), turn, contrast, True),
-                  (_ROW_X1 - 58, cy - 10))
+        out.paste(_tag, (_fit(view.words.uno, _TAG_TEXT, 48), turn, contrast, True),
+                  (_ROW_X1 - 70, cy - _TAG_H // 2))
 
 
 # -- the shared cache --------------------------------------------------------------------------

@@ -71,9 +71,10 @@ Texts = PixelLRU
 
 
 TEXT_PIXELS: Final = 32 * 1024 * 1024
-"""Pixels (bytes) of written texts kept: a seat name is some 1.6 KB in each of its two
-colourings (its row dark, or light on its turn); a table of four holds some 11 texts
-(names, tower labels), about 18 KB, so 1,000 tables some 17 MiB (bench/README.md)."""
+"""Pixels (bytes) of written texts kept: a seat name is some 3.5 KB in each of its two
+colourings (its row dark, or light on its turn), written large enough to read on a phone;
+a table of four holds some 8 texts (names, counts), about 29 KB (300 tables of real games,
+12 states each: 8.6 MiB), so 1,000 tables some 29 MiB."""
 TEXTS: Final = Texts(TEXT_PIXELS)
 
 

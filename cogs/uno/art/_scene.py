@@ -37,7 +37,6 @@ class TableWords:
     up: str = "up the list"
     towers: str = "Towers"
     players: str = "Players"
-    tray: str = "tray"
     cpu: str = "CPU"
     uno: str = "UNO!"
     one_card: str = "{n} card"

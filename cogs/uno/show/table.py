@@ -173,7 +173,7 @@ def table_words(language: str | None) -> TableWords:
             # TRANSLATORS: the table picture's direction, on two short lines: "play goes" /
             # "down the list" (of seats, top to bottom) or "up the list".
             play_goes=_("play goes"), down=_("down the list"), up=_("up the list"),
-            towers=_("Towers"), players=_("Players"), tray=_("tray"),
+            towers=_("Towers"), players=_("Players"),
             # TRANSLATORS: the tag beside a computer player's name in the table picture.
             cpu=_("CPU"), uno=_("UNO!"),
             # (each form keeps its {n}: the picture fills in the count)
