@@ -168,6 +168,9 @@ class Stats:
     kinds: Counter[str] = field(default_factory=Counter)
     """Interactions sent while measuring, by what the person did (``--clicks human``)."""
     failures: list[str] = field(default_factory=list)
+    below: list[int] = field(default_factory=list)
+    """``--clicks panel``: at each decision, the messages its player sees below their
+    panel (the panel in reach: R-BOT-REACH)."""
     refusals: Counter[str] = field(default_factory=Counter)
     """``--clicks panel``: the reasons the panel gave for a click it refused."""
     setup_failures: list[str] = field(default_factory=list)
@@ -177,6 +180,14 @@ class Stats:
         state = result.state
         if self.measuring and state.acked_at is not None:
             self.acks.append(state.acked_at - state.sent_at)
+
+
+def below(channel: Channel, person: Member, panel: Message) -> int:
+    """The messages ``person`` sees in ``channel`` below their ``panel``: public ones and
+    their own private ones, not deleted."""
+    return sum(1 for m in channel.all_messages
+               if m.id > panel.id and not m.deleted
+               and (m.ephemeral_for is None or m.ephemeral_for == person.id))
 
 
 class Table:
@@ -326,7 +337,7 @@ class Bench:
             env["UNO_GC_CENSUS"] = args.census
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES",
                     "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE",
-                    "UNO_MAX_LAG_MS", "UNO_UVLOOP"):
+                    "UNO_MAX_LAG_MS", "UNO_UVLOOP", "UNO_TIME_SCALE"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
         if args.tracemalloc:
@@ -569,8 +580,13 @@ class Bench:
 
     # ------------------------------------------------------------------ the live panel
     def panel_of(self, table: Table, person: Member) -> Message | None:
-        """``person``'s panel if it still follows the game (else they open it again)."""
+        """``person``'s panel if it still follows the game (else they open it again): the
+        message they opened, or the one the bot sent at the bottom in its place (the old
+        one deleted: R-BOT-REACH)."""
         panel = table.panels.get(person.id)
+        if panel is not None and panel.deleted:
+            mine = person.ephemerals()
+            panel = table.panels[person.id] = mine[-1] if mine else panel
         if panel is not None and hands.dead(panel):
             del table.panels[person.id]
             table.acted.pop(person.id, None)
@@ -659,6 +675,8 @@ class Bench:
                 await self.think(table)
                 panel = await self.open_panel(table, person, "My hand (reopen)")
                 return
+            if self.stats.measuring:
+                self.stats.below.append(below(table.channel, person, panel))
             rng, wait = table.rng, self.args.give_up
             applied = False
             await self.think(table)
@@ -974,6 +992,20 @@ class Bench:
             return await self.act(person.click("UNO!", message=menu), "uno", table=table)
         return None
 
+    async def chat(self) -> None:
+        """``--chat``: someone who is not playing says a line now and then in each table's
+        channel (a Poisson process, ``args.chat`` lines a minute per channel)."""
+        assert self.server is not None
+        rate = self.args.chat * len(self.tables) / 60.0
+        talkers: dict[int, Any] = {t.channel.id: t.channel.member(f"watcher-{t.channel.name}")
+                                   for t in self.tables}
+        while True:
+            await asyncio.sleep(self.rng.expovariate(rate))
+            table = self.rng.choice(self.tables)
+            talkers[table.channel.id].say(self.rng.choice(
+                ("nice", "gg", "who's winning?", "lol", "brb", "that +4 though")))
+            self.count("chat lines")
+
     async def pace(self, turn: Callable[[Table], Coroutine[Any, Any, None]],
                    tasks: set[asyncio.Task[None]], seconds: float) -> int:
         """Start a turn at a table ready for one, ``args.rate`` times a second for
@@ -1026,11 +1058,14 @@ class Bench:
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
         late: list[tuple[float, float]] = []
         ticker = asyncio.create_task(self.loop_lateness(late))
+        chat = asyncio.create_task(self.chat()) if args.chat > 0 else None
         started = loop.time()
         sent_before = len(self.server.requests)
         skipped = await self.pace(turn, tasks, args.seconds)
         elapsed = loop.time() - started
         ticker.cancel()
+        if chat is not None:
+            chat.cancel()
         lates = [x for x, _when in late]
         cpu = {k: v - cpu_before.get(k, 0.0) for k, v in self.cpu_now().items()}
         cpu_bot = sum(v for k, v in cpu.items() if k.startswith("bot"))
@@ -1083,6 +1118,14 @@ class Bench:
             "token edits of public messages per move": round(edits["public"] / max(moves, 1),
                                                              2),
             **({} if behind is None else {"panels behind the table at the end": behind}),
+            # the panel in reach: at each decision, messages its player saw below it
+            **({"decisions with at most 1 message below the panel %": round(
+                100 * sum(1 for n in self.stats.below if n <= 1) / len(self.stats.below), 1),
+                "messages below the panel p50/p95/max": [
+                    percentile([float(n) for n in self.stats.below], 50),
+                    percentile([float(n) for n in self.stats.below], 95),
+                    max(self.stats.below)],
+                "decisions measured": len(self.stats.below)} if self.stats.below else {}),
             # every request through an interaction token, by kind, per move
             "token requests per move": {
                 {"private": "PATCH @original (private)",
@@ -1420,6 +1463,8 @@ def make_parser(description: str) -> argparse.ArgumentParser:
                         "before counting it never followed up")
     parser.add_argument("--open-concurrency", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--chat", type=float, default=0.0,
+                        help="lines a minute a watcher says in each table's channel")
     parser.add_argument("--then-rate", type=float, default=0.0,
                         help="after the measured run, play at this rate (moves/s) and report "
                              "it apart: does an overloaded bot recover when the load drops?")
