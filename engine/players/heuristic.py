@@ -31,6 +31,7 @@ from engine.moves import (
     Pass,
     Play,
 )
+from engine.players.challenges import challenge_pays, guilt_odds
 from engine.state import Decision
 
 
@@ -42,38 +43,23 @@ class Strategy(Protocol):
     def react(self, game: Game, player: str) -> Move | None: ...
 
 
-BLUFF_GUILTY_PRIOR = 0.2
-"""Pseudo-count of bluffs caught that every opponent starts with (see ``_guilt_odds``)."""
-BLUFF_INNOCENT_PRIOR = 1.8
-"""Pseudo-count of innocent Wild Draw Fours every opponent starts with: a prior of one
-challenge in ten finding a bluff, which the table's record then corrects."""
-TYPICAL_COULD_BLUFF = 0.85
-"""How likely a player facing a challenge typically held a card of the colour in play
-(what the public challenge record is read against)."""
-
-
-def guilt_odds(unseen: int, same: int, held: int, challenged: int, guilty: int) -> float:
-    """Chance that a Wild Draw Four is a bluff (see ``HeuristicPlayer._guilt_odds``):
-    ``unseen`` cards the asker has not seen, ``same`` of them of the colour in play, a hand
-    of ``held`` cards, and the player's public record (``challenged`` Wild Draw Fours,
-    ``guilty`` of them)."""
-    if unseen <= 0 or held <= 0:
+def seen_guilt(game: Game, player: str) -> float:
+    """Chance that the pending Wild Draw Four is a bluff, from what ``player``'s seat shows:
+    the cards it has not seen (the deck less its hand and the discard pile), the size of
+    the hand the card was played from and that player's public challenge record
+    (engine/players/challenges.py's ``guilt_odds``)."""
+    color = game.challenge_color
+    against = game.challenge_against
+    if color is None or against is None:
         return 0.0
-    # Drawing ``held`` cards without replacement, none of the colour in play.
-    none = 1.0
-    for i in range(held):
-        if unseen - i <= 0:
-            break
-        none *= max(0.0, (unseen - same - i) / (unseen - i))
-    could_bluff = 1.0 - none
-    caught = guilty + BLUFF_GUILTY_PRIOR
-    innocent = challenged - guilty + BLUFF_INNOCENT_PRIOR
-    c = TYPICAL_COULD_BLUFF
-    # guilty share r = c*k / (c*k + 1 - c)  =>  k = r (1 - c) / (c (1 - r))
-    propensity = caught * (1 - c) / (innocent * c)
-    bluffed = could_bluff * propensity
-    honest = 1.0 - could_bluff
-    return bluffed / (bluffed + honest) if bluffed + honest > 0 else 0.0
+    unseen = Counter(game.edition.deck)
+    unseen.subtract(game.hand(player))
+    unseen.subtract(game.discard_pile)
+    total = sum(v for v in unseen.values() if v > 0)
+    same = sum(v for c, v in unseen.items() if v > 0 and c.color is color)
+    record = game.stats[against]
+    return guilt_odds(total, same, len(game.hand(against)), record.w4_challenged,
+                      record.bluffs_caught)
 
 
 class RandomPlayer:
@@ -264,39 +250,12 @@ class HeuristicPlayer:
         return best
 
     def _challenge_pays(self, game: Game, player: str) -> bool:
-        """Challenge only when it is worth more than accepting, in cards.
-
-        Against accepting (4 cards, turn lost): a guilty challenge saves the 4 cards and the
-        turn (about one card more) and gives the bluffer 4, which counts in full between two
-        players and half at a bigger table; an innocent one costs 2 cards more (6).
-        """
-        q = self._guilt_odds(game, player)
-        rival = 1.0 if len(game.players) == 2 else 0.5
-        gain, loss = 4 + 1 + 4 * rival, 2
-        return q * gain > (1 - q) * loss
+        """Challenge only when it is worth more than accepting, in cards
+        (engine/players/challenges.py's ``challenge_pays``)."""
+        return challenge_pays(self._guilt_odds(game, player), len(game.players))
 
     def _guilt_odds(self, game: Game, player: str) -> float:
-        """Chance that the Wild Draw Four is a bluff, from what the table shows.
-
-        Two things count. Could they have bluffed: the chance that a hand of their size,
-        drawn from the cards this player has not seen, holds the colour in play. Do they
-        bluff: their public record, since a bluff comes to light only when challenged; the
-        share of their challenged Wild Draw Fours that were guilty (with a prior of one in
-        ten) is turned into how much likelier they are to play it when it is a bluff than
-        when it is legal. Bayes combines the two.
-        """
-        color = game.challenge_color
-        against = game.challenge_against
-        if color is None or against is None:
-            return 0.0
-        unseen = Counter(game.edition.deck)
-        unseen.subtract(game.hand(player))
-        unseen.subtract(game.discard_pile)
-        total = sum(v for v in unseen.values() if v > 0)
-        same = sum(v for c, v in unseen.items() if v > 0 and c.color is color)
-        record = game.stats[against]
-        return guilt_odds(total, same, len(game.hand(against)), record.w4_challenged,
-                          record.bluffs_caught)
+        return seen_guilt(game, player)
 
     def _lap_choice(self, game: Game, player: str, hand: tuple[Card, ...]) -> Lap:
         """Victory Lap: keep the hand in front of us unless a hand still to come is smaller
@@ -420,4 +379,4 @@ def _previous(game: Game, player: str) -> str:
 
 
 __all__ = ["BasicPlayer", "EasyPlayer", "HeuristicPlayer", "RandomPlayer", "Strategy",
-           "guilt_odds"]
+           "guilt_odds", "seen_guilt"]
