@@ -1,14 +1,15 @@
 """A compact simulator of one hand for playouts (issue 19): ``FastSim``.
 
 The same rules as ``Game`` (engine/effects.py, engine/lap.py, engine/turns.py,
-engine/scoring.py, engine/teams.py) on small integers: a card is an index into ``CARDS``,
-a hand a list of them, a seat an index into ``players``, a tower holder a seat (-1: none),
-the UNO calls a bit mask, a move one ``int`` (``play_move``, ``DRAW``, ...). No events, no
+engine/scoring.py, engine/teams.py) on small integers: a card is an index into ``CARDS``, a
+hand a list of them, a seat an index into ``players``, a tower holder a seat (-1: none), the
+UNO calls a bit mask, a move one ``int`` (``play_move``, ``DRAW``, ...). No events, no
 validation (``step`` is ``Game.push``: it trusts a move taken from
-``playouts.legal_moves``), no Card
-objects, no statistics; ``clone`` copies a few lists. A hand ends with ``pending`` ==
-``OVER`` and ``gained``: what each seat scored for the hand (with partners, every seat its
-team's figure). It never deals the next hand and never reads a clock.
+``playouts.legal_moves``), no Card objects, no statistics but the public challenge record
+(``record``, which the normal player reads to answer a Wild Draw Four); ``clone`` copies a
+few lists. A hand ends with ``pending`` == ``OVER`` and ``gained``: what each seat scored
+for the hand (with partners, every seat its team's figure). It never deals the next hand and
+never reads a clock.
 
 ``FastSim.from_game(game)`` reads a ``Game`` (or a seat's sampled view of one: a Game whose
 hidden cards were replaced; or pass ``hands=`` / ``draw=``); ``FastSim.deal`` deals a new
@@ -79,7 +80,6 @@ _TAG_MASK: Final = ~(TAG - 1)
 _PLAIN: Final = frozenset({K_NUMBER, K_GRAB2, K_WILD, K_WILD_GRAB})
 """Kinds that only end the turn: a number, Grab-2-Towers, Wild, Wild Grab-A-Tower."""
 
-
 _BITS: Final = tuple(n.bit_length() for n in range(200))
 
 
@@ -106,9 +106,9 @@ class FastSim:
 
     __slots__ = ("after_keep", "alternative", "called", "catchable", "color", "color_only",
                  "direction", "discard", "draw", "drawn", "gained", "hands", "lap_player",
-                 "lap_step", "moves", "n", "pending", "players", "points", "rng", "team_of",
-                 "towers", "towers_on", "turn", "w4_guilty", "w4_player", "w4_victim",
-                 "winner")
+                 "lap_step", "moves", "n", "pending", "players", "points", "record", "rng",
+                 "team_of", "towers", "towers_on", "turn", "w4_color", "w4_guilty",
+                 "w4_player", "w4_victim", "winner")
 
     players: tuple[str, ...]
     """The seats' player names (to speak of moves in the engine's terms)."""
@@ -133,6 +133,10 @@ class FastSim:
     w4_player: int
     w4_victim: int
     w4_guilty: bool
+    w4_color: int
+    """The colour in play before the pending Wild Draw Four (what a challenge is about)."""
+    record: tuple[tuple[int, int], ...]
+    """Per seat: Wild Draw Fours challenged, guilty of them (``PlayerStats``, public)."""
     after_keep: int
     lap_player: int
     lap_step: int
@@ -143,8 +147,7 @@ class FastSim:
     gained: list[int]
     """At the end of the hand: what each seat scored (zeros before)."""
     moves: int
-    """How many moves ``playouts.playout`` made on this simulator (and on the one it was
-    cloned from)."""
+    """How many moves ``playouts.playout`` made on it (and on the one it was cloned from)."""
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -164,7 +167,7 @@ class FastSim:
         sim.drawn = -1
         sim.color_only = False
         sim.w4_player = sim.w4_victim = -1
-        sim.w4_guilty = False
+        sim.w4_guilty, sim.w4_color, sim.record = False, NO_COLOR, ((0, 0),) * sim.n
         sim.after_keep = sim.lap_player = -1
         sim.lap_step = 0
         sim.called = 0
@@ -208,9 +211,11 @@ class FastSim:
         if s.w4 is not None:
             sim.w4_player, sim.w4_victim = seat[s.w4.player], seat[s.w4.victim]
             sim.w4_guilty = s.w4.guilty
+            prev = sim.w4_color = NO_COLOR if s.w4.color is None else COLOR_ID[s.w4.color]
             if hands is not None and s.w4.player in hands:
-                prev = NO_COLOR if s.w4.color is None else COLOR_ID[s.w4.color]
                 sim.w4_guilty = any(COLOR_OF[c] == prev for c in sim.hands[sim.w4_player])
+        sim.record = tuple((game.stats[p].w4_challenged, game.stats[p].bluffs_caught)
+                           for p in players)
         sim.after_keep = seat.get(s.after_keep, -1) if s.after_keep is not None else -1
         if s.lap is not None:
             sim.lap_player, sim.lap_step = seat[s.lap.player], s.lap.step
@@ -291,6 +296,8 @@ class FastSim:
         c.w4_player = self.w4_player
         c.w4_victim = self.w4_victim
         c.w4_guilty = self.w4_guilty
+        c.w4_color = self.w4_color
+        c.record = self.record
         c.after_keep = self.after_keep
         c.lap_player = self.lap_player
         c.lap_step = self.lap_step
@@ -385,7 +392,7 @@ class FastSim:
         kind = KIND[card]
         guilty = False
         if kind == K_W4:
-            prev = self.color
+            prev = self.w4_color = self.color
             for c in hand:
                 if COLOR_OF[c] == prev:
                     guilty = True
@@ -521,6 +528,9 @@ class FastSim:
     def challenge(self, p: int) -> None:
         against = self.w4_player
         self.w4_player = self.w4_victim = -1
+        c, g = self.record[against]
+        self.record = (*self.record[:against], (c + 1, g + self.w4_guilty),
+                       *self.record[against + 1:])
         if self.w4_guilty:
             self._draw_cards(against, 4)
             self.pending = PLAY

@@ -11,7 +11,8 @@ pile or whether a Wild Draw Four was a bluff:
   only when none fits, plays the drawn card, names random colours and towers, accepts
   every Wild Draw Four, keeps a random card after an instant UNO, keeps or passes a lap's
   hand by coin toss. What rlcard's rules leave a random player (bench/README.md).
-* ``greedy_policy``: a cheap heuristic (below).
+* ``greedy_policy``: a cheap heuristic (below); it answers a Wild Draw Four as the normal
+  player does (``answer``: challenges when the odds favour it).
 * ``uniform_policy``: uniform among every legal move of the turn (``legal_moves``), as
   bench/bench_engine.py's uniform rows; slow (it lists every move) and long hands.
 
@@ -30,6 +31,7 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
+from engine.players.challenges import challenge_pays, guilt_odds
 from engine.players.fastcards import (
     ACCEPT,
     BLOCK,
@@ -280,9 +282,9 @@ def greedy_policy(sim: FastSim, rand: Rand) -> int:
     holds most, taking a tower with a card's icon and keeping wilds for last; hits an
     opponent next in turn with a draw card or a Skip (more so when they are low on cards),
     never a partner; names its commonest colour; grabs the towers of the next opponent
-    first; accepts every Wild Draw Four; keeps a wild (else its commonest colour) after an
-    instant UNO; keeps a lap's hand of three cards or fewer; always calls UNO. Ties go to
-    the first card in the hand."""
+    first; answers a Wild Draw Four as the normal player does (``answer``); keeps a wild
+    (else its commonest colour) after an instant UNO; keeps a lap's hand of three cards or
+    fewer; always calls UNO. Ties go to the first card in the hand."""
     p = sim.turn
     pending = sim.pending
     hand = sim.hands[p]
@@ -331,8 +333,30 @@ def greedy_policy(sim: FastSim, rand: Rand) -> int:
     elif pending == COLOR:
         return CHOOSE | _commonest(counts)
     else:
-        return ACCEPT
+        return answer(sim)
     return _played(sim, p, card, len(hand), counts, rand)
+
+
+def answer(sim: FastSim) -> int:
+    """The victim's answer to the pending Wild Draw Four, the normal player's
+    (``HeuristicPlayer``, engine/players/challenges.py): the chance of a bluff from what the
+    victim can see (the cards outside its hand and the discard pile, the size of the hand
+    the card came from, that player's public record), and a challenge when that chance
+    makes it worth more than accepting; a partner's card is accepted."""
+    p = sim.turn
+    against = sim.w4_player
+    team_of = sim.team_of
+    if team_of is not None and team_of[against] == team_of[p]:
+        return ACCEPT
+    prev = sim.w4_color
+    unseen = list(sim.draw)
+    for q in range(sim.n):
+        if q != p:
+            unseen += sim.hands[q]
+    same = sum(1 for c in unseen if COLOR_OF[c] == prev) if prev != NO_COLOR else 0
+    challenged, guilty = sim.record[against]
+    odds = guilt_odds(len(unseen), same, len(sim.hands[against]), challenged, guilty)
+    return CHALLENGE if challenge_pays(odds, sim.n) else ACCEPT
 
 
 def _played(sim: FastSim, p: int, card: int, size: int, counts: list[int],
@@ -390,9 +414,9 @@ def normal_policy(sim: FastSim, rand: Rand) -> int:
     another card to play and more than three cards (and passes a drawn wild then), a Wild
     Draw Four most of all when it would be a bluff; values the towers a card takes (more
     from a player low on cards or next in turn, none from a partner) and a fourth tower
-    above all (an instant UNO); names its commonest colour, accepts every Wild Draw Four,
-    keeps a wild after an instant UNO, keeps a lap's hand of three cards or fewer, always
-    calls UNO."""
+    above all (an instant UNO); names its commonest colour, answers a Wild Draw Four as the
+    normal player does (``answer``), keeps a wild after an instant UNO, keeps a lap's hand
+    of three cards or fewer, always calls UNO."""
     p = sim.turn
     pending = sim.pending
     if pending != PLAY and pending != DRAWN:
@@ -506,7 +530,8 @@ POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": greedy_policy,
 # ---------------------------------------------------------------------------- describe
 def describe(sim: FastSim) -> dict[str, Any]:
     """The simulator's table in the engine's terms (the keys of ``state_to_dict`` it
-    keeps; of the Wild Draw Four its player, victim and guilt): for tests and debugging."""
+    keeps; of the Wild Draw Four its player, victim, guilt and colour): for tests and
+    debugging."""
     players = sim.players
 
     def name(seat: int) -> str | None:
@@ -528,7 +553,8 @@ def describe(sim: FastSim) -> dict[str, Any]:
         "color_only": sim.color_only,
         "w4": None if sim.w4_player < 0 else {
             "player": name(sim.w4_player), "victim": name(sim.w4_victim),
-            "guilty": sim.w4_guilty},
+            "guilty": sim.w4_guilty,
+            "color": None if sim.w4_color == NO_COLOR else COLORS[sim.w4_color].value},
         "after_keep": name(sim.after_keep),
         "lap": None if sim.lap_player < 0 else {"player": name(sim.lap_player),
                                                 "step": sim.lap_step},

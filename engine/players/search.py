@@ -31,9 +31,10 @@ from engine.events import Event, RoundWon
 from engine.game import Game, most_common_color
 from engine.legal import enumerate_moves
 from engine.moves import Accept, Challenge, Draw, Move, Pass, Play
+from engine.players.challenges import challenge_pays, guilt_odds
 from engine.players.fastcards import encode_move
 from engine.players.fastsim import FastSim
-from engine.players.heuristic import HeuristicPlayer, guilt_odds
+from engine.players.heuristic import HeuristicPlayer, seen_guilt
 from engine.players.playouts import Policy, greedy_policy, playout
 from engine.players.seatview import Notes, SeatView, seat_view
 from engine.state import Decision, PlayerStats, State, W4Record
@@ -148,11 +149,16 @@ class FastPlayout:
 def quick_move(game: Game, p: str, rng: random.Random) -> Move:
     """A quick, sensible move for playouts: the normal player's habits at a fraction of
     its cost (attack a player close to going out, keep wilds, name the colour held most,
-    take towers from others, spare a partner, always call UNO, accept a Wild Draw Four)."""
+    take towers from others, spare a partner, always call UNO, challenge a Wild Draw Four
+    as the normal player does)."""
     s = game.s
     pending = s.pending
-    if pending is Decision.CHALLENGE or pending is Decision.COLOR or pending is Decision.KEEP \
-            or pending is Decision.LAP:
+    if pending is Decision.CHALLENGE:
+        against = game.challenge_against
+        pays = against is not None and not game.are_partners(p, against) \
+            and challenge_pays(seen_guilt(game, p), len(game.players))
+        return Challenge(p) if pays else Accept(p)
+    if pending is Decision.COLOR or pending is Decision.KEEP or pending is Decision.LAP:
         return game.timeout_moves()[0]
     hand = s.hands[p]
     if pending is Decision.DRAWN:

@@ -14,11 +14,11 @@ from collections import Counter
 
 import pytest
 
-from engine import CallUno, Card, Decision, Draw, Game, Pass, Play, Tower
+from engine import Accept, CallUno, Card, Challenge, Color, Decision, Draw, Game, Pass, Play, Tower
 from engine.events import RoundWon
 from engine.moves import Move
 from engine.players import HeuristicPlayer, Notes, seat_view
-from engine.players.fastcards import move_of
+from engine.players.fastcards import CHALLENGE, move_of
 from engine.players.fastsim import FastSim
 from engine.players.playouts import Policy, greedy_policy, normal_policy, random_policy
 from engine.players.search import (
@@ -29,6 +29,7 @@ from engine.players.search import (
     Outcome,
     candidates,
     decide,
+    quick_move,
     sample,
     world,
 )
@@ -193,3 +194,65 @@ def test_the_normal_policy_keeps_a_drawn_wild_while_it_has_another_card_to_play(
     assert HeuristicPlayer(0).choose(game, "bot") == Pass("bot")
     assert _policy_move(normal_policy, game) == Pass("bot")
     assert isinstance(_policy_move(greedy_policy, game), Play)
+
+
+def test_the_playouts_answer_a_wild_draw_four_as_the_normal_player_does() -> None:
+    """Issue 29, bug 14: the playouts accepted every Wild Draw Four, so inside a search a
+    bluff was free. Their victims now answer as the normal player would (R-WD4-CHALLENGE;
+    engine/players/challenges.py), from what the victim sees: the odds of a bluff by the
+    bluffer's hand size and public record, and never a partner's card. Pending Wild Draw
+    Fours of normal players' games (two to six seats, partners), the bluffer's record
+    set to each of several: the greedy and normal policies and the engine's playout
+    (``quick_move``) answer as ``HeuristicPlayer`` does, and both answers occur."""
+    answers: Counter[str] = Counter()
+    found = 0
+    i = 0
+    while found < 12:
+        i += 1
+        game = new_game(i)
+        game.start()
+        bots = {p: HeuristicPlayer(i) for p in game.players}
+        for _step in range(600):
+            if game.is_over or game.pending is Decision.CHALLENGE:
+                break
+            p = game.turn
+            game.push(bots[p].choose(game, p))  # type: ignore[arg-type]
+        if game.pending is not Decision.CHALLENGE:
+            continue
+        found += 1
+        victim, against = game.turn, game.challenge_against
+        assert against is not None
+        for record in ((0, 0), (2, 1), (3, 3), (8, 8)):
+            game.stats[against].w4_challenged, game.stats[against].bluffs_caught = record
+            normal = HeuristicPlayer(0).choose(game, victim)
+            assert normal is not None
+            answers[type(normal).__name__] += 1
+            for policy in (greedy_policy, normal_policy):
+                assert _policy_move(policy, game) == normal, (i, record, policy)
+            assert quick_move(game, victim, random.Random(0)) == normal, (i, record)
+    assert answers["Challenge"] and answers["Accept"], answers
+
+
+def test_a_bluff_is_challenged_in_the_playouts_by_the_bluffers_record() -> None:
+    """The hard player's bluff (a red 7 kept, a Wild Draw Four played on a red 3): Ann, a
+    normal player, accepts it from a clean record and challenges it from a player caught
+    bluffing three times in three; the playouts do the same, and there the challenge finds
+    the bluff and the bluffer draws four (the simulator's record counts it, as the
+    engine's ``stats`` do)."""
+    for record, challenged in (((0, 0), False), ((3, 3), True)):
+        game, _ = Game.from_setup(["bot", "ann"], edition="classic", seed=2,
+                                  hands={"bot": cards("W+4 R7 B5 G1 Y2"),
+                                         "ann": cards("G2 B3 Y4 Y5")},
+                                  discard=cards("R3"), turn="bot")
+        game.stats["bot"].w4_challenged, game.stats["bot"].bluffs_caught = record
+        game.apply(Play("bot", C("W+4"), Color.BLUE))
+        assert game.pending is Decision.CHALLENGE
+        sim = FastSim.from_game(game)
+        assert sim.w4_guilty and sim.w4_color == 0  # red, before the Wild Draw Four
+        answer = greedy_policy(sim, random.Random(0).random)
+        assert isinstance(HeuristicPlayer(0).choose(game, "ann"),
+                          Challenge if challenged else Accept)
+        assert (answer == CHALLENGE) is challenged
+        sim.step(answer)
+        assert len(sim.hands[0]) == (8 if challenged else 4)
+        assert sim.record[0] == ((4, 4) if challenged else (0, 0))

@@ -46,7 +46,8 @@ def engine_table(game: Game) -> dict[str, Any]:
                              "direction", "pending", "drawn", "color_only", "after_keep",
                              "lap", "called", "catchable")}
     w4 = d["w4"]
-    out["w4"] = None if w4 is None else {k: w4[k] for k in ("player", "victim", "guilty")}
+    out["w4"] = None if w4 is None else {
+        k: w4[k] for k in ("player", "victim", "guilty", "color")}
     return out
 
 
