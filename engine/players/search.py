@@ -58,6 +58,10 @@ table of two."""
 CROWD_CONFIDENCE = 2.0
 """The same at a table of more: the playouts of more hands are noisier, and with several
 candidates one of them passes a one-standard-error test by chance more often than not."""
+BLUFF_CONFIDENCE = 3.0
+"""How many standard errors better than the first candidate a bluff must look (``is_bluff``):
+its playouts answer it as the normal player would, who seldom challenges a clean record,
+so it often looks about as good as the honest move, and it is not taken on noise."""
 CHECK_FROM = 16
 """After this many worlds (and every ``CHECK_EVERY`` more) the search stops playing a
 candidate that cannot catch up: one not better than the first by ``DROP_Z`` standard
@@ -384,11 +388,13 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     ``SEARCHED``). ``seed`` defaults to one taken from the view; ``budget``: stop sampling
     once this many seconds of ``clock`` have gone (None: all ``samples``).
 
-    The first candidate is the normal player's own choice; another is taken only when the
-    worlds show it better by more than ``confidence`` standard errors (paired: each world
-    plays every candidate), so the search changes a move only where it sees why. A
-    candidate that cannot get there (``DROP_Z``) stops being played after ``CHECK_FROM``
-    worlds, and the search ends when none is left but the first."""
+    The first candidate is the normal player's own choice (``undominated``: an honest one
+    rather than a bluff; no move the rules show worse); another is taken only when the
+    worlds show it better by more than ``confidence`` standard errors, ``BLUFF_CONFIDENCE``
+    for a bluff (paired: each world plays every candidate), so the search changes a move
+    only where it sees why. A candidate that cannot get there (``DROP_Z``) stops being
+    played after ``CHECK_FROM`` worlds, and the search ends when none is left but the
+    first."""
     start = clock()
     seed = view.fingerprint() if seed is None else seed
     rng = random.Random(seed)
@@ -397,10 +403,10 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     sampler = Sampler(view)
     value = Value(view)
     hands, draw = sampler.deal(rng)
-    moves = candidates(world(view, hands, draw, 0), view.me, seed)
+    guilt = _guilt(view) if view.pending is Decision.CHALLENGE else None
+    moves = undominated(view, candidates(world(view, hands, draw, 0), view.me, seed), guilt)
     if len(moves) == 1 or not critical(view):
         return moves[0]
-    guilt = _guilt(view) if view.pending is Decision.CHALLENGE else None
     bluffs: list[int] = []
     """Per world: whether the pending Wild Draw Four was a bluff in it."""
     values: list[list[float]] = [[] for _m in moves]
@@ -431,10 +437,42 @@ def decide(view: SeatView, *, seed: int | None = None, samples: int = SAMPLES,
     best, best_score = 0, 0.0
     z = confidence(view)
     for j in alive[1:]:
-        score = _bound(_diffs(values, j), weights, -z)
+        need = max(z, BLUFF_CONFIDENCE) if is_bluff(view, moves[j]) else z
+        score = _bound(_diffs(values, j), weights, -need)
         if score > best_score:
             best, best_score = j, score
     return moves[best]
+
+
+def is_bluff(view: SeatView, move: Move) -> bool:
+    """Whether ``move`` is a Wild Draw Four its victim may challenge and find guilty: the
+    seat holds a card of the colour in play (R-WD4-ANYTIME), so it is not the last card
+    (R-WD4-LAST), and the victim does not hold the tower that blocks it (R-WD4-BLOCKED)."""
+    if not isinstance(move, Play) or move.card.kind is not Kind.WILD_DRAW_FOUR \
+            or view.color is None or not any(c.color is view.color for c in view.hand):
+        return False
+    seat = view.players.index(view.me)
+    victim = view.players[(seat + view.direction) % len(view.players)]
+    return view.towers.get(BLOCKED_BY[Kind.WILD_DRAW_FOUR]) != victim
+
+
+def undominated(view: SeatView, moves: list[Move], guilt: float | None) -> list[Move]:
+    """The candidates less those the rules show worse than another, whatever the worlds
+    say, and an honest move first where there is one. Going out (the last card played,
+    R-GO-OUT) beats drawing; a challenge of a Wild Draw Four the view shows could not be a
+    bluff (``guilt`` 0: R-WD4-CHALLENGE, the challenger draws 6 instead of 4) is never
+    made. A bluff (``is_bluff``) chosen by the normal player gives its place to the next
+    candidate that is not one, and must then look better than it (``BLUFF_CONFIDENCE``)."""
+    if view.pending is Decision.PLAY and len(view.hand) == 1 \
+            and any(isinstance(m, Play) for m in moves):
+        moves = [m for m in moves if isinstance(m, Play)]
+    if guilt == 0.0:
+        moves = [m for m in moves if not isinstance(m, Challenge)]
+    if is_bluff(view, moves[0]):
+        honest = next((m for m in moves if not is_bluff(view, m)), None)
+        if honest is not None:
+            moves = [honest, *[m for m in moves if m != honest]]
+    return moves
 
 
 def _diffs(values: list[list[float]], j: int) -> list[float]:

@@ -23,7 +23,9 @@ from engine.players.search import (
     SearchPlayer,
     candidates,
     decide,
+    is_bluff,
     sample,
+    undominated,
     world,
 )
 from engine.tools.simulate import run_game, simulate, tell
@@ -418,3 +420,93 @@ def test_it_searches_from_five_cards_and_takes_a_move_one_standard_error_better(
     move = decide(view, seed=1, samples=64, playout=_DrawPays(0.06))
     assert isinstance(move, Play) and move == candidates(world(view, *sample(
         view, random.Random(1)), 0), "bot", 1)[0]
+
+
+def _bluff_position(edition: str) -> Game:
+    """The hard player holds a red 7 and a Wild Draw Four on a red 3: the Wild Draw Four
+    would be a bluff (R-WD4-ANYTIME); Ann holds four cards."""
+    game, _ = Game.from_setup(["bot", "ann"], edition=edition, seed=2,
+                              hands={"bot": cards("W+4 R7 B5 G1 Y2"),
+                                     "ann": cards("G2 B3 Y4 Y5")},
+                              discard=cards("R3"), turn="bot")
+    return game
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edition", ["classic", "power-grab"])
+def test_it_does_not_bluff_a_wild_draw_four_on_noise(edition: str) -> None:
+    """Issue 29, bug 14: holding a card of the colour in play, the hard player played the
+    Wild Draw Four in 11 of these 48 seeds (classic and Power Grab alike), the normal
+    player never. The bluff looks about as good as the red 7 in the worlds (Ann, a normal
+    player, seldom challenges a clean record), and the one-standard-error rule took it on
+    noise; a bluff must now look three standard errors better (``BLUFF_CONFIDENCE``)."""
+    game = _bluff_position(edition)
+    assert isinstance(HeuristicPlayer(0).choose(game, "bot"), Play)
+    view = seat_view(game, "bot")
+    assert is_bluff(view, Play("bot", C("W+4"), Color.BLUE))
+    assert not is_bluff(view, Play("bot", C("R7")))
+    for seed in range(48):
+        move = decide(view, seed=seed)
+        assert not is_bluff(view, move), (seed, move)
+
+
+def test_a_bluff_the_normal_player_would_make_is_searched_after_an_honest_move() -> None:
+    """With two cards, a red 7 and a Wild Draw Four, on red, against a player of four
+    cards, the normal player bluffs (its score for the bluff's attack outweighs the
+    penalty); the search's first candidate is then its best honest move, and the bluff is
+    taken only when the worlds show it better by ``BLUFF_CONFIDENCE`` standard errors. Here
+    they do (the bluff, unblocked and hardly ever challenged from a hand of one card, lets
+    the hard player go out on its next turn, R-TWO-AGAIN), so it stands."""
+    game, _ = Game.from_setup(["bot", "ann"], edition="classic", seed=2,
+                              hands={"bot": cards("W+4 R7"), "ann": cards("G2 B3 Y4 B9")},
+                              discard=cards("R3"), turn="bot")
+    view = seat_view(game, "bot")
+    normal = HeuristicPlayer(0).choose(game, "bot")
+    assert isinstance(normal, Play) and normal.card == C("W+4")
+    moves = undominated(view, candidates(world(view, *sample(view, random.Random(0)), 0),
+                                         "bot", 0), None)
+    assert isinstance(moves[0], Play) and moves[0].card == C("R7")
+    assert any(isinstance(m, Play) and m.card == C("W+4") for m in moves[1:])
+    for seed in range(3):
+        move = decide(view, seed=seed)
+        assert isinstance(move, Play) and move.card == C("W+4") and move.uno, move
+
+
+@pytest.mark.slow
+def test_it_goes_out_rather_than_draw() -> None:
+    """Issue 29: a search drew rather than play its last card (R-GO-OUT), in 34 of these
+    40 seeds: 8 points for going out now, while a draw that leaves Ann to draw too sometimes
+    wins the game at once (479 points of 500) in the worlds, which know nothing of the
+    next hands. Going out beats drawing, whatever the worlds say (``undominated``)."""
+    game, _ = Game.from_setup(["bot", "ann"], seed=2,
+                              hands={"bot": cards("Y5U"), "ann": cards("G8")},
+                              discard=cards("Y8!"), turn="bot",
+                              scores={"bot": 479, "ann": 98})
+    game.apply(CallUno("bot"))
+    view = seat_view(game, "bot")
+    for seed in range(40):
+        move = decide(view, seed=seed)
+        assert move == Play("bot", C("Y5U")), (seed, move)
+
+
+def test_it_never_challenges_a_wild_draw_four_that_cannot_be_a_bluff() -> None:
+    """Issue 29: Ann was caught bluffing three times, so the normal player challenges her
+    Wild Draw Four on red; but the hard player challenged her last one on red and found
+    she held no red (R-WD4-CHALLENGE), and she has drawn nothing since: this one cannot be
+    a bluff, and a challenge costs six cards instead of four. The search kept the normal
+    player's challenge in 22 of these 40 seeds; it now always accepts."""
+    game, _ = Game.from_setup(["ann", "bot"], edition="classic", seed=6,
+                              hands={"ann": cards("W+4 B7 G2 Y1 Y2"), "bot": cards("R1 B2")},
+                              discard=cards("R3"), turn="ann")
+    game.stats["ann"].w4_challenged, game.stats["ann"].bluffs_caught = 4, 3
+    game.apply(Play("ann", C("W+4"), Color.GREEN))
+    notes = Notes()
+    notes.observe([Played("bot", C("R3"), Color.RED)])
+    notes.observe([Played("ann", C("W+4"), Color.GREEN)])  # her last one, on red
+    notes.observe([ChallengeResolved("bot", "ann", False, (C("B7"),))])
+    assert isinstance(HeuristicPlayer(0).choose(game, "bot"), Challenge)
+    view = seat_view(game, "bot", notes)
+    assert view.void == {"ann": frozenset({Color.RED})}
+    for seed in range(40):
+        move = decide(view, seed=seed)
+        assert isinstance(move, Accept), (seed, move)
