@@ -193,6 +193,12 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
             return
         message = interaction.message
         in_menu = bool(message is not None and message.flags.ephemeral)
+        if message is not None and in_menu and not owns(interaction, message):
+            # Someone else's private message (only a modified client can click there):
+            # refused without touching it, so it never shows the clicker's hand and never
+            # becomes their panel.
+            await answer(interaction, refuse_foreign)
+            return
 
         async def work(reply: Reply) -> None:
             try:
@@ -222,6 +228,18 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
     @classmethod
     def matches(cls, custom_id: str) -> bool:
         return cls.pattern.fullmatch(custom_id) is not None
+
+
+def owns(interaction: discord.Interaction[Any], message: discord.Message) -> bool:
+    """Whether ``message`` (a private one) is the clicker's: Discord names the person whose
+    interaction it answered (a message that says nothing is taken as theirs)."""
+    meta = message.interaction_metadata
+    return meta is None or meta.user.id == interaction.user.id
+
+
+async def refuse_foreign(reply: Reply) -> None:
+    """The answer to a click through another person's private message."""
+    raise Refusal("This is another player's message: press My hand to see your own hand.")
 
 
 def values_of(interaction: discord.Interaction[Any]) -> list[str]:

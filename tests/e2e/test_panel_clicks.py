@@ -1,0 +1,119 @@
+"""End to end: where the answer to a click goes when a player has a live hand panel (issue
+29, bugs 4 to 7).
+
+A player's hand is one private message, their live panel. A click through an older panel
+of theirs (retired: it says the hand moved below), through another player's panel (a
+modified client can send any custom_id on any message) or on the public table must never
+make a second live panel, adopt a message that is not the newest, or open a new private
+message when the live panel can take the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+import pytest_asyncio
+
+from cogs.uno.table.session import Session
+from loopback.bot_process import BotProcess
+from loopback.fixtures import LoopbackTest
+from loopback.interactions import InteractionState
+from loopback.models import Channel, Message
+from loopback.server import LoopbackDiscord
+from loopback.users import Member
+from support.e2e import FAST_ENV, card_buttons, panel_shows, play_card
+from support.games import scenario_session
+from support.tables import (
+    LONG_TURNS,
+    abc,
+    open_tables,
+    registry,
+    state,
+    table_message,
+)
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              pytest.mark.bot_env(**FAST_ENV)]
+
+SCENARIOS, scenario = registry()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def tables(loopback_discord: LoopbackDiscord, loopback_bot: BotProcess
+                 ) -> dict[str, Channel]:
+    return await open_tables(loopback_discord, loopback_bot, SCENARIOS)
+
+
+def _pair(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "R3 R4 B4", b: "R5 R6 G1"}, discard="R9",
+                            draw="G2 G3 G4 G5 G6 G7", turn=a, options=LONG_TURNS)
+
+
+def custom_id(panel: Message, code: str) -> str:
+    """The custom_id of card ``code``'s button on ``panel``."""
+    return next(str(b["custom_id"]) for b in panel.buttons()
+                if str(b.get("custom_id", "")).startswith("uno:pc:")
+                and str(b["custom_id"]).split(":")[4] == code)
+
+
+async def send_click(loopback: LoopbackTest, member: Member, ch: Channel, cid: str,
+                     message: Message) -> InteractionState:
+    """A click on ``cid`` through ``message`` as Discord delivers it, whatever the message
+    shows now (a click made before an edit landed, or a modified client's)."""
+    return await loopback.discord.send_interaction(
+        itype=3, user=member.identity, channel=ch,
+        data={"custom_id": cid, "component_type": 2}, label=f"{member.name}: {cid}",
+        source_message=message)
+
+
+async def acked(st: InteractionState) -> int:
+    assert st.ack is not None
+    return await asyncio.wait_for(asyncio.shield(st.ack), 3)
+
+
+async def until(ch: Channel, check: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        remaining = deadline - loop.time()
+        assert remaining > 0, "timed out"
+        await ch.server.wait_change(min(remaining, 0.5))
+
+
+# ------------------------------------------------------------------ bug 5
+@scenario
+def through_anothers_panel(ch: Channel) -> Session:
+    return _pair(ch)
+
+
+async def test_a_click_through_another_players_panel_leaves_it_alone(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """Issue 29, bug 5: a click that arrives through bob's panel from alice (a modified
+    client can send any custom_id on any message) is refused without touching bob's panel,
+    which stays bob's: it follows bob's game, never alice's hand."""
+    ch = tables["through_anothers_panel"]
+    alice, bob, _c = abc(ch)
+    bobs = (await bob.click("My hand", message=table_message(ch))).message
+    assert bobs is not None
+    await until(ch, lambda: bool(bobs.attachments))  # its picture, added after the answer
+    shown, versions = bobs.text(), len(bobs.history)
+    before = state(ch)
+    gid = custom_id(bobs, "R5").split(":")[2]
+    for cid in (custom_id(bobs, "R5"), f"uno:t:hand:{gid}"):
+        st = await send_click(loopback, alice, ch, cid, bobs)
+        assert await acked(st) == 4 and st.original is not None  # a private sentence
+        assert st.original.ephemeral_for == alice.id
+        assert "another player's message" in st.original.text()
+        await asyncio.sleep(0.2)
+        assert bobs.text() == shown and len(bobs.history) == versions, bobs
+        assert state(ch) == before
+    # alice plays: bob's panel follows bob's turn, and alice's hand is never shown there
+    alices = (await alice.click("My hand", message=table_message(ch))).message
+    assert alices is not None
+    await play_card(alice, "R3", message=alices)
+    await panel_shows(ch, bobs, "Your turn")
+    assert card_buttons(bobs) == ["R5", "R6"], bobs
+    assert all("B4" not in v.get("content", "") for v in bobs.history)
