@@ -155,6 +155,9 @@ class Panels:
         self.life = TOKEN_LIFE * scale
         self.close_before = CLOSE_BEFORE * scale
         self.by_channel: dict[int, dict[str, Panel]] = {}
+        self.newest: dict[int, dict[str, int]] = {}
+        """The id of each player's newest panel message, by channel (kept after the panel
+        stops being followed): an older one is retired and never becomes the panel again."""
         self._numbers = itertools.count(1)
         self.below: Callable[[int, int, str], int] | None = None
         """How many messages lie below a message of a channel, for a player (set by the
@@ -187,12 +190,20 @@ class Panels:
 
     def shown(self, session: Session, pid: str, locale: Locale,
               interaction: discord.Interaction[Any], message_id: int | None, key: Hashable,
-              number: int) -> None:
-        """``pid``'s hand was shown (content number ``number``) by answering
+              number: int, menu: Menu | None = None) -> None:
+        """``pid``'s hand was shown (content number ``number``, ``menu``) by answering
         ``interaction``: in the message clicked (the panel, now with a fresh token) or in a
-        new message, which becomes the panel (the old one says it moved)."""
+        new message, which becomes the panel (the old one says it moved). A message older
+        than the player's newest panel never becomes the panel again (``_moved_on``)."""
         panels = self.by_channel.setdefault(session.channel_id, {})
         old = panels.get(pid)
+        newest = self.newest.setdefault(session.channel_id, {})
+        if message_id is not None and message_id < newest.get(pid, 0):
+            self._moved_on(Panel(session.channel_id, pid, locale, Reach.of(interaction),
+                                 message_id, None, number), old, menu, key)
+            return
+        if message_id is not None:
+            newest[pid] = message_id
         clicked = interaction.message
         if old is not None and clicked is not None and clicked.id == old.left:
             # a click on the message the panel just left (its deletion crossed the click):
@@ -231,6 +242,16 @@ class Panels:
         panel.pending = (number, menu)
         panel.follow = None  # built after any change it would have followed
         self._kick(panel, keep=True)
+
+    def _moved_on(self, answered: Panel, live: Panel | None, menu: Menu | None,
+                  key: Hashable) -> None:
+        """An answer went out in a message older than the player's newest panel: a click
+        through it was taken while it was the panel, and a newer panel was shown before the
+        answer went out (two clicks at once, one on each). It says the hand moved again,
+        and what it showed goes to the live panel, if newer than what that shows."""
+        self._retire(answered)
+        if live is not None and menu is not None:
+            self.push(live, menu, key, answered.written)
 
     def _retire(self, panel: Panel) -> None:
         """A panel a newer one replaced: it says so and loses its buttons."""
@@ -316,6 +337,8 @@ class Panels:
                     self._kick(panel, keep=False)
             if not panels:
                 del self.by_channel[channel_id]
+        for channel_id in [c for c in self.newest if c not in sessions]:
+            del self.newest[channel_id]  # no game there any more
 
     # ------------------------------------------------------------------ sending
     def _drop(self, panel: Panel) -> None:

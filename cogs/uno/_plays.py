@@ -140,7 +140,7 @@ class Plays:
             return
         message_id = reply.shown.message_id if reply.shown is not None else None
         self.panels.shown(session, actor.id, actor.locale, reply.interaction, message_id,
-                          answer.key, answer.number)
+                          answer.key, answer.number, answer.menu)
 
     def _answer(self, session: Session, game: Game, actor: Actor, menu: Menu) -> Prepared:
         """The mover's hand as an answer (under the game's lock)."""

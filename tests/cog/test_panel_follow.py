@@ -89,3 +89,27 @@ async def test_a_panel_opened_while_a_reader_holds_the_game(
     async with session.lock:
         panels.shown(session, "2", "en-US", click(), 99, ("key", 1), built)
     assert await settled(panels, edits) == (["move 2"] if moved else [])
+
+
+async def test_an_answer_in_an_older_message_does_not_make_it_the_panel_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29, bug 4: a click through the old panel was taken while it was the panel,
+    and a newer panel (My hand again) was shown before its answer went out. The old
+    message does not become the panel again (the newer one would have said the hand moved
+    below, both would, after a second click in the newer one): it says the hand moved, and
+    what the answer showed goes to the live panel."""
+    panels, session, edits = recorded_panels(monkeypatch)
+    late = panels.stamp()  # the answer to the click in the old panel, built first
+    panels.shown(session, "2", "en-US", click(), 100, ("key", 1), panels.stamp())
+    panels.shown(session, "2", "en-US", click(), 99, ("key", 1), late, ("old answer", None))
+    live = panels.live(7, "2")
+    assert live is not None and live.message_id == 100
+    await asyncio.sleep(0.05)
+    assert edits == ["Your hand moved to a newer message below."], "built before the live one's"
+    newer = panels.stamp()
+    panels.shown(session, "2", "en-US", click(), 98, ("key", 1), newer, ("newer answer", None))
+    await settled(panels, edits)
+    await asyncio.sleep(0.05)
+    assert sorted(edits) == sorted(["Your hand moved to a newer message below."] * 2
+                                   + ["newer answer"])
+    assert panels.live(7, "2") is live and live.written == newer

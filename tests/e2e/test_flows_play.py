@@ -197,20 +197,23 @@ async def test_stale_hand_menu_is_refused(loopback: LoopbackTest,
     # the bot can't edit that panel any more (as when its token ran out): the new panel
     # the next answer opens can't tell it that it moved, and it keeps its old buttons
     loopback.discord.fail_next("PATCH", panel_text_edit(shown), 404, code=10015, count=1)
-    await alice.slash("uno play", card="R3")
+    live = (await alice.slash("uno play", card="R3")).message
+    assert live is not None
     await bob.slash("uno play", card="R5")
     before = state(ch)
     assert before["turn"] == pid(alice) and options(old) == ["R3", "R4"]
     messages = len(alice.ephemerals())
-    # a click on the out-of-date panel: nothing changes, and the panel itself shows the
-    # hand as it is now with the reason on top (no new message)
+    # a click on the out-of-date panel: nothing changes; the old panel never becomes the
+    # live one again (it says the hand moved), and the live one shows the hand as it is
+    # now with the reason on top (no new message)
     r = await play_card(alice, "R4", message=old)
     assert r.response_type == 7 and r.message is old
-    assert old.text().startswith("That button was out of date: here is your hand as it is "
-                                 "now.") and "**Your hand** (2 cards)" in old.text()
+    await panel_shows(ch, old, "Your hand moved to a newer message below.")
+    await panel_shows(ch, live, "That button was out of date: here is your hand as it is "
+                                "now.")
+    assert "**Your hand** (2 cards)" in live.text() and options(live) == ["R4", "R4|u"]
     assert state(ch) == before and len(alice.ephemerals()) == messages
-    assert options(old) == ["R4", "R4|u"]
-    await play_card(alice, "R4", message=old)
+    await play_card(alice, "R4", message=live)
     assert (state(ch))["discard"][-1] == "R4"
 
 

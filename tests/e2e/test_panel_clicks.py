@@ -28,7 +28,10 @@ from support.games import scenario_session
 from support.tables import (
     LONG_TURNS,
     abc,
+    hand,
     open_tables,
+    pid,
+    poll_state,
     registry,
     state,
     table_message,
@@ -37,6 +40,7 @@ from support.tables import (
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               pytest.mark.bot_env(**FAST_ENV)]
 
+MOVED = "Your hand moved to a newer message below."
 SCENARIOS, scenario = registry()
 
 
@@ -81,6 +85,57 @@ async def until(ch: Channel, check: Callable[[], bool], timeout: float = 5.0) ->
         remaining = deadline - loop.time()
         assert remaining > 0, "timed out"
         await ch.server.wait_change(min(remaining, 0.5))
+
+
+async def two_panels(member: Member, ch: Channel) -> tuple[Message, Message, str]:
+    """``member`` opens My hand twice: the old panel, retired, and the new one; and the
+    custom_id of the old panel's R3 as it showed before it was retired."""
+    old = (await member.click("My hand", message=table_message(ch))).message
+    assert old is not None
+    cid = custom_id(old, "R3")
+    new = (await member.click("My hand", message=table_message(ch))).message
+    assert new is not None and new is not old
+    await panel_shows(ch, old, MOVED)
+    return old, new, cid
+
+
+# ------------------------------------------------------------------ bug 4
+@scenario
+def same_card_twice_old_first(ch: Channel) -> Session:
+    return _pair(ch)
+
+
+@scenario
+def same_card_twice_new_first(ch: Channel) -> Session:
+    return _pair(ch)
+
+
+@pytest.mark.parametrize("old_first", [True, False])
+async def test_the_same_card_clicked_on_the_old_and_the_new_panel(
+        loopback: LoopbackTest, tables: dict[str, Channel], old_first: bool) -> None:
+    """Issue 29, bug 4: two clicks on the same card, one on the old panel (made before it
+    said the hand moved) and one on the new, at once. The card is played once, the new
+    panel stays the live one (the old one says the hand moved below, the new one does not),
+    and when the turn comes back the live panel shows it."""
+    ch = tables["same_card_twice_old_first" if old_first else "same_card_twice_new_first"]
+    alice, bob, _c = abc(ch)
+    old, new, old_cid = await two_panels(alice, ch)
+    new_cid = custom_id(new, "R3")
+    clicks = [(old_cid, old), (new_cid, new)]
+    if not old_first:
+        clicks.reverse()
+    sent = [await send_click(loopback, alice, ch, cid, msg) for cid, msg in clicks]
+    await asyncio.gather(*(acked(st) for st in sent))
+    s = await poll_state(ch, lambda s: s["turn"] == pid(bob))
+    assert s["discard"][-1] == "R3" and hand(s, alice) == ["R4", "B4"]
+    await asyncio.sleep(0.3)  # the panels' edits, if any
+    assert MOVED in old.text() and not old.buttons(), old
+    assert MOVED not in new.text(), new
+    await bob.slash("uno play", card="R5")
+    await panel_shows(ch, new, "Your turn")
+    assert card_buttons(new) == ["R4", "R4|u"] and MOVED not in new.text()
+    assert MOVED in old.text() and not old.buttons()
+    assert len(alice.ephemerals()) == 2
 
 
 # ------------------------------------------------------------------ bug 5
