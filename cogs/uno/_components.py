@@ -100,6 +100,8 @@ class PlayerActions(Protocol):
                          serial: int, *, uno: bool) -> None: ...
     async def lap(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str,
                   serial: int, keep: bool, color: Color | None) -> None: ...
+    def retired(self, channel_id: int | None, pid: str, message_id: int) -> bool: ...
+    async def moved(self, reply: Reply) -> None: ...
 
 
 @runtime_checkable
@@ -198,6 +200,13 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
             # refused without touching it, so it never shows the clicker's hand and never
             # becomes their panel.
             await answer(interaction, refuse_foreign)
+            return
+        if (message is not None and in_menu
+                and cog.plays.retired(interaction.channel_id, str(interaction.user.id),
+                                      message.id)):
+            # An older panel of theirs (a click made before it said the hand moved): it
+            # stays retired, says so again, and nothing is done.
+            await answer(interaction, cog.plays.moved, edit=True)
             return
 
         async def work(reply: Reply) -> None:

@@ -68,6 +68,11 @@ Build = Callable[[Session, str, Locale, bool], Menu]
 """A player's panel now (``True``: its token ends soon, say so and offer Reopen)."""
 
 
+def moved_text(locale: Locale) -> str:
+    """What a retired panel says."""
+    return _("Your hand moved to a newer message below.", locale)
+
+
 @dataclass(frozen=True, slots=True)
 class Reach:
     """How the bot edits a panel: the last interaction that showed it, whose token edits
@@ -181,6 +186,11 @@ class Panels:
             return None
         return panel
 
+    def retired(self, channel_id: int | None, pid: str, message_id: int) -> bool:
+        """Whether ``message_id`` is an older panel of ``pid`` than their newest one (it
+        says the hand moved below, and never becomes their panel again)."""
+        return message_id < self.newest.get(channel_id or 0, {}).get(pid, 0)
+
     def expect(self, session: Session, pid: str, key: Hashable) -> None:
         """``pid``'s answer, built under the game's lock, will show their view ``key``:
         the announcement of the same change leaves their panel to it."""
@@ -256,8 +266,7 @@ class Panels:
     def _retire(self, panel: Panel) -> None:
         """A panel a newer one replaced: it says so and loses its buttons."""
         panel.follow = None
-        panel.pending = (self.stamp(), (_("Your hand moved to a newer message below.",
-                                          panel.locale), None))
+        panel.pending = (self.stamp(), (moved_text(panel.locale), None))
         self._kick(panel, keep=False)
 
     # ------------------------------------------------------------------ following the game

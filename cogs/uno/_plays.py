@@ -17,7 +17,7 @@ from typing import Any
 import discord
 
 from cogs.uno._components import TableButton, view_of
-from cogs.uno._panels import Panels
+from cogs.uno._panels import Panels, moved_text
 from cogs.uno._pictures import HandPictures, picture_name
 from cogs.uno._reply import Reply
 from cogs.uno.show.hand import (
@@ -141,6 +141,16 @@ class Plays:
         message_id = reply.shown.message_id if reply.shown is not None else None
         self.panels.shown(session, actor.id, actor.locale, reply.interaction, message_id,
                           answer.key, answer.number, answer.menu)
+
+    def retired(self, channel_id: int | None, pid: str, message_id: int) -> bool:
+        """Whether ``message_id`` is an older panel of ``pid``'s than their newest."""
+        return self.panels.retired(channel_id, pid, message_id)
+
+    async def moved(self, reply: Reply) -> None:
+        """The answer to a click through a retired panel: it says again where the hand is
+        (its buttons and picture go), and nothing is done."""
+        await reply.send(moved_text(reply.interaction.locale), view=None, edit=True,
+                         replace_files=True)
 
     def _answer(self, session: Session, game: Game, actor: Actor, menu: Menu) -> Prepared:
         """The mover's hand as an answer (under the game's lock)."""

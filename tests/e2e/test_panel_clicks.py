@@ -172,3 +172,39 @@ async def test_a_click_through_another_players_panel_leaves_it_alone(
     await panel_shows(ch, bobs, "Your turn")
     assert card_buttons(bobs) == ["R5", "R6"], bobs
     assert all("B4" not in v.get("content", "") for v in bobs.history)
+
+
+# ------------------------------------------------------------------ bug 6
+@scenario
+def through_a_retired_panel(ch: Channel) -> Session:
+    return _pair(ch)
+
+
+async def test_a_retired_panel_stays_retired(loopback: LoopbackTest,
+                                             tables: dict[str, Channel]) -> None:
+    """Issue 29, bug 6: a click through a retired panel (one that says the hand moved
+    below; a click made before that edit landed, or after a restart of the player's
+    client) never brings it back as the live panel, not even for a moment: it is answered
+    there with where the hand is, and nothing is done. The newer panel stays live and
+    never says the hand moved below."""
+    ch = tables["through_a_retired_panel"]
+    alice, bob, _c = abc(ch)
+    old, new, old_cid = await two_panels(alice, ch)
+    retired_at = len(old.history)
+    before = state(ch)
+    gid = old_cid.split(":")[2]
+    for cid in (old_cid, f"uno:t:hand:{gid}"):
+        st = await send_click(loopback, alice, ch, cid, old)
+        assert await acked(st) == 7
+        assert old.text() == MOVED and not old.buttons(), old
+    await asyncio.sleep(0.3)
+    assert state(ch) == before
+    # every version of the old message since it was retired says where the hand is
+    assert all(v["content"] == MOVED and not v["components"]
+               for v in old.history[retired_at:]), old.history[retired_at:]
+    assert old.text() == MOVED and MOVED not in new.text(), new
+    await play_card(alice, "R3", message=new)
+    await bob.slash("uno play", card="R5")
+    await panel_shows(ch, new, "Your turn")
+    assert old.text() == MOVED and not old.buttons() and MOVED not in new.text()
+    assert len(alice.ephemerals()) == 2
