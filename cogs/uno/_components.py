@@ -100,6 +100,8 @@ class PlayerActions(Protocol):
                          serial: int, *, uno: bool) -> None: ...
     async def lap(self, reply: Reply, actor: Actor, channel_id: int | None, gid: str,
                   serial: int, keep: bool, color: Color | None) -> None: ...
+    async def note(self, reply: Reply, channel_id: int | None, actor: Actor,
+                   note: str) -> bool: ...
     def retired(self, channel_id: int | None, pid: str, message_id: int) -> bool: ...
     async def moved(self, reply: Reply) -> None: ...
 
@@ -194,41 +196,50 @@ class UnoItem(discord.ui.DynamicItem[Any], template=r"(?!)"):
                   interaction.locale), ephemeral=True)
             return
         message = interaction.message
-        in_menu = bool(message is not None and message.flags.ephemeral)
-        if message is not None and in_menu and not owns(interaction, message):
-            # Someone else's private message (only a modified client can click there):
-            # refused without touching it, so it never shows the clicker's hand and never
-            # becomes their panel.
-            await answer(interaction, refuse_foreign)
-            return
-        if (message is not None and in_menu
+        private = bool(message is not None and message.flags.ephemeral)
+        # Someone else's private message (only a modified client can click there): refused
+        # without touching it, so it never shows the clicker's hand nor becomes their panel.
+        foreign = message is not None and private and not owns(interaction, message)
+        if (message is not None and private and not foreign
                 and cog.plays.retired(interaction.channel_id, str(interaction.user.id),
                                       message.id)):
             # An older panel of theirs (a click made before it said the hand moved): it
             # stays retired, says so again, and nothing is done.
             await answer(interaction, cog.plays.moved, edit=True)
             return
+        in_menu = private and not foreign
 
         async def work(reply: Reply) -> None:
             try:
+                if foreign:
+                    raise Refusal("This is another player's message: press My hand to see "
+                                  "your own hand.")
                 await self.act(reply, interaction, cog)
             except (Refusal, StaleComponent) as exc:
-                if not in_menu or reply.attempted:
+                if reply.attempted or not (in_menu or foreign or self.in_panel()):
                     raise
-                # a click in a hand panel: the panel itself says why, no new message
+                # the player's panel itself says why, no new message
                 locale = interaction.locale
                 note = (_("That button was out of date: here is your hand as it is now.",
                           locale) if isinstance(exc, StaleComponent | Stale)
                         else exc.text(locale))
-                await cog.plays.refresh(reply, interaction.channel_id,
-                                        cog.actor(interaction), note)
+                actor = cog.actor(interaction)
+                if in_menu:
+                    await cog.plays.refresh(reply, interaction.channel_id, actor, note)
+                elif not await cog.plays.note(reply, interaction.channel_id, actor, note):
+                    raise  # no live panel: one private sentence
 
-        await answer(interaction, work, edit=in_menu or self.edits)
+        await answer(interaction, work, edit=in_menu or (self.edits and not foreign))
 
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
                   cog: GameCog) -> None:
         """What the click means."""
         raise Refusal("This button is no longer in use.")
+
+    def in_panel(self) -> bool:
+        """Whether a refused click on this public button is answered in the player's
+        live hand panel, if any (a table button whose other answers go there too)."""
+        return False
 
     @property
     def values(self) -> list[str]:
@@ -244,11 +255,6 @@ def owns(interaction: discord.Interaction[Any], message: discord.Message) -> boo
     interaction it answered (a message that says nothing is taken as theirs)."""
     meta = message.interaction_metadata
     return meta is None or meta.user.id == interaction.user.id
-
-
-async def refuse_foreign(reply: Reply) -> None:
-    """The answer to a click through another person's private message."""
-    raise Refusal("This is another player's message: press My hand to see your own hand.")
 
 
 def values_of(interaction: discord.Interaction[Any]) -> list[str]:
@@ -346,6 +352,11 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
         # UNO! is about the caller's own hand: it needs no particular table.
         await cog.plays.move(reply, actor, where, actions[self.action], gid=self.gid,
                              serial=None if self.action == "uno" else self.serial)
+
+    def in_panel(self) -> bool:
+        # My hand asks for a fresh panel (the live one may be out of view): its refusal is
+        # a private sentence where the player looks
+        return self.action != "hand"
 
 
 class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):

@@ -243,6 +243,27 @@ class Plays:
         except Refusal as refusal:
             await reply.menu((f"{note}\n{refusal.text(actor.locale)}", None))
 
+    async def note(self, reply: Reply, channel_id: int | None, actor: Actor,
+                   note: str) -> bool:
+        """A refused click outside the player's panel (the table's buttons, another
+        player's message): their live panel shows the hand as it is now, the reason on
+        top, and the click is acknowledged with no message. False when they have no live
+        panel (nor game) to show it in, or the click can no longer be acknowledged so."""
+        panel = self.panels.live(channel_id, actor.id)
+        if panel is None or reply.interaction.type is not discord.InteractionType.component:
+            return False
+        try:
+            session, _game = self.service.game(channel_id, actor)
+            async with self._as_saved(session) as game:
+                answer = self._answer(session, game, actor, self._hand_of(
+                    session, game, actor.id, actor.locale, notes=[note]))
+        except Refusal:
+            return False
+        if not await reply.quiet():
+            return False
+        self.panels.push(panel, answer.menu, answer.key, answer.number)
+        return True
+
     def _after_move(self, moved: Moved, actor: Actor) -> Prepared:
         # The game as it is now (a later hand of a match may have replaced the move's game).
         session = moved.session

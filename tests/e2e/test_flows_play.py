@@ -38,6 +38,7 @@ from support.tables import (
     pid,
     poll_state,
     refused,
+    refused_in_panel,
     registry,
     said,
     state,
@@ -602,13 +603,15 @@ async def test_forgot_uno_and_caught(loopback: LoopbackTest,
     assert r.message is not None and live_buttons(r.message) == ["UNO!"]
     # a Catch acts on the table its user saw: the one that shows the play
     await said(ch, "alice plays 🟥 red 3.", played)
-    refused(await alice.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    await refused_in_panel(alice, await alice.click("Catch", message=table_message(ch)),
+                           "Nobody can be caught")
     mark = ch.mark()
     await bob.click("Catch", message=table_message(ch))
     await said(ch, "🚨 bob caught alice without UNO: alice draws 2.", mark)
     s = state(ch)
     assert hand(s, alice) == ["R4", "Y2", "Y3"] and s["turn"] == pid(bob)
-    refused(await bob.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    await refused_in_panel(bob, await bob.click("Catch", message=table_message(ch)),
+                           "Nobody can be caught")
 
 
 async def test_catch_window_closes_after_next_move(loopback: LoopbackTest,

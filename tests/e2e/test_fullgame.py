@@ -154,7 +154,8 @@ async def test_classic_to_100_two_people(loopback: LoopbackTest) -> None:
     # those refusals say so; any other refusal of a catch is a failure.
     late = [r for r in stats.catch_refusals
             if "There is no game in this channel" in r or r == stale_text()
-            or r.startswith("The game is over: ")]
+            # (the second: said in the live panel)
+            or r.startswith(("The game is over: ", "That button was out of date"))]
     if stats.counts["forgot uno"] > len(late):
         assert stats.counts["catch ok"] > 0, (
             f"with no computer player, people catch: {dict(stats.counts)}, "

@@ -208,3 +208,46 @@ async def test_a_retired_panel_stays_retired(loopback: LoopbackTest,
     await panel_shows(ch, new, "Your turn")
     assert old.text() == MOVED and not old.buttons() and MOVED not in new.text()
     assert len(alice.ephemerals()) == 2
+
+
+# ------------------------------------------------------------------ bug 7
+@scenario
+def refused_on_the_table(ch: Channel) -> Session:
+    return _pair(ch)
+
+
+async def test_a_refused_table_click_is_answered_in_the_live_panel(
+        loopback: LoopbackTest, tables: dict[str, Channel]) -> None:
+    """Issue 29, bug 7: a click on the public table refused to a player whose panel is
+    live (nobody to catch; a table from before the last move) opens no new private
+    message: the refusal shows in the live panel, as the answers to table clicks that
+    succeed do."""
+    ch = tables["refused_on_the_table"]
+    alice, bob, _c = abc(ch)
+    panel = (await alice.click("My hand", message=table_message(ch))).message
+    assert panel is not None
+    messages = len(alice.ephemerals())
+    r = await alice.click("Catch", message=table_message(ch))
+    assert r.response_type == 6, r
+    await panel_shows(ch, panel, "Nobody can be caught right now.")
+    assert "**Your hand**" in panel.text() and card_buttons(panel) == ["R3", "R4"]
+    draw = next(str(b["custom_id"]) for b in table_message(ch).buttons()
+                if b.get("label") == "Draw")
+    await play_card(alice, "R3", message=panel)
+    await bob.slash("uno play", card="R5")
+    await panel_shows(ch, panel, "Your turn")
+    st = await send_click(loopback, alice, ch, draw, table_message(ch))  # the old table's
+    assert await acked(st) == 6
+    await panel_shows(ch, panel, "That button was out of date")
+    assert card_buttons(panel) == ["R4", "R4|u"]
+    # a click through another player's panel is refused in the live panel too, and the
+    # other player's panel is not touched
+    bobs = (await bob.click("My hand", message=table_message(ch))).message
+    assert bobs is not None
+    await until(ch, lambda: bool(bobs.attachments))
+    versions = len(bobs.history)
+    st = await send_click(loopback, alice, ch, custom_id(bobs, "R6"), bobs)
+    assert await acked(st) == 6
+    await panel_shows(ch, panel, "This is another player's message")
+    assert len(bobs.history) == versions and card_buttons(panel) == ["R4", "R4|u"]
+    assert len(alice.ephemerals()) == messages

@@ -32,6 +32,7 @@ from support.tables import (
     open_tables,
     pid,
     refused,
+    refused_in_panel,
     registry,
     said,
     state,
@@ -474,7 +475,8 @@ async def test_wd4_victim_calls_uno_then_challenges(loopback: LoopbackTest,
     assert hand(s, bob) == ["G6"] and pid(bob) in s["called"]
     assert "**UNO!**" in table_message(ch).text()
     before = s
-    refused(await alice.click("Catch", message=table_message(ch)), "Nobody can be caught")
+    await refused_in_panel(alice, await alice.click("Catch", message=table_message(ch)),
+                           "Nobody can be caught")
     refused(await alice.slash("uno catch", player=bob), "bob")
     assert state(ch) == before
 

@@ -38,6 +38,7 @@ from support.tables import (
     pid,
     poll_state,
     refused,
+    refused_in_panel,
     registry,
     said,
     state,
@@ -170,8 +171,8 @@ async def test_lap_keep_pass_and_every_hand_moves(loopback: LoopbackTest,
     assert "face down" in r.text and not shown_codes(r.text)
     carol_panel = r.message
     assert carol_panel is not None
-    refused(await bob.click("Draw", message=table_message(ch)),
-            "alice must keep or pass a hand in the Victory Lap first.")
+    await refused_in_panel(bob, await bob.click("Draw", message=table_message(ch)),
+                           "alice must keep or pass a hand in the Victory Lap first.")
 
     # a second look at step 1: a new panel, and the first one says it moved (one live
     # panel a player)

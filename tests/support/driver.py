@@ -8,6 +8,7 @@ to check what each message shows against the true hands; it never drives a decis
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -318,15 +319,33 @@ class Human:
         return r
 
     async def catch(self) -> InteractionResult:
+        pre = self._state()
+        panels = self.m.ephemerals()
+        shown = [p.change_seq for p in panels]
         r = await self._do(self.m.click, "Catch")
-        # (a catcher whose hand panel is live is answered there: the click is acknowledged
-        # with no message, which the bot does only for a move it made)
-        if r.response_type == 6 or is_answer(r.text):
+        refusal = None if is_answer(r.text) else r.text
+        if r.response_type == 6:
+            # A catcher whose hand panel is live is answered there, the click acknowledged
+            # with no message, a catch made or refused: a catch made is saved before the
+            # acknowledgement; a refusal shows on top of the panel.
+            refusal = None if self._state() != pre else await self._panel_note(panels, shown)
+        if refusal is None:
             self.stats.add("catch ok")
         else:
             self.stats.add("catch refused")
-            self.stats.catch_refusals.append(r.text)
+            self.stats.catch_refusals.append(refusal)
         return r
+
+    async def _panel_note(self, panels: list[Message], shown: list[int]) -> str:
+        """The first line of the panel the bot edited next (the reason of a refusal)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 3
+        while loop.time() < deadline:
+            for panel, seq in zip(panels, shown, strict=True):
+                if panel.change_seq != seq:
+                    return panel.text().split("\n", 1)[0]
+            await self.m.channel.server.wait_change(0.2)
+        return "(no answer in the panel)"
 
     def _caught_before_uno(self) -> bool:
         """The last click was UNO! with one card after a keep, and the saved game shows

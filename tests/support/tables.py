@@ -14,7 +14,7 @@ from loopback.bot_process import BotProcess
 from loopback.models import Channel, Message
 from loopback.server import LoopbackDiscord
 from loopback.users import InteractionResult, Member
-from support.e2e import db_of
+from support.e2e import db_of, panel_shows
 from support.games import install, install_header, saved_state, scenario_session
 
 Scenario = Callable[[Channel], Session]
@@ -143,6 +143,14 @@ def first_saying(ch: Channel, text: str) -> str:
 def refused(r: InteractionResult, sentence: str) -> None:
     assert r.ephemeral, f"expected a private answer, got {r!r}"
     assert sentence in r.text, f"expected {sentence!r}, got {r.text!r}"
+
+
+async def refused_in_panel(member: Member, r: InteractionResult, sentence: str) -> None:
+    """A refused click on the table by a player whose hand panel is live (their newest
+    private message): acknowledged with no message, the reason on top of the panel."""
+    assert r.response_type == 6, f"expected no message (the panel answers), got {r!r}"
+    panel = member.ephemerals()[-1]
+    await panel_shows(member.channel, panel, sentence)
 
 
 def table_message(ch: Channel) -> Message:
