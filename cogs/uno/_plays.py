@@ -59,6 +59,8 @@ from engine import (
 )
 from runtime.i18n import Locale, _
 
+TYPED_NOTE_LIFE = 5.0
+"""Seconds the short answer to a typed move shown in the live panel stays (scaled)."""
 MAX_ECHO = 12
 """At most this much of a typed card code is repeated back in a refusal."""
 Make = Callable[[Session, Game, str], Move]
@@ -215,24 +217,44 @@ class Plays:
             moved = await self.service.move(channel_id, actor, make, gid=gid, serial=serial,
                                             then=lambda m: self._after_move(m, actor))
         except Asked as asked:
-            await reply.menu(asked.menu)
-            self._shown(reply, self.service.session(channel_id), actor,
-                        Prepared(asked.menu, asked.key, asked.number))
+            question = Prepared(asked.menu, asked.key, asked.number)
+            if not await self._in_panel(reply, channel_id, actor, question, _(
+                    "Your hand panel above asks what the card still needs.", actor.locale)):
+                await reply.menu(asked.menu)
+                self._shown(reply, self.service.session(channel_id), actor, question)
             return
         answer = moved.shown
         if not isinstance(answer, Prepared):
             await reply.menu((_("Done.", actor.locale), None))
             return
-        panel = self.panels.live(channel_id, actor.id)
-        if (panel is not None and answer.key is not None and not reply.edit
-                and reply.interaction.type is discord.InteractionType.component
-                and await reply.quiet()):
-            self.panels.push(panel, answer.menu, answer.key, answer.number)
+        if await self._in_panel(reply, channel_id, actor, answer, _(
+                "Done: your hand panel above shows it.", actor.locale)):
             return
         # Text only: a picture with every move costs more than it gives (bench/README.md,
         # "Hand pictures"); My hand shows one.
         await reply.menu(answer.menu)
         self._shown(reply, moved.session, actor, answer)
+
+    async def _in_panel(self, reply: Reply, channel_id: int | None, actor: Actor,
+                        answer: Prepared, typed: str) -> bool:
+        """Show ``answer`` in the player's live panel when the click or command came from
+        elsewhere: a click on the table is acknowledged with no message, a typed command
+        with ``typed``, which removes itself a moment later (one private message a game).
+        False: no live panel (or the click can no longer be acknowledged so): the answer
+        goes with the reply."""
+        panel = self.panels.live(channel_id, actor.id)
+        if panel is None or answer.key is None or reply.edit:
+            return False
+        kind = reply.interaction.type
+        if kind is discord.InteractionType.component:
+            if not await reply.quiet():
+                return False
+        elif kind is discord.InteractionType.application_command:
+            await reply.fleeting(typed, TYPED_NOTE_LIFE * self.service.scale)
+        else:
+            return False
+        self.panels.push(panel, answer.menu, answer.key, answer.number)
+        return True
 
     async def refresh(self, reply: Reply, channel_id: int | None, actor: Actor,
                       note: str) -> None:

@@ -206,6 +206,10 @@ class Shown:
                    and self._writes.edits == self._edits)
 
 
+_FLEETING: set[asyncio.Task[None]] = set()
+"""Short answers waiting to remove themselves (``Reply.fleeting``)."""
+
+
 class Reply:
     def __init__(self, interaction: discord.Interaction[Any], *, edit: bool = False,
                  public: bool = False, defer_after: float = DEFER_AFTER) -> None:
@@ -281,6 +285,24 @@ class Reply:
             self.expired = self.expired or exc.code in EXPIRED
             log.warning("Acknowledging interaction %s failed: %s", self.interaction.id, exc)
         return True
+
+    async def fleeting(self, text: str, life: float) -> None:
+        """A short private answer that removes itself after ``life`` seconds: Discord wants
+        every interaction answered, and a command whose real answer shows elsewhere (a
+        typed move, in the player's hand panel) must not leave a message behind."""
+        await self.send(text, edit=False, public=False)
+        if self.expired:
+            return
+        task = asyncio.create_task(self._remove_after(life))
+        _FLEETING.add(task)
+        task.add_done_callback(_FLEETING.discard)
+
+    async def _remove_after(self, life: float) -> None:
+        await asyncio.sleep(life)
+        try:
+            await self.interaction.delete_original_response()
+        except discord.HTTPException as exc:
+            log.info("Removing the answer of %s failed: %s", self.interaction.id, exc)
 
     async def menu(self, menu: tuple[str, discord.ui.View | None], *,
                    image: bytes | None = None, image_name: str = "hand.png") -> int | None:

@@ -11,7 +11,7 @@ from cogs.uno.table.session import Session
 from data import Database, SavedGame
 from engine import Tower
 from loopback.fixtures import LoopbackTest
-from support.e2e import FAST_ENV, db_of, grab, play_card, saved_game
+from support.e2e import FAST_ENV, db_of, grab, panel_shows, play_card, saved_game
 from support.games import install, saved_state, scenario_session
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -107,11 +107,14 @@ async def test_keep_command_after_instant_uno(loopback: LoopbackTest,
         discard="R9", draw="R1 R2 R3 R5 Y1 Y2",
         towers={Tower.U: alice, Tower.N: alice, Tower.O: alice}, turn=alice)
     await _load(loopback, loopback_bot_env, session)
-    await alice.slash("uno play", card="R4!")
+    panel = (await alice.slash("uno play", card="R4!")).message
+    assert panel is not None and "Instant UNO!" in panel.text(), panel
     refused = await bob.slash("uno keep", card="G1")
     assert refused.ephemeral and "choose the card to keep" in refused.text
+    # the typed keep shows in alice's panel (the answer the play opened)
     result = await alice.slash("uno keep", card="G6")
-    assert "You kept" in result.text
+    assert "your hand panel above" in result.text, result.text
+    await panel_shows(loopback.channel, panel, "You kept")
     state = saved_game(loopback)
     assert state is not None
     game = state["game"]

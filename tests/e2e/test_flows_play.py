@@ -196,11 +196,13 @@ async def test_stale_hand_menu_is_refused(loopback: LoopbackTest,
     old = shown.message
     assert old is not None and options(old) == ["R3", "R4"]
     # the bot can't edit that panel any more (as when its token ran out): the new panel
-    # the next answer opens can't tell it that it moved, and it keeps its old buttons
+    # My hand opens can't tell it that it moved, and it keeps its old buttons
     loopback.discord.fail_next("PATCH", panel_text_edit(shown), 404, code=10015, count=1)
-    live = (await alice.slash("uno play", card="R3")).message
+    live = (await alice.click("My hand", message=table_message(ch))).message
     assert live is not None
+    await play_card(alice, "R3", message=live)
     await bob.slash("uno play", card="R5")
+    await panel_shows(ch, live, "Your turn")
     before = state(ch)
     assert before["turn"] == pid(alice) and options(old) == ["R3", "R4"]
     messages = len(alice.ephemerals())

@@ -23,9 +23,10 @@ import pytest
 from engine import Card, Kind
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
-from loopback.users import InteractionResult, Member
+from loopback.users import InteractionResult, Member, Stage
 from support.e2e import card_buttons, db_of, panel_shows, play_card
 from support.games import saved_state
+from support.tables import end_game
 
 SCALE = 0.02
 TOKEN_LIFE = 15 * 60 * SCALE
@@ -69,12 +70,16 @@ class Counts:
 
 
 class PanelPlayer:
-    """A person who plays only from their one panel."""
+    """A person who plays from their one panel (``typist``: the share of their card plays
+    and draws they type as commands instead)."""
 
-    def __init__(self, member: Member, rng: random.Random, counts: Counts) -> None:
+    def __init__(self, member: Member, rng: random.Random, counts: Counts,
+                 typist: float = 0.0) -> None:
         self.m = member
         self.rng = rng
         self.counts = counts
+        self.typist = typist
+        self.typed = 0
         self.opened: Message | None = None
 
     @property
@@ -109,6 +114,8 @@ class PanelPlayer:
         if not decides(panel):
             return False
         cards = card_buttons(panel)
+        if self.typist and self.rng.random() < self.typist and await self._type(cards):
+            return True
         if not cards:
             labels = [str(b.get("label")) for b in enabled(panel)]
             pick = next(x for x in ("Play it", "Accept +4", "Keep", "Draw") if x in labels) \
@@ -122,6 +129,32 @@ class PanelPlayer:
         code = self.rng.choice(calls or cards)
         await play_card(self.m, code, message=panel)
         await self._finish(1, code.removesuffix("|u"))
+        return True
+
+    async def _type(self, cards: list[str]) -> bool:
+        """Type the move as a command (a card that grabs no tower, with its colour and its
+        UNO call; or a draw) instead of clicking it; False: nothing of that kind to type."""
+        plain = [c for c in cards if "G" not in c.removesuffix("|u")[1:]]
+        panel = self.panel
+        assert panel is not None
+        seen = panel.change_seq
+        if plain:
+            code = self.rng.choice(plain)
+            card, uno = code.removesuffix("|u"), code.endswith("|u")
+            options: dict[str, object] = {"card": card, "uno": uno}
+            if card.startswith("W"):
+                options["color"] = self.rng.choice("RBGY")
+            r = await self.m.slash("uno play", **options)
+        elif not cards and "Draw" in [str(b.get("label")) for b in enabled(panel)]:
+            r = await self.m.slash("uno draw")
+        else:
+            return False
+        assert r.ephemeral and "your hand panel above" in r.text, r.text
+        self.typed += 1
+        # the move shows in the panel, edited by the bot after the command's answer (or
+        # sent again at the bottom)
+        await until(lambda: panel.change_seq != seen or panel.deleted, self.m.server,
+                    timeout=5)
         return True
 
     async def _finish(self, clicks: int, code: str | None) -> None:
@@ -143,13 +176,14 @@ class PanelPlayer:
             self.counts.moves[kind_of(code)] += 1
 
 
-async def until(check: object, loopback: LoopbackTest, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+async def until(check: object, loopback: LoopbackTest | Stage, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+    server = loopback.discord if isinstance(loopback, LoopbackTest) else loopback
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not check():  # type: ignore[operator]
         remaining = deadline - loop.time()
         assert remaining > 0, "timed out"
-        await loopback.discord.wait_change(min(remaining, 0.5))
+        await server.wait_change(min(remaining, 0.5))  # type: ignore[attr-defined]
 
 
 def webhook_edits(loopback: LoopbackTest) -> int:
@@ -256,4 +290,57 @@ async def test_a_panel_near_the_end_of_its_token_offers_reopen(loopback: Loopbac
     assert r.response_type == 7 and r.message is panel
     assert "**Your hand**" in panel.text() and "stopped following" not in panel.text()
     assert len(waiting.ephemerals()) == messages
+    # the game ends here: its turn timer (12 s at this scale) would go on moving it, and
+    # the bot writing its table through tokens older than the loopback's 18 s (its own
+    # limit is not scaled) while the next test runs
+    await end_game(members[0])
     loopback.check()
+
+
+async def test_a_player_who_types_moves_keeps_one_private_message(
+        loopback: LoopbackTest) -> None:
+    """Issue 29: a player who types some of their moves (/uno play, /uno draw) keeps one
+    private message for the whole game, their live panel: a typed move is shown in it, and
+    the command's own short answer removes itself (one player had 15 to 22 private
+    messages a game, a new panel for every typed move)."""
+    loopback.discord.interaction_token_life = TOKEN_LIFE
+    db = db_of(loopback)
+    rng = random.Random(29)
+    counts = Counts()
+    channel, members = await start_game(loopback, ("dave", "erin"), target=300)
+    typist = PanelPlayer(members[0], rng, counts, typist=0.2)
+    players = [typist, PanelPlayer(members[1], rng, counts)]
+    before = {m.id: len(m.ephemerals()) for m in members}
+    for p in players:
+        await p.open()
+    by_id = {str(p.m.id): p for p in players}
+    won = None
+    for _ in range(2000):
+        won = next((m for m in reversed(channel.messages) if "won the game" in m.text()), None)
+        if won is not None:
+            break
+        state = saved_state(db, channel)
+        player = by_id.get(str(state and state["game"]["turn"]))
+        acted = False
+        if player is not None:
+            try:
+                await until(lambda p=player: decides(p.panel) or "stopped following"
+                            in p.panel.text(), loopback, timeout=5)
+            except AssertionError:
+                continue
+            acted = await player.act()
+        for p in players:
+            if p is not player and "stopped following the game" in p.panel.text():
+                await p.act()
+        if not acted:
+            await loopback.discord.wait_change(0.5)
+    assert won is not None, "the game did not end"
+    moves = sum(counts.moves.values())
+    print(f"typed {typist.typed} moves, clicked {moves}")
+    assert typist.typed >= 4, (typist.typed, counts.moves)
+    # one private message each: the typed moves' short answers are gone
+    await until(lambda: all(len(m.ephemerals()) - before[m.id] == 1 for m in members),
+                loopback, timeout=5)
+    assert typist.panel is not None and not typist.panel.deleted
+    loopback.check()
+

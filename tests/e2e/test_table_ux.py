@@ -504,8 +504,13 @@ async def test_call_after_drawing_lapses_when_the_card_is_kept(
     assert "**UNO!**" not in table.text()
     await bob.slash("uno play", card="R6")
     mark = ch.mark()
+    panel = r.message
+    assert panel is not None
     r = await alice.slash("uno play", card="R2")
-    assert "UNO!" in (r.message.button_labels() if r.message else []), "call again"
+    # the typed move shows in alice's live panel (the command's answer removes itself)
+    assert "your hand panel above" in r.text, r.text
+    await panel_shows(ch, panel, "**Your hand** (1 card)")
+    assert "UNO!" in panel.button_labels(), "call again"
     await said(ch, "alice plays 🟥 red 2.", mark)
     mark = ch.mark()
     await bob.click("Catch", message=table_message(ch))
