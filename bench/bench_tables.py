@@ -21,7 +21,8 @@ target total rate of turns for a fixed time, and reports:
   the loopback answered, interactions never acknowledged, deferred answers never followed
   up, "busy, try again" answers, rate-limited requests (429);
 * the bot's edits of private messages through interaction tokens per move ("panel edits per
-  move": ``PATCH …/messages/@original``), and every token request per move by kind;
+  move": ``PATCH …/messages/@original``), and every token request per move by kind; the
+  hands' pictures it uploaded per move, and their KB;
 * the bot's CPU seconds per move, its RSS (idle, after opening the tables, peak) and RSS
   per table, and its GC pauses (the bot reports them when ``UNO_GC_STATS`` names a file);
 * the load generator's own CPU (loopback Discord + simulated people, one process).
@@ -1075,6 +1076,8 @@ class Bench:
         if tasks or self.peeks:
             await asyncio.wait(tasks | self.peeks, timeout=30)
         edits = self.token_edits(sent_before)
+        hands = [size for index, name, size in self.server.uploads
+                 if index >= sent_before and name.startswith("hand-")]
         if spy is not None:
             await spy.wait()
             self.note(f"profile (py-spy raw, collapsed stacks) in {args.profile}")
@@ -1117,6 +1120,10 @@ class Bench:
             "panel edits per move": round(edits["private"] / max(moves, 1), 2),
             "token edits of public messages per move": round(edits["public"] / max(moves, 1),
                                                              2),
+            # the hands' pictures the bot uploaded (My hand, the panels on their player's
+            # turn): how many and their bytes, per move
+            "hand pictures per move": round(len(hands) / max(moves, 1), 2),
+            "hand picture KB per move": round(sum(hands) / 1024 / max(moves, 1), 2),
             **({} if behind is None else {"panels behind the table at the end": behind}),
             # the panel in reach: at each decision, messages its player saw below it
             **({"decisions with at most 1 message below the panel %": round(

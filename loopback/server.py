@@ -34,7 +34,15 @@ from .messages import MessageRoutes
 from .models import Channel, Guild, Identity, Message, Problem, Refusal, snowflake
 from .ratelimits import Decision, RateLimiter
 from .rest import API_PREFIX as API_PREFIX
-from .rest import ERROR_MESSAGES, JSON_HEADERS, RETRIED_STATUSES, Handler, Router, read_body
+from .rest import (
+    ERROR_MESSAGES,
+    JSON_HEADERS,
+    RETRIED_STATUSES,
+    Handler,
+    Router,
+    read_body,
+    uploaded_files,
+)
 from .rest import Request as Request
 from .rest import error_response as error_response
 from .rest import json_response as json_response
@@ -122,6 +130,9 @@ class LoopbackDiscord:
         report is about such edits; an edit that replaces the file of a gallery the message
         already shows is let through.)"""
         self.requests: list[tuple[str, str, Any]] = []
+        self.uploads: list[tuple[int, str, int]] = []
+        """The files the bot uploaded: the index of their request in ``requests``, each
+        file's name and its size in bytes (for the benchmarks)."""
         self.change_seq = 0
         self._change_event = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -436,6 +447,8 @@ class LoopbackDiscord:
             return error_response(400, 50109, "The request body contains invalid JSON.")
         req = Request(request.method, path, template, params, query, body, request)
         self.requests.append((request.method, request.path_qs, body))
+        for name, data in uploaded_files(req).items():
+            self.uploads.append((len(self.requests) - 1, name, len(data)))
         if handler is None:
             self.problem("unknown_route", f"the bot called {request.method} {path}", req)
             return error_response(404, 0, "404: Not Found")

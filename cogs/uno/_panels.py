@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import itertools
 import logging
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +67,14 @@ Key = Callable[[Session, str], Hashable]
 """What a player's panel shows that matters to them (equal keys: no edit)."""
 Build = Callable[[Session, str, Locale, bool], Menu]
 """A player's panel now (``True``: its token ends soon, say so and offer Reopen)."""
+Picture = Callable[[], Awaitable[tuple[bytes, str] | None]]
+"""Draws the picture that goes with a panel's content (its PNG and file name), off the
+game's lock; None: none (the text says everything)."""
+Art = Callable[[Session, str], Picture | None]
+"""The picture a player's panel shows with its content now, if any (read under the
+game's lock, drawn after it)."""
+Content = tuple[int, Menu, Picture | None]
+"""A panel's content: its number (``Panels.stamp``), its text and view, its picture."""
 
 
 def moved_text(locale: Locale) -> str:
@@ -92,26 +101,28 @@ class Reach:
         """Seconds since the interaction was created (``_reply.age_of``)."""
         return age_since(self.interaction.created_at)
 
-    async def edit(self, text: str, view: discord.ui.View | None) -> None:
-        """Edit the panel to ``text`` and ``view`` (its picture, if any, goes)."""
+    async def edit(self, text: str, view: discord.ui.View | None,
+                   picture: tuple[bytes, str] | None = None) -> None:
+        """Edit the panel to ``text``, ``view`` and ``picture`` (PNG, file name; None: the
+        picture it had goes)."""
+        files = _files(picture)
         if self.message_id is None:
             await self.interaction.edit_original_response(content=text, view=view,
-                                                          attachments=[])
+                                                          attachments=files)
         else:
             await self.interaction.followup.edit_message(self.message_id, content=text,
-                                                         view=view, attachments=[])
+                                                         view=view, attachments=files)
 
-    async def send(self, text: str, view: discord.ui.View | None) -> Reach:
+    async def send(self, text: str, view: discord.ui.View | None,
+                   picture: tuple[bytes, str] | None = None) -> Reach:
         """Send the panel anew, at the bottom of its player's channel (a followup of the
-        same interaction: its token edits it from then on)."""
+        same interaction: its token edits it from then on), with its ``picture``."""
         followup = self.interaction.followup
-        allowed = discord.AllowedMentions.none()
-        if view is None:
-            message = await followup.send(text, ephemeral=True, wait=True,
-                                          allowed_mentions=allowed)
-        else:
-            message = await followup.send(text, view=view, ephemeral=True, wait=True,
-                                          allowed_mentions=allowed)
+        extra: dict[str, Any] = {"files": _files(picture)} if picture is not None else {}
+        if view is not None:
+            extra["view"] = view
+        message = await followup.send(text, ephemeral=True, wait=True,
+                                      allowed_mentions=discord.AllowedMentions.none(), **extra)
         return Reach(self.interaction, message.id)
 
     async def delete(self) -> None:
@@ -120,6 +131,12 @@ class Reach:
             await self.interaction.delete_original_response()
         else:
             await self.interaction.followup.delete_message(self.message_id)
+
+
+def _files(picture: tuple[bytes, str] | None) -> list[discord.File]:
+    """A panel's picture as the files of a request (none: no picture)."""
+    return ([discord.File(io.BytesIO(picture[0]), filename=picture[1])]
+            if picture is not None else [])
 
 
 @dataclass(eq=False, slots=True)
@@ -133,7 +150,7 @@ class Panel:
     key: Hashable
     written: int
     """The number (``Panels.stamp``) of the newest content shown or being shown."""
-    pending: tuple[int, Menu] | None = None
+    pending: Content | None = None
     follow: Session | None = None
     """The game changed: the panel is built from it (as saved) when its edit's turn comes,
     not in the click that changed it (whose answer waits for nothing else)."""
@@ -154,9 +171,11 @@ class Panel:
 class Panels:
     """Every live panel, by channel and player."""
 
-    def __init__(self, key: Key, build: Build, *, scale: float = 1.0) -> None:
+    def __init__(self, key: Key, build: Build, *, art: Art | None = None,
+                 scale: float = 1.0) -> None:
         self.key = key
         self.build = build
+        self.art = art
         self.life = TOKEN_LIFE * scale
         self.close_before = CLOSE_BEFORE * scale
         self.by_channel: dict[int, dict[str, Panel]] = {}
@@ -200,7 +219,8 @@ class Panels:
 
     def shown(self, session: Session, pid: str, locale: Locale,
               interaction: discord.Interaction[Any], message_id: int | None, key: Hashable,
-              number: int, menu: Menu | None = None) -> None:
+              number: int, menu: Menu | None = None, picture: Picture | None = None
+              ) -> None:
         """``pid``'s hand was shown (content number ``number``, ``menu``) by answering
         ``interaction``: in the message clicked (the panel, now with a fresh token) or in a
         new message, which becomes the panel (the old one says it moved). A message older
@@ -210,7 +230,7 @@ class Panels:
         newest = self.newest.setdefault(session.channel_id, {})
         if message_id is not None and message_id < newest.get(pid, 0):
             self._moved_on(Panel(session.channel_id, pid, locale, Reach.of(interaction),
-                                 message_id, None, number), old, menu, key)
+                                 message_id, None, number), old, menu, key, picture)
             return
         if message_id is not None:
             newest[pid] = message_id
@@ -243,30 +263,32 @@ class Panels:
         # computer player's move) found no panel to edit, and none may follow it.
         self._catch_up(session, panel)
 
-    def push(self, panel: Panel, menu: Menu, key: Hashable, number: int) -> None:
-        """Show ``menu`` (content number ``number``, the player's view ``key``) in
-        ``panel`` (the answer to a click elsewhere, such as the table's Draw)."""
+    def push(self, panel: Panel, menu: Menu, key: Hashable, number: int,
+             picture: Picture | None = None) -> None:
+        """Show ``menu`` (content number ``number``, the player's view ``key``) and its
+        ``picture`` in ``panel`` (the answer to a click elsewhere, such as the table's
+        Draw)."""
         if number <= panel.written:
             return
         panel.key = key
-        panel.pending = (number, menu)
+        panel.pending = (number, menu, picture)
         panel.follow = None  # built after any change it would have followed
         self._kick(panel, keep=True)
 
     def _moved_on(self, answered: Panel, live: Panel | None, menu: Menu | None,
-                  key: Hashable) -> None:
+                  key: Hashable, picture: Picture | None) -> None:
         """An answer went out in a message older than the player's newest panel: a click
         through it was taken while it was the panel, and a newer panel was shown before the
         answer went out (two clicks at once, one on each). It says the hand moved again,
         and what it showed goes to the live panel, if newer than what that shows."""
         self._retire(answered)
         if live is not None and menu is not None:
-            self.push(live, menu, key, answered.written)
+            self.push(live, menu, key, answered.written, picture)
 
     def _retire(self, panel: Panel) -> None:
         """A panel a newer one replaced: it says so and loses its buttons."""
         panel.follow = None
-        panel.pending = (self.stamp(), (moved_text(panel.locale), None))
+        panel.pending = (self.stamp(), (moved_text(panel.locale), None), None)
         self._kick(panel, keep=False)
 
     # ------------------------------------------------------------------ following the game
@@ -342,7 +364,7 @@ class Panels:
                 if session is not None and session.game is not None:
                     panel.follow = None
                     panel.pending = (self.stamp(), self.build(session, panel.pid,
-                                                              panel.locale, True))
+                                                              panel.locale, True), None)
                     self._kick(panel, keep=False)
             if not panels:
                 del self.by_channel[channel_id]
@@ -385,25 +407,32 @@ class Panels:
                         if not self._lasts(session, key):
                             self._drop(panel)
                     panel.pending = (self.stamp(), self.build(session, panel.pid,
-                                                              panel.locale, False))
+                                                              panel.locale, False),
+                                     self.art(session, panel.pid) if self.art else None)
                     panel.lower = panel.lower or self.lowers(session, panel)
                     built = True
             else:
                 built = False  # a click's answer elsewhere (``push``)
             if panel.pending is None:
                 continue
-            number, (text, view) = panel.pending
+            number, (text, view), picture = panel.pending
             panel.pending = None
+            if number < panel.written:
+                continue  # a click's answer showed newer content meanwhile
+            # drawn before the message's lock is taken (a cached hand: no wait at all)
+            drawn = await picture() if picture is not None else None
+            if panel.pending is not None and panel.pending[0] > number:
+                continue  # newer content came while it was drawn: that one goes instead
             async with writing(panel.message_id):
                 if number < panel.written:
-                    continue  # a click's answer showed newer content meanwhile
+                    continue
                 panel.written = number
                 started = time.perf_counter()
                 try:
                     panel.built = built
-                    if panel.lower and await self._lower(panel, text[:2000], view):
+                    if panel.lower and await self._lower(panel, text[:2000], view, drawn):
                         continue
-                    await panel.reach.edit(text[:2000], view)
+                    await panel.reach.edit(text[:2000], view, drawn)
                 except discord.HTTPException as exc:
                     # the token ended, or the player dismissed the message: stop following
                     self.failed += 1
@@ -415,16 +444,17 @@ class Panels:
                 log.debug("Panel of %s edited in %.1f ms", panel.pid,
                           (time.perf_counter() - started) * 1000)
 
-    async def _lower(self, panel: Panel, text: str, view: discord.ui.View | None) -> bool:
-        """Send ``panel`` anew at the bottom with ``text`` and ``view``, then delete the old
-        message (under its write lock). False: it need not go down any more (it went
-        down meanwhile) or could not be sent: edit it in place."""
+    async def _lower(self, panel: Panel, text: str, view: discord.ui.View | None,
+                     picture: tuple[bytes, str] | None) -> bool:
+        """Send ``panel`` anew at the bottom with ``text``, ``view`` and ``picture``, then
+        delete the old message (under its write lock). False: it need not go down any more
+        (it went down meanwhile) or could not be sent: edit it in place."""
         panel.lower = False
         if not self._pushed_up(panel):
             return False
         old = panel.reach
         try:
-            panel.reach = await old.send(text, view)
+            panel.reach = await old.send(text, view, picture)
         except discord.HTTPException as exc:
             log.info("A hand panel in channel %s could not be sent again below (%s); it is "
                      "edited in place", panel.channel_id, exc)
@@ -439,6 +469,5 @@ class Panels:
             log.info("An old hand panel in channel %s could not be deleted (%s)",
                      panel.channel_id, exc)
             with contextlib.suppress(discord.HTTPException):
-                await old.edit(_("Your hand moved to a newer message below.", panel.locale),
-                               None)
+                await old.edit(moved_text(panel.locale), None)
         return True

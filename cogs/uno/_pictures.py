@@ -1,4 +1,5 @@
-"""Hand pictures: drawn after the answer, in the person's look, added to their menu.
+"""Hand pictures: drawn after the answer, in the person's look, added to their menu; and
+drawn for the live panel's edits on its player's turn (``picture``, before the edit).
 
 A hand drawn already (looked at again, unchanged) goes with the answer itself (``ready``).
 Otherwise the hand menu answers with its text at once; the picture is drawn in a thread and

@@ -17,7 +17,7 @@ from typing import Any
 import discord
 
 from cogs.uno._components import TableButton, view_of
-from cogs.uno._panels import Panels, moved_text
+from cogs.uno._panels import Panels, Picture, moved_text
 from cogs.uno._pictures import HandPictures, picture_name
 from cogs.uno._reply import Reply
 from cogs.uno.show.hand import (
@@ -29,6 +29,7 @@ from cogs.uno.show.hand import (
     move_notes,
     panel_key,
     shown_cards,
+    turn_hand,
 )
 from cogs.uno.table.contracts import (
     REQUIRED_PERMISSIONS,
@@ -89,13 +90,17 @@ def parse_card(code: str) -> Card:
                       "as R7, B+2 or W+4.", code=shown) from None
 
 
+Hand = tuple[list[Card], set[Card]]
+"""A hand as its picture shows it: the cards (sorted) and those playable now."""
+
+
 class Asked(Refusal):
     """A card that still needs a choice: answered with the question, nothing changed."""
 
-    def __init__(self, menu: Menu, key: Hashable, number: int) -> None:
+    def __init__(self, menu: Menu, key: Hashable, number: int, hand: Hand | None) -> None:
         super().__init__("…")
         self.menu = menu
-        self.key, self.number = key, number
+        self.key, self.number, self.hand = key, number, hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +111,9 @@ class Prepared:
     menu: Menu
     key: Hashable | None = None
     number: int = 0
+    hand: Hand | None = None
+    """The hand its picture shows (the player's turn: the hand is in view as a picture
+    too), or None: text only."""
 
 
 class Plays:
@@ -114,7 +122,8 @@ class Plays:
     def __init__(self, service: TableService, pictures: HandPictures) -> None:
         self.service = service
         self.pictures = pictures
-        self.panels = Panels(self._panel_key, self._panel, scale=service.scale)
+        self.panels = Panels(self._panel_key, self._panel, art=self._panel_art,
+                             scale=service.scale)
 
     # ------------------------------------------------------------------ live panels
     def _panel_key(self, session: Session, pid: str) -> Hashable:
@@ -136,13 +145,48 @@ class Plays:
             return _("The game is over.", locale), None
         return self._hand_of(session, game, pid, locale)
 
+    def _panel_art(self, session: Session, pid: str) -> Picture | None:
+        """The picture ``pid``'s panel shows now: their hand while it is their turn."""
+        game = session.game
+        if game is None or not self.service.is_live(session):
+            return None
+        return self._picture(turn_hand(session, game, pid), pid)
+
+    def _picture(self, hand: Hand | None, pid: str) -> Picture | None:
+        """Draws ``hand`` for ``pid`` (cached: a hand shown again is not drawn again)."""
+        if hand is None or not self.pictures.enabled:
+            return None
+        cards, playable = hand
+
+        async def draw() -> tuple[bytes, str] | None:
+            image = await self.pictures.picture(cards, playable, pid)
+            return None if image is None else (image, picture_name(cards))
+        return draw
+
+    async def _send(self, reply: Reply, session: Session, actor: Actor,
+                    answer: Prepared) -> None:
+        """``answer`` as the reply (in the message clicked, or a new one that becomes the
+        panel), with the picture of the hand it shows: at once when it is drawn already,
+        else added by an edit after the answer (drawing never delays an
+        acknowledgement)."""
+        hand = answer.hand
+        image = self.pictures.ready(hand[0], hand[1], actor.id) if hand else None
+        if image is not None and hand is not None:
+            await reply.menu(answer.menu, image=image, image_name=picture_name(hand[0]))
+        else:
+            await reply.menu(answer.menu)
+        self._shown(reply, session, actor, answer)
+        if hand is not None and image is None:
+            self.pictures.follow(reply, hand[0], hand[1], actor.id)
+
     def _shown(self, reply: Reply, session: Session, actor: Actor, answer: Prepared) -> None:
         """The answer showed the mover's hand: that message is their live panel."""
         if answer.key is None:
             return
         message_id = reply.shown.message_id if reply.shown is not None else None
         self.panels.shown(session, actor.id, actor.locale, reply.interaction, message_id,
-                          answer.key, answer.number, answer.menu)
+                          answer.key, answer.number, answer.menu,
+                          self._picture(answer.hand, actor.id))
 
     def retired(self, channel_id: int | None, pid: str, message_id: int) -> bool:
         """Whether ``message_id`` is an older panel of ``pid``'s than their newest."""
@@ -154,11 +198,15 @@ class Plays:
         await reply.send(moved_text(reply.interaction.locale), view=None, edit=True,
                          replace_files=True)
 
-    def _answer(self, session: Session, game: Game, actor: Actor, menu: Menu) -> Prepared:
-        """The mover's hand as an answer (under the game's lock)."""
+    def _answer(self, session: Session, game: Game, actor: Actor, menu: Menu, *,
+                hand: Hand | None = None) -> Prepared:
+        """The mover's hand as an answer (under the game's lock), with its picture while it
+        is their turn (``hand``: the picture's hand whatever the turn, as My hand shows
+        it)."""
         key = panel_key(session, game, actor.id)
         self.panels.expect(session, actor.id, key)
-        return Prepared(menu, key, self.panels.stamp())
+        return Prepared(menu, key, self.panels.stamp(),
+                        hand or turn_hand(session, game, actor.id))
 
     # ------------------------------------------------------------------ the hand
     def _hand_of(self, session: Session, game: Game, pid: str, locale: Locale, *,
@@ -186,18 +234,11 @@ class Plays:
         session, _game = self.service.game(channel_id, actor, gid)
         await self.service.check_pause(channel_id, actor)
         async with self._as_saved(session) as game:
-            answer = self._answer(session, game, actor, self._hand_of(
-                session, game, actor.id, actor.locale, page=page, notes=notes))
             cards, playable = shown_cards(game, actor.id)
-        image = self.pictures.ready(cards, playable, actor.id)
-        if image is not None:  # drawn already: it goes with the answer, no edit after it
-            await reply.menu(answer.menu, image=image, image_name=picture_name(cards))
-            self._shown(reply, session, actor, answer)
-            return
-        await reply.menu(answer.menu)
-        self._shown(reply, session, actor, answer)
-        # The picture follows the answer: drawing it never delays the acknowledgement.
-        self.pictures.follow(reply, cards, playable, actor.id)
+            answer = self._answer(session, game, actor, self._hand_of(
+                session, game, actor.id, actor.locale, page=page, notes=notes),
+                hand=(cards, playable) if cards else None)
+        await self._send(reply, session, actor, answer)
 
     async def show_page(self, reply: Reply, channel_id: int | None, actor: Actor, gid: str,
                         serial: int, page: int) -> None:
@@ -217,11 +258,18 @@ class Plays:
             moved = await self.service.move(channel_id, actor, make, gid=gid, serial=serial,
                                             then=lambda m: self._after_move(m, actor))
         except Asked as asked:
-            question = Prepared(asked.menu, asked.key, asked.number)
-            if not await self._in_panel(reply, channel_id, actor, question, _(
+            question = Prepared(asked.menu, asked.key, asked.number, asked.hand)
+            session = self.service.session(channel_id)
+            if await self._in_panel(reply, channel_id, actor, question, _(
                     "Your hand panel above asks what the card still needs.", actor.locale)):
-                await reply.menu(asked.menu)
-                self._shown(reply, self.service.session(channel_id), actor, question)
+                return
+            if reply.edit and reply.interaction.message is not None:
+                # The card was clicked in the panel, on their turn: the panel shows this
+                # hand's picture already, and keeps it in view (not uploaded again).
+                await reply.send(asked.menu[0], view=asked.menu[1])
+                self._shown(reply, session, actor, question)
+                return
+            await self._send(reply, session, actor, question)
             return
         answer = moved.shown
         if not isinstance(answer, Prepared):
@@ -230,10 +278,10 @@ class Plays:
         if await self._in_panel(reply, channel_id, actor, answer, _(
                 "Done: your hand panel above shows it.", actor.locale)):
             return
-        # Text only: a picture with every move costs more than it gives (bench/README.md,
-        # "Hand pictures"); My hand shows one.
-        await reply.menu(answer.menu)
-        self._shown(reply, moved.session, actor, answer)
+        # The picture only while it is still their turn (a card drawn, a skip in a game of
+        # two): a picture with every answer costs more than it gives (bench/README.md,
+        # "Hand pictures").
+        await self._send(reply, moved.session, actor, answer)
 
     async def _in_panel(self, reply: Reply, channel_id: int | None, actor: Actor,
                         answer: Prepared, typed: str) -> bool:
@@ -253,7 +301,8 @@ class Plays:
             await reply.fleeting(typed, TYPED_NOTE_LIFE * self.service.scale)
         else:
             return False
-        self.panels.push(panel, answer.menu, answer.key, answer.number)
+        self.panels.push(panel, answer.menu, answer.key, answer.number,
+                         self._picture(answer.hand, actor.id))
         return True
 
     async def refresh(self, reply: Reply, channel_id: int | None, actor: Actor,
@@ -283,7 +332,8 @@ class Plays:
             return False
         if not await reply.quiet():
             return False
-        self.panels.push(panel, answer.menu, answer.key, answer.number)
+        self.panels.push(panel, answer.menu, answer.key, answer.number,
+                         self._picture(answer.hand, actor.id))
         return True
 
     def _after_move(self, moved: Moved, actor: Actor) -> Prepared:
@@ -322,7 +372,8 @@ class Plays:
             except EngineError as exc:
                 raise EngineRefusal(exc) from None
             if step is not None:
-                raise Asked(step, panel_key(session, game, pid), self.panels.stamp())
+                raise Asked(step, panel_key(session, game, pid), self.panels.stamp(),
+                            turn_hand(session, game, pid))
             return Play(pid, card, color, towers or (), uno)
 
         await self.move(reply, actor, channel_id, make, gid=gid, serial=serial)

@@ -203,3 +203,70 @@ async def test_a_move_made_at_once_never_shows_the_old_hands_picture(loopback: L
                 if (problem := picture_matches_text(version)) is not None]
     assert not problems, "\n".join(problems)
     assert all(m.attachments for m in idle), idle
+
+
+async def test_the_panel_shows_the_hand_as_a_picture_whenever_it_is_your_turn(
+        loopback: LoopbackTest) -> None:
+    """Issue 29: the live panel carries the hand's picture whenever it is its player's
+    turn, not only in the answer to My hand: the bot's edit that brings the turn brings the
+    picture of the hand as it is now (its playable cards lit); out of turn the panel is
+    text and buttons."""
+    alice, bob, table = await two_at_a_table(loopback)
+    panels = {}
+    for member in (alice, bob):
+        panel = (await member.click("My hand", message=table)).message
+        assert panel is not None
+        panels[member.id] = await pictured(panel)
+    turns = 0
+    for _ in range(40):
+        state = saved_game(loopback)
+        assert state is not None
+        turn = int(state["game"]["turn"])
+        member = alice if turn == alice.id else bob
+        panel = panels[member.id]
+        for _wait in range(100):
+            if "Your turn" in panel.text() or "first card is wild" in panel.text():
+                break
+            await asyncio.sleep(0.05)
+        held = [Card.parse(c) for c in state["game"]["hands"][str(member.id)]]
+        await pictured(panel)
+        assert [a["filename"] for a in panel.attachments] == [picture_name(held)], panel
+        assert picture_matches_text(panel.payload()) is None
+        turns += 1
+        other = panels[bob.id if member is alice else alice.id]
+        if turns > 2:  # (My hand showed the picture whatever the turn)
+            assert not other.attachments, "out of turn: no picture"
+        await take_turn(member, panel)
+        if turns >= 8:
+            break
+    assert turns >= 8
+
+
+async def take_turn(member: Member, panel: Message) -> None:
+    """Play the turn from the panel: the first playable card (its colour red, its first
+    towers) or Draw, then Keep it; accept a Wild Draw Four; keep the first card of an
+    instant UNO."""
+    if "Red" in panel.button_labels():  # a wild opened the round: its colour first
+        await member.click("Red", message=panel)
+    if "Accept +4" in panel.button_labels():
+        await member.click("Accept +4", message=panel)
+        return
+    keep = [str(b["custom_id"]) for b in panel.buttons()
+            if str(b.get("custom_id", "")).startswith("uno:kb:")]
+    if keep:  # an instant UNO: the card to keep
+        await member.click(custom_id=keep[0], message=panel)
+        return
+    cards = [b for b in panel.buttons() if str(b.get("custom_id", "")).startswith("uno:pc:")
+             and not b.get("disabled") and not str(b["custom_id"]).endswith(":u")]
+    if not cards:
+        await member.click("Draw", message=panel)
+        if "Keep it" in panel.button_labels():
+            await member.click("Keep it", message=panel)
+        return
+    await member.click(custom_id=str(cards[0]["custom_id"]), message=panel)
+    if "Red" in panel.button_labels():
+        await member.click("Red", message=panel)
+    towers = [str(b["custom_id"]) for b in panel.buttons()
+              if str(b.get("custom_id", "")).startswith("uno:tb:")]
+    if towers:
+        await member.click(custom_id=towers[0], message=panel)

@@ -30,7 +30,7 @@ def recorded_panels(monkeypatch: pytest.MonkeyPatch, build: Build | None = None
     each edit's content is appended to."""
     edits: list[str] = []
 
-    async def edit(reach: Reach, text: str, view: object) -> None:
+    async def edit(reach: Reach, text: str, view: object, picture: object = None) -> None:
         await asyncio.sleep(0)
         edits.append(text)
 

@@ -111,6 +111,16 @@ def shown_cards(game: Game, pid: str) -> tuple[list[Card], set[Card]]:
     return sorted(game.hand(pid)), playable
 
 
+def turn_hand(session: Session, game: Game, pid: str) -> tuple[list[Card], set[Card]] | None:
+    """The hand ``pid``'s panel shows as a picture besides its buttons: while it is their
+    turn (their cards, those playable now lit; a Victory Lap's chooser: the hand in front
+    of them), else None (the panel is text and buttons)."""
+    if game.is_over or session.paused or game.turn != pid:
+        return None
+    cards, playable = shown_cards(game, pid)
+    return (cards, playable) if cards else None
+
+
 def panel_key(session: Session, game: Game, pid: str) -> tuple[object, ...]:
     """What ``pid``'s live hand panel shows that matters to them: their hand and towers,
     their UNO call, whether it is their turn and, while it is, the decision and what it
