@@ -473,6 +473,40 @@ async def test_back_leaves_a_cards_question_unanswered(loopback: LoopbackTest,
     assert "W+4" in options(panel)
 
 
+@scenario
+def question_hand(ch: Channel) -> Session:
+    a, b, _c = abc(ch)
+    return scenario_session(ch, [a, b], hands={a: "W+4 RG R1 G2 G2", b: "G5 G6 G7"},
+                            discard="R9", draw="R2 R3 R4 R5 R6 R7 R8 Y1 Y2", turn=a,
+                            options=OPTS)
+
+
+async def test_a_cards_question_keeps_the_hand_in_view(loopback: LoopbackTest,
+                                                        tables: dict[str, Channel]) -> None:
+    """Issue 29: the colour question and the tower question take the place of the hand's
+    buttons, but not of the hand: the question names the cards held (each once) and the
+    panel keeps the hand's picture, so a colour is picked with the hand in view."""
+    ch = tables["question_hand"]
+    alice, _bob, _c = abc(ch)
+    panel = (await alice.click("My hand", message=table_message(ch))).message
+    assert panel is not None
+    for _ in range(100):  # its picture follows the answer
+        if panel.attachments:
+            break
+        await asyncio.sleep(0.05)
+    picture = [a["filename"] for a in panel.attachments]
+    assert picture and picture[0].startswith("hand-"), panel
+    held = ("Your hand: 🟥 red 1, 🟥 red Grab-2-Towers, 🟩 green 2 ×2, "
+            "🌈 Wild Draw Four")
+    await play_card(alice, "W+4", message=panel)
+    assert "pick the colour" in panel.text() and held in panel.text(), panel.text()
+    assert [a["filename"] for a in panel.attachments] == picture
+    await alice.click("Back", message=panel)
+    await play_card(alice, "RG", message=panel)
+    assert "pick 2 towers to grab" in panel.text() and held in panel.text(), panel.text()
+    assert [a["filename"] for a in panel.attachments] == picture
+
+
 async def _play_wd4(ch: Channel, alice: Member) -> None:
     r = await alice.click("My hand")
     assert r.message is not None

@@ -321,9 +321,13 @@ def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
     played at all)."""
     gid, serial = session.game_id, session.serial
     needs = game.play_needs(pid, card)
+    # the hand stays in view while the card's question replaces its buttons (the panel's
+    # picture stays too)
+    hand = hand_line(game.hand(pid), locale)
     if needs.color and color is None:
         chosen = "".join(t.value for t in towers or ())
-        return (_("{card}: pick the colour.", locale, card=card_label(card, locale)),
+        return (_("{card}: pick the colour.", locale, card=card_label(card, locale))
+                + "\n" + hand,
                 view_of(*[ColorButton(gid, serial, card.code, uno, c.value, chosen,
                                       color_name(c, locale).title(), COLOR_EMOJI[c])
                           for c in Color], back_button(session, locale)))
@@ -338,8 +342,19 @@ def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
                                        row=i // 3))
         buttons.append(back_button(session, locale))
         return (_("{card}: pick {word} to grab.", locale, card=card_label(card, locale),
-                  word=word), view_of(*buttons))
+                  word=word) + "\n" + hand, view_of(*buttons))
     return None
+
+
+def hand_line(hand: Sequence[Card], locale: Locale) -> str:
+    """The hand in one line, for a question that takes the place of its buttons: each
+    card once, by its label (its colour square and name), "×2" for two alike."""
+    counts: dict[Card, int] = {}
+    for c in sorted(hand):
+        counts[c] = counts.get(c, 0) + 1
+    cards = ", ".join(card_label(c, locale) + (f" ×{n}" if n > 1 else "")
+                      for c, n in counts.items())
+    return _("Your hand: {cards}", locale, cards=cards or _("(no cards)", locale))
 
 
 def tower_label(session: Session, game: Game, tower: Tower, locale: Locale) -> str:
