@@ -115,8 +115,9 @@ async def test_number_card_from_the_hand_menu(loopback: LoopbackTest,
     alice, bob, _c = abc(ch)
     r = await alice.click("My hand")
     assert r.ephemeral and r.message is not None
-    assert "**Your hand** (3 cards): 🟥 red 3 `R3`, 🟦 blue 4 `B4`, 🟩 green 5 `G5`" in r.text
-    assert not bob.can_see("`B4`")
+    # each card said once: by its button (and the picture), the text counts them
+    assert r.text.startswith("**Your hand** (3 cards)\n") and "`" not in r.text, r.text
+    assert "🟦 blue 4" not in r.text and not bob.can_see("🟦 blue 4")
     assert card_buttons(r.message) == ["R3"]
     assert card_buttons(r.message, enabled=False) == ["R3", "B4", "G5"]
     mark = ch.mark()
@@ -285,6 +286,8 @@ async def test_draw_then_play_it(loopback: LoopbackTest, tables: dict[str, Chann
     r = await alice.click("Draw", message=table_message(ch))
     assert r.ephemeral and "You drew 🟥 red 2 `R2`." in r.text
     assert "You drew 🟥 red 2: play it or keep it." in r.text
+    # no card buttons here: the hand's line names each card once, by its label
+    assert "**Your hand** (3 cards): 🟥 red 2, 🟦 blue 4, 🟩 green 5\n" in r.text, r.text
     assert r.message is not None and r.message.button_labels() == ["Play it", "Keep it"]
     s = state(ch)
     assert s["pending"] == "drawn" and hand(s, alice) == ["B4", "G5", "R2"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import io
 import pathlib
-import re
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from engine import Card
 from loopback.fixtures import LoopbackTest
 from loopback.models import Message
 from loopback.users import Member
+from support.driver import HAND_LINES, button_codes, label_codes
 from support.e2e import FAST_ENV, FRESH_DIR, saved_game
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
@@ -37,23 +37,25 @@ async def pictured(m: Message | None) -> Message:
     raise AssertionError(f"no picture came on {m!r}")
 
 
-def shown_hand(text: str) -> list[Card] | None:
-    """The cards a hand menu's text lists ("**Your hand** (7): 🟥 red 7 `R7`, ..."), or None
-    when it lists no hand."""
-    for line in text.splitlines():
-        if line.startswith(("**Your hand**", "**Hand in front of you**")):
-            return [Card.parse(code) for code in re.findall(r"`([^`]+)`", line)]
+def shown_hand(version: dict[str, Any]) -> list[Card] | None:
+    """The cards one version of a hand menu shows: its hand's line names them ("**Your
+    hand** (3 cards): 🟥 red 7, ..."; a question's "Your hand: ...") or counts them, its
+    buttons showing them ("**Your hand** (7 cards)"); None when it shows no hand."""
+    for line in str(version.get("content") or "").splitlines():
+        if line.startswith(HAND_LINES):
+            codes = label_codes(line) if ": " in line else button_codes(version)
+            return [Card.parse(code) for code in codes]
     return None
 
 
 def picture_matches_text(version: dict[str, Any]) -> str | None:
     """What is wrong with one version of a menu (its current payload or one of its
-    history's): a picture of a hand other than the one its text lists, or a picture over a
-    text that lists none; None when nothing is."""
+    history's): a picture of a hand other than the one it shows, or a picture over a
+    message that shows none; None when nothing is."""
     names = [a["filename"] for a in version.get("attachments") or []]
     if not names:
         return None
-    hand = shown_hand(str(version.get("content") or ""))
+    hand = shown_hand(version)
     if hand is None:
         return f"a picture {names} on a message that shows no hand: {version.get('content')!r}"
     if names != [picture_name(hand)]:

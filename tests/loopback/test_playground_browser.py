@@ -176,7 +176,7 @@ def test_play_a_round_in_the_browser(playground: tuple[Loop, Playground], tmp_pa
         towers = next(iter(pairs))
         # (counted from before the click: under load the bot may edit the panel for her
         # next turn before the page has shown the click's answer)
-        turn = ("(2 cards)", "`Y5`", "`WG`", "Your turn: pick a card")
+        turn = ("(2 cards)", ":Y5'", ":WG'", "Your turn: pick a card")  # (its buttons' ids)
         edits = loop.call(lambda: webhook_edits(server, *turn))
         grab(a, panel, towers)                               # ...and its two towers: one more
         answered(a, panel, "Your towers", "towers grabbed")

@@ -9,6 +9,7 @@ to check what each message shows against the true hands; it never drives a decis
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import re
@@ -91,6 +92,58 @@ _PUBLIC_CARD_CONTEXTS = [
     re.compile(r"Cards drawn for the deal: [^\n]*"),
     re.compile(r"blocks the " + _CARD_LABEL),
 ]
+
+
+_LABEL_RUN = re.compile(rf"({_CARD_LABEL})(?: ×(\d+))?")
+HAND_LINES = ("**Your hand**", "**Hand in front of you**", "Your hand: ")
+"""The lines of a private message that name the cards of a hand by their labels."""
+
+
+@functools.cache
+def _codes_by_label() -> dict[str, str]:
+    """Every card's code by its English label ("🟦 blue 5 [U]" -> "B5U")."""
+    from cogs.uno.table.words.cards import card_label
+    from engine import Card, ParseError
+
+    out: dict[str, str] = {}
+    tails = [*(f"{n}{i}" for n in range(10) for i in ("", "U", "N", "O", "!")),
+             "+1", "+2", "S", "R", "G"]
+    for code in [*(c + t for c in "RBGY" for t in tails), "W", "W+4", "WG", "WV"]:
+        try:
+            card = Card.parse(code)
+        except ParseError:
+            continue
+        out[card_label(card, None)] = card.code
+    return out
+
+
+def label_codes(line: str) -> list[str]:
+    """The cards a hand's line names by their labels ("🟥 red 1, 🟩 green 2 ×2"), one code
+    per card held."""
+    labels = _codes_by_label()
+    return [labels[m.group(1)] for m in _LABEL_RUN.finditer(line) if m.group(1) in labels
+            for _ in range(int(m.group(2) or 1))]
+
+
+def button_codes(msg: Message | dict[str, Any]) -> list[str]:
+    """The cards a hand panel's buttons show (a message, or one version of it), one code
+    per card held (a button's label ends "×2" for two alike; "and call UNO!" buttons
+    repeat a card)."""
+    codes: list[str] = []
+    stack = list(msg.components if isinstance(msg, Message) else msg.get("components") or [])
+    buttons = []
+    while stack:
+        c = stack.pop(0)
+        if c.get("type") == 2:
+            buttons.append(c)
+        stack += list(c.get("components") or [])
+    for b in buttons:
+        parts = str(b.get("custom_id", "")).split(":")
+        if parts[:2] != ["uno", "pc"] or parts[5:] == ["u"]:
+            continue
+        many = re.search(r" ×(\d+)$", str(b.get("label", "")))
+        codes += [parts[4]] * (int(many.group(1)) if many else 1)
+    return codes
 
 
 def stray_card_labels(text: str) -> list[str]:
@@ -219,6 +272,10 @@ class PrivacyWatch:
                                            f"{sorted(theirs)}")
                 self.challenge_reveals.append((msg.ephemeral_for or 0, against))
                 continue
+            if line.startswith(HAND_LINES) and not codes:
+                # a hand named by its cards' labels, each once; or its count alone, its
+                # buttons showing the cards
+                codes = label_codes(line) if ": " in line else button_codes(msg)
             if line.startswith("**Your hand**"):
                 self.hand_messages += 1
                 m = re.match(r"\*\*Your hand\*\* \((\d+) cards?\)", line)
@@ -233,6 +290,8 @@ class PrivacyWatch:
                                   f"holding: {line!r}"))
         self.doubtful.append((owner, Counter(set(option_codes(msg))),
                               f"{owner}'s menu offers cards they were not seen holding"))
+        self.doubtful.append((owner, Counter(button_codes(msg)),
+                              f"{owner}'s panel shows cards they were not seen holding"))
 
     def scan_public_history(self) -> None:
         """Every public message and every earlier version of it (edits)."""

@@ -150,8 +150,9 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
     lines = list(notes or [])
     if lines:
         lines.append("")
-    lines.append(_("**Your hand** ({n}): {cards}", locale, n=card_count(len(hand), locale),
-                   cards=hand_text(sorted(hand), locale)))
+    hand_at = len(lines)
+    lines.append("")  # the hand's line, once it is known whether its buttons show it
+    pages = 1
     towers = game.towers_of(pid)
     if towers:
         lines.append(_("Your towers: {towers}", locale,
@@ -240,6 +241,13 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
     if (len(hand) == 1 and not game.has_called(pid) and not game.is_over
             and not any(isinstance(i, TableButton) and i.action == "uno" for i in items)):
         items.append(uno_button(session.game_id, session.serial, locale, row=CONTROL_ROW))
+    # Each card is said once: where its buttons (and the picture) show the whole hand, the
+    # text says how many cards it holds; elsewhere it names them, each by its label.
+    count = card_count(len(hand), locale)
+    lines[hand_at] = (
+        _("**Your hand** ({n})", locale, n=count)
+        if pages == 1 and any(isinstance(i, CardButton) for i in items) else
+        _("**Your hand** ({n}): {cards}", locale, n=count, cards=hand_labels(hand, locale)))
     return "\n".join(lines), (view_of(*items) if items else None)
 
 
@@ -268,7 +276,7 @@ def lap_menu(session: Session, game: Game, pid: str, locale: Locale,
         return "\n".join(lines), None
     hand = game.hand(pid)
     lines.append(_("**Hand in front of you** ({n}): {cards}", locale,
-                   n=card_count(len(hand), locale), cards=hand_text(sorted(hand), locale)))
+                   n=card_count(len(hand), locale), cards=hand_labels(hand, locale)))
     lines.append(top)
     if left > 1:
         lines.append(ngettext("🏁 Victory Lap, step {step}: keep this hand or pass it on ({n} "
@@ -347,14 +355,19 @@ def choice_menu(session: Session, game: Game, pid: str, card: Card, uno: bool,
 
 
 def hand_line(hand: Sequence[Card], locale: Locale) -> str:
-    """The hand in one line, for a question that takes the place of its buttons: each
-    card once, by its label (its colour square and name), "×2" for two alike."""
+    """The hand in one line, for a question that takes the place of its buttons."""
+    return _("Your hand: {cards}", locale, cards=hand_labels(hand, locale))
+
+
+def hand_labels(hand: Sequence[Card], locale: Locale) -> str:
+    """The cards of a hand, each once, by its label (its colour square and its name),
+    sorted as the buttons are, "×2" for two alike (the panel's picture and buttons show
+    their faces)."""
     counts: dict[Card, int] = {}
     for c in sorted(hand):
         counts[c] = counts.get(c, 0) + 1
-    cards = ", ".join(card_label(c, locale) + (f" ×{n}" if n > 1 else "")
-                      for c, n in counts.items())
-    return _("Your hand: {cards}", locale, cards=cards or _("(no cards)", locale))
+    return ", ".join(card_label(c, locale) + (f" ×{n}" if n > 1 else "")
+                     for c, n in counts.items()) or _("(no cards)", locale)
 
 
 def tower_label(session: Session, game: Game, tower: Tower, locale: Locale) -> str:
