@@ -27,6 +27,7 @@ from support.browser import (  # noqa: F401  (playground_fixture: the fixture pl
     playground_fixture,
     run_slash,
     table_picture,
+    take_turn,
     wait,
 )
 
@@ -97,7 +98,13 @@ def test_card_buttons_show_their_emoji_pictures(playground: tuple[Loop, Playgrou
         a.get(f"{pg.url}/?as=alice&channel={uno1.id}")
         new_game(a)
         panel = open_panel(a)
-        wait(a, lambda d: asks(d, panel), "the panel to ask Alice", timeout=30)
+        # the deal may open on a question without cards (a Wild Draw Four to accept, a
+        # starting colour to name): answer it as a player would, until cards are offered
+        for _ in range(6):
+            wait(a, lambda d: asks(d, panel), "the panel to ask Alice", timeout=30)
+            if card_faces(a, panel):
+                break
+            take_turn(a, panel)
         faces = wait(a, lambda d: (f := card_faces(d, panel)) and all(
             p["loaded"] for b in f for p in b["pictures"]) and f, "the card buttons drawn")
         for face in faces:
