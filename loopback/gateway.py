@@ -172,6 +172,10 @@ class Gateway:
         "Can't keep up, shard ID None websocket is 41.3s behind" at every heartbeat."""
         self.heartbeats = 0
         """Heartbeats (op 1) received, on every connection."""
+        self.refusing = False
+        """While True, a new gateway connection is refused (HTTP 503 instead of the
+        websocket upgrade), as when Discord's gateway is out of reach: the bot retries,
+        with discord.py's backoff, until it is False again."""
 
     async def close(self) -> None:
         """Close every session's websocket and stop its writer."""
@@ -244,6 +248,8 @@ class Gateway:
             await asyncio.sleep(0.02)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.refusing:
+            return web.Response(status=503, text="loopback: the gateway refuses connections")
         ws = web.WebSocketResponse(max_msg_size=16 * 1024 * 1024)
         await ws.prepare(request)
         session: GatewaySession | None = None

@@ -79,6 +79,8 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay,
                                     search_workers=bot.config.search_workers)
+        self.service.metrics = bot.metrics
+        bot.metrics.count_games(self.tables_open)
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.plays = Plays(self.service, self.pictures)
         self.service.followers.append(self.plays.panels.changed)
@@ -91,6 +93,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.outbox.is_live = lambda s: self.service.sessions.get(s.channel_id) is s
         self.card_emojis = CardEmojis(bot)
         super().__init__()
+
+    def tables_open(self) -> dict[str, int]:
+        """This process's tables, lobbies and games apart (/metrics)."""
+        games = sum(1 for s in self.service.sessions.values() if s.game is not None)
+        return {"game": games, "lobby": len(self.service.sessions) - games}
 
     # ================================================================== life cycle
     async def cog_load(self) -> None:
