@@ -2,7 +2,7 @@
 so its YAML is read and what it must say is checked: PostgreSQL with a volume and a health
 check, bot processes that wait for it, one SHARD_COUNT and SHARD_IDS that share the
 shards out exactly, channel writes divided so that the fleet stays under what one process
-may send, and a health check that reads the file the bot rewrites."""
+may send, and a health check that asks the bot's /healthz on its METRICS_PORT."""
 
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def test_each_bot_waits_for_postgres_and_has_a_health_check() -> None:
         assert "@postgres:" in env["DATABASE_URL"], name
         assert service["depends_on"]["postgres"]["condition"] == "service_healthy", name
         check = " ".join(service["healthcheck"]["test"])
-        assert env["UNO_GC_STATS"] in check, "the health check reads the file the bot writes"
+        assert f"http://127.0.0.1:{env['METRICS_PORT']}/healthz" in check, \
+            "the health check asks /healthz, on the port the bot serves it"
         assert service["build"] == "." and service["env_file"] == ".env"
 
 
