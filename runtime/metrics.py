@@ -105,7 +105,7 @@ class Metrics(Counts):
     def __init__(self) -> None:
         # no ``*_created`` sample beside every counter and histogram (half the text, read
         # by nobody: Prometheus notices a restart by a counter going down)
-        disable_created_metrics()
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         registry = CollectorRegistry(auto_describe=True)
         self.registry = registry
         self._registry = registry
