@@ -167,7 +167,13 @@ class Monitor:
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            await self.close()
+            raise RuntimeError(f"/healthz and /metrics could not listen on {host}:{port} "
+                               f"({exc.strerror or exc}); choose another METRICS_PORT or "
+                               "METRICS_HOST.") from None
         self.port = port
         for address in self._runner.addresses:
             if isinstance(address, tuple) and len(address) >= 2:

@@ -13,13 +13,15 @@ import json
 import os
 import re
 import socket
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import aiohttp
 import pytest
 
 from loopback.fixtures import LoopbackTest
-from support.e2e import FAST_ENV, db_of
+from support.e2e import FAST_ENV, ROOT, db_of
 from support.games import install, scenario_session
 from support.tables import LONG_TURNS
 
@@ -170,3 +172,23 @@ async def test_the_log_is_json_lines_without_the_token(loopback: LoopbackTest) -
     assert any("Traceback" in r.get("exception", "") for r in records), \
         "the refused reconnections' tracebacks are in exception"
     assert any(r["logger"] == "runtime.monitor" for r in records)
+
+
+async def test_a_port_in_use_is_one_sentence_and_exit_1(loopback: LoopbackTest,
+                                                       tmp_path: Path) -> None:
+    """A second bot asked for the port the first one serves: it says so in one sentence
+    (no traceback) and exits 1."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_"))}
+    env.update(loopback.discord.bot_env())
+    env.update({"DATABASE_PATH": str(tmp_path / "second.db"), "METRICS_PORT": str(PORT),
+                "METRICS_HOST": "127.0.0.1", "UNO_CARD_EMOJIS": "0"})
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "bot.py", cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _out, err = await asyncio.wait_for(proc.communicate(), 60)
+    text = err.decode()
+    assert proc.returncode == 1, text
+    assert f"could not listen on 127.0.0.1:{PORT}" in text and "METRICS_PORT" in text, text
+    assert "Traceback" not in text, text
+    status, _ = await get("/healthz")
+    assert status == 200, "the first bot serves on"

@@ -25,8 +25,9 @@ def run_bench(*args: str) -> dict[str, Any]:
 @pytest.mark.slow
 def test_a_short_benchmark_run_reports_moves_and_no_errors() -> None:
     result = run_bench("--tables", "3", "--rate", "4", "--seconds", "4", "--restart",
-                       "--clicks", "bot")
+                       "--clicks", "bot", "--scrape", "1")
     assert result["clicks"] == "bot" and result["table"] == "embed", result
+    assert result["metrics scrapes"] >= 2 and result["metrics KB a scrape"] > 1, result
     assert result["moves/s"] > 0 and result["counts"]["moves"] > 0, result
     assert result["ack p99 ms"] < 3000, result
     assert result["errors"]["loopback problems"] == {}, result["errors"]
