@@ -129,14 +129,18 @@ class Metrics(Counts):
                               buckets=LAG_BUCKETS, registry=registry)
         self._lag_now = Gauge("uno_event_loop_lag_last_seconds",
                               "How late the event loop ran its last tick", registry=registry)
-        for outcome in ("saved", "failed"):
-            self._saves.labels(outcome)  # both shown from the start, at 0
+        # (children looked up once: ``labels()`` costs more than the count itself)
+        self._saved, self._failed = self._saves.labels("saved"), self._saves.labels("failed")
+        self._kinds: dict[tuple[str, str], Counter] = {}
         self._games: Callable[[], Mapping[str, int]] | None = None
         self._latencies: Callable[[], Iterable[tuple[int, float]]] | None = None
         registry.register(_Asked(self))
 
     def interaction(self, kind: str, outcome: str) -> None:
-        self._interactions.labels(kind, outcome).inc()
+        child = self._kinds.get((kind, outcome))
+        if child is None:
+            child = self._kinds[kind, outcome] = self._interactions.labels(kind, outcome)
+        child.inc()
 
     def acked(self, seconds: float) -> None:
         self._ack.observe(seconds)
@@ -145,7 +149,7 @@ class Metrics(Counts):
         self._moves.inc(moves)
 
     def saved(self, ok: bool) -> None:
-        self._saves.labels("saved" if ok else "failed").inc()
+        (self._saved if ok else self._failed).inc()
 
     def rate_limited(self, route: str) -> None:
         self._limited.labels(route).inc()
