@@ -156,9 +156,9 @@ async def test_healthz_says_what_is_wrong_until_it_is_put_right(
 
 
 async def test_the_log_is_json_lines_without_the_token(loopback: LoopbackTest) -> None:
-    """Every line the bot wrote (two starts, a game, faults) is one JSON object with the
-    time, level, logger and message; an exception's text is in ``exception``; the token
-    appears nowhere."""
+    """Every line the bot wrote (three starts, games, the faults of the tests above: run
+    after them) is one JSON object with the time, level, logger and message; an
+    exception's text is in ``exception``; the token appears nowhere."""
     text = loopback.bot.log_text()
     token = loopback.discord.token
     assert token and token not in text
