@@ -161,8 +161,9 @@ class Podman:
 
     def build_images(self, base: str, debs: Path) -> tuple[str, str]:
         """The bot's image (the Dockerfile, BASE=base) and the PostgreSQL image, built at
-        once. pip in the build trusts what the host trusts (its CA bundle, mounted for the
-        build only: a TLS-inspecting proxy)."""
+        once, without intermediate images (nothing to reuse on the next run). pip in the
+        build trusts what the host trusts: its CA bundle, mounted for the build only (a
+        TLS-inspecting proxy)."""
         bot, pg = self.name("bot"), self.name("postgres")
         pip: list[str] = []
         if HOST_CA.is_file():
@@ -171,22 +172,21 @@ class Podman:
             shutil.copy(HOST_CA, conf / "host-ca.crt")
             (conf / "pip.conf").write_text("[global]\ncert = /etc/xdg/pip/host-ca.crt\n")
             pip = ["--volume", f"{conf}:/etc/xdg/pip:ro"]
+        build = ["build", "--quiet", "--layers=false", "--build-arg", f"BASE={base}"]
         jobs = {
-            "bot image": ["build", "--quiet", "--network", "host", *pip, "--build-arg",
-                          f"BASE={base}", "--tag", bot, str(ROOT)],
-            "postgres image": ["build", "--quiet", "--network", "none", "--volume",
-                               f"{debs}:/debs:ro", "--build-arg", f"BASE={base}",
+            "bot image": [*build, "--network", "host", *pip, "--tag", bot, str(ROOT)],
+            "postgres image": [*build, "--network", "none", "--volume", f"{debs}:/debs:ro",
                                "--tag", pg, str(POSTGRES_IMAGE_DIR)],
         }
         errors: list[BaseException] = []
 
-        def build(what: str, args: list[str]) -> None:
+        def one(what: str, args: list[str]) -> None:
             try:
                 self.timed(what, *args, timeout=900)
             except BaseException as exc:  # reported by the caller
                 errors.append(exc)
 
-        threads = [threading.Thread(target=build, args=job) for job in jobs.items()]
+        threads = [threading.Thread(target=one, args=job) for job in jobs.items()]
         start = time.monotonic()
         for t in threads:
             t.start()
@@ -196,6 +196,15 @@ class Podman:
         if errors:
             raise errors[0]
         return bot, pg
+
+    def cannot_run(self, image: str) -> str:
+        """Why podman cannot run a container of ``image`` here ("" when it can)."""
+        done = subprocess.run(self.command("run", "--rm", "--network", "none", image, "true"),
+                              env=self.env, capture_output=True, text=True, timeout=120,
+                              check=False)
+        if done.returncode == 0:
+            return ""
+        return f"podman cannot run containers here: {done.stderr.strip()[-500:]}"
 
     def image_size(self, image: str) -> int:
         return int(self.run("image", "inspect", "--format", "{{.Size}}", image).strip())
