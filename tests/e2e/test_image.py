@@ -1,8 +1,9 @@
 """End to end: the bot's image (Dockerfile) built and run with podman, as admins run bots.
 
 One fixture for the module builds everything once (tests/support/containers.py): the base
-from Debian's packages by one mmdebstrap run, then the bot's image (``BASE`` build argument)
-and a small PostgreSQL image at once. Then:
+from Debian's packages by one mmdebstrap run while the host's pip downloads the bot's wheels,
+then, offline and at once, the bot's image (``BASE`` build argument) and a small PostgreSQL
+image. Then:
 
 - the image is small and runs as a user that is not root;
 - without a token the container opens the playground, which answers on its port and plays
@@ -61,11 +62,7 @@ def images(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Images]:
     podman = containers.Podman(tmp_path_factory.mktemp("image"))
     start = time.monotonic()
     try:
-        base, debs = podman.build_base()
-        why = podman.cannot_run(base)
-        if why:
-            pytest.skip(why)
-        bot, pg = podman.build_images(base, debs)
+        bot, pg = podman.build()
         podman.timings["all builds"] = time.monotonic() - start
         yield Images(podman, bot, pg)
     finally:

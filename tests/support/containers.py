@@ -6,8 +6,9 @@ PostgreSQL's packages for the small PostgreSQL image that stands in for ``postgr
 imported with ``podman import``; the Dockerfile takes it as its ``BASE`` build argument.
 Podman runs as root with runc, on the host's network (the loopback Discord listens on
 127.0.0.1 in the test process), with a containers.conf of the test's own
-(``CONTAINERS_CONF``): no ulimits to copy, cgroupfs. Every image, container, pod and volume
-carries the run's unique prefix and is removed at the end.
+(``CONTAINERS_CONF``): no ulimits to copy, cgroupfs. The bot's wheels are downloaded once,
+by the host's pip while mmdebstrap runs, and the builds run offline. Every image,
+container, pod and volume carries the run's unique prefix and is removed at the end.
 
 ``compose_file`` reads compose.yaml as ``docker compose`` would interpolate it
 (``${VAR}``, ``${VAR:-default}``, ``${VAR:?message}``).
@@ -17,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import platform
 import re
 import shutil
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -28,14 +31,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 POSTGRES_IMAGE_DIR = Path(__file__).resolve().parent / "postgres-image"
 SUITE = "bookworm"
 """Debian 12: Python 3.11 (the default base's), PostgreSQL 15."""
+PYTHON = "3.11"
+GLIBC = 36
+"""Debian 12's glibc is 2.36."""
 MIRROR = "http://deb.debian.org/debian"
-HOST_CA = Path("/etc/ssl/certs/ca-certificates.crt")
 CONTAINERS_CONF = """\
 [containers]
 default_ulimits = []
@@ -127,6 +133,32 @@ class Podman:
         return f"{self.prefix}-{what}"
 
     # -- building ----------------------------------------------------------------
+    def build(self) -> tuple[str, str]:
+        """The base (mmdebstrap) while the wheels download, then both images: the bot's
+        and the PostgreSQL image's names. Skips the test (saying why) when podman cannot
+        run a container of the base."""
+        wheels: list[Path] = []
+        errors: list[BaseException] = []
+
+        def download() -> None:
+            try:
+                wheels.append(self.download_wheels())
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        thread = threading.Thread(target=download)
+        thread.start()
+        try:
+            base, debs = self.build_base()
+        finally:
+            thread.join()
+        if errors:
+            raise errors[0]
+        why = self.cannot_run(base)
+        if why:
+            pytest.skip(why)
+        return self.build_images(base, debs, wheels[0])
+
     def build_base(self) -> tuple[str, Path]:
         """One mmdebstrap run: the base image (imported) and PostgreSQL's packages (a folder
         of .deb files for the PostgreSQL image, downloaded by the same apt)."""
@@ -159,24 +191,46 @@ class Podman:
         tar.unlink()
         return base, debs
 
-    def build_images(self, base: str, debs: Path) -> tuple[str, str]:
+    def download_wheels(self) -> Path:
+        """The bot's wheels for the base's Python (requirements.lock), downloaded by the
+        host's pip (from its cache when the test environment was just installed), at the
+        time mmdebstrap runs: the image's build installs them offline."""
+        wheels = self.workdir / "pip" / "wheels"
+        wheels.mkdir(parents=True)
+        arch = platform.machine()
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:",
+                   "--python-version", PYTHON, "--implementation", "cp",
+                   "--abi", f"cp{PYTHON.replace('.', '')}",
+                   # every manylinux the base's glibc runs (pip takes the list as given)
+                   *(f"--platform=manylinux_2_{v}_{arch}" for v in range(GLIBC, 4, -1)),
+                   "--dest", str(wheels),
+                   "-r", str(ROOT / "requirements.txt"), "-c", str(ROOT / "requirements.lock")]
+        start = time.monotonic()
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                              check=False)
+        self.timings["wheels (pip download)"] = time.monotonic() - start
+        if done.returncode != 0:
+            raise AssertionError(f"pip download failed ({done.returncode}):\n"
+                                 f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        # the build's pip reads this site configuration: these wheels, no index
+        (wheels.parent / "pip.conf").write_text(
+            "[global]\nno-index = true\nfind-links = /etc/xdg/pip/wheels\n")
+        return wheels.parent
+
+    def build_images(self, base: str, debs: Path, pip: Path) -> tuple[str, str]:
         """The bot's image (the Dockerfile, BASE=base) and the PostgreSQL image, built at
-        once, without intermediate images (nothing to reuse on the next run). pip in the
-        build trusts what the host trusts: its CA bundle, mounted for the build only (a
-        TLS-inspecting proxy)."""
+        once, offline, without intermediate images (nothing to reuse on the next run).
+        ``pip``: a pip configuration and its wheels (``download_wheels``), mounted at
+        /etc/xdg/pip for the build only (pip's site configuration, as a local mirror
+        would be)."""
         bot, pg = self.name("bot"), self.name("postgres")
-        pip: list[str] = []
-        if HOST_CA.is_file():
-            conf = self.workdir / "pip"
-            conf.mkdir()
-            shutil.copy(HOST_CA, conf / "host-ca.crt")
-            (conf / "pip.conf").write_text("[global]\ncert = /etc/xdg/pip/host-ca.crt\n")
-            pip = ["--volume", f"{conf}:/etc/xdg/pip:ro"]
-        build = ["build", "--quiet", "--layers=false", "--build-arg", f"BASE={base}"]
+        build = ["build", "--quiet", "--layers=false", "--network", "none",
+                 "--build-arg", f"BASE={base}"]
         jobs = {
-            "bot image": [*build, "--network", "host", *pip, "--tag", bot, str(ROOT)],
-            "postgres image": [*build, "--network", "none", "--volume", f"{debs}:/debs:ro",
-                               "--tag", pg, str(POSTGRES_IMAGE_DIR)],
+            "bot image": [*build, "--volume", f"{pip}:/etc/xdg/pip:ro", "--tag", bot,
+                          str(ROOT)],
+            "postgres image": [*build, "--volume", f"{debs}:/debs:ro", "--tag", pg,
+                               str(POSTGRES_IMAGE_DIR)],
         }
         errors: list[BaseException] = []
 
