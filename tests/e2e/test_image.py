@@ -186,7 +186,9 @@ async def test_with_a_token_the_container_plays_on_discord(
     command = images.podman.run_command(
         images.bot, "bot", env=env, options=["--volume", f"{data}:/data"],
         pass_env=list(discord_.bot_env()))
-    bot = BotProcess(discord_, command, env=images.podman.env, cwd=tmp_path)
+    # (podman's own environment: the loopback's DISCORD_*, never the host's)
+    conf = {"CONTAINERS_CONF": images.podman.env["CONTAINERS_CONF"]}
+    bot = BotProcess(discord_, command, env=conf, cwd=tmp_path)
     try:
         await bot.start(ready_timeout=120)
         await ch.wait_for(lambda m: "goes on" in m.text(), timeout=30)
