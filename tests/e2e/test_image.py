@@ -271,7 +271,7 @@ async def test_the_compose_fleet_plays_a_game_in_each_shard(
         texts = await asyncio.gather(*(won(ch) for ch in channels.values()))
         assert all("won the game" in t for t in texts)
         for name in bots:
-            ids = parse_shard_ids(bots[name]["environment"]["SHARD_IDS"]) or []
+            ids: list[int] = parse_shard_ids(bots[name]["environment"]["SHARD_IDS"]) or []
             shards = ",".join(map(str, ids))
             log = await logged(podman, name, rf"Ready as .*: shards {shards} of {count}, "
                                              r"1 servers")
