@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
 import socket
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -67,6 +68,7 @@ def images(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Images]:
         yield Images(podman, bot, pg)
     finally:
         podman.remove_all()
+        shutil.rmtree(podman.workdir, ignore_errors=True)  # PostgreSQL's packages, wheels
         figures = ", ".join(f"{k} {v:.0f} s" for k, v in podman.timings.items())
         print(f"\ntest_image: {figures}; module {time.monotonic() - start:.0f} s")
 
