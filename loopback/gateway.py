@@ -200,7 +200,10 @@ class Gateway:
 
     def dispatch_soon(self, name: str, data: Any) -> None:
         """Send an event to the bot's sessions that own it (no-op when none is
-        identified)."""
+        identified, or the event is of a server that did not add the bot)."""
+        guild_id = self.guild_of(name, data)
+        if guild_id is not None and self.server.find_guild(guild_id) is None:
+            return
         for session in self.owners(name, data):
             if name in MESSAGE_EVENTS:
                 # a guild's message events need GUILD_MESSAGES, a DM's DIRECT_MESSAGES
