@@ -23,7 +23,7 @@ from cogs.uno._emojis import CardEmojis
 from cogs.uno._ending import Endings, no_pictures
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
-from cogs.uno._places import PLACE_NOTE, in_replies, place_id
+from cogs.uno._places import in_replies, place_id
 from cogs.uno._plays import Plays, actor_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._table_post import LOBBY_GONE
@@ -279,7 +279,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             shown = session.saved
             note = self._no_pictures(interaction, language)
             if replies:  # what works here and what does not, in one sentence
-                note = self._with_note(_(PLACE_NOTE, language), note)
+                note = self._with_note(_(
+                    "I'm not a member of this chat, so I play here through your commands and "
+                    "clicks only: the game works as anywhere, but with no threads and no turn "
+                    "reminders, and the table stays live while people click.", language), note)
             message_id = await reply.send(note, embed=lobby_embed(session, language),
                                           view=lobby_view(session, language))
             if message_id is not None:

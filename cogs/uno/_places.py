@@ -39,8 +39,3 @@ def place_id(interaction: discord.Interaction[Any]) -> int:
     assert interaction.channel_id is not None
     return interaction.channel_id
 
-
-PLACE_NOTE = ("Here I live only in this chat's replies (I'm not a member of it): the game "
-              "works as anywhere, but without threads or turn reminders, and the table "
-              "updates as people click.")
-"""What ``/uno new`` says where a game lives in replies (one sentence)."""
