@@ -101,7 +101,7 @@ class ApplicationRoutes:
                 "redirect_uris": [],
                 "interactions_endpoint_url": None,
                 "approximate_guild_count": len(self.server.guilds),
-                "integration_types_config": {"0": {}},
+                "integration_types_config": {"0": {}, "1": {}},
             }
         )
 

@@ -283,7 +283,6 @@ class Outbox:
         may_post = replies or not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
-            box.replies = box.replies or replies
             box.post.attach = bool(perms.attach_files)
             # A webhook could post (and the bot edit its table) without these permissions;
             # the bot respects them: its next table goes by the channel route, meets the 403
@@ -362,8 +361,7 @@ class Outbox:
             box.carrier = self._carriers.pop(channel_id, None)
             if box.carrier is not None:
                 box.post.attach = bool(box.carrier.app_permissions.attach_files)
-                box.replies = in_replies(box.carrier)
-        box.replies = box.replies or replies
+        box.replies = box.replies or replies  # (the game's: its session says it)
         return box
 
     def _kick(self, channel_id: int, box: _Channel) -> None:

@@ -22,14 +22,12 @@ import discord
 
 
 def in_replies(interaction: discord.Interaction[Any]) -> bool:
-    """Whether a game here lives in interaction replies only: the bot is not a member of
-    the channel (a group DM, a server that did not install the app). A server's channel
-    where the app was added, and the bot's own DM, are written to as channels."""
-    if interaction.context.private_channel:
-        return True
-    if interaction.guild_id is not None:
-        return not interaction.is_guild_integration()
-    return False
+    """Whether a game opened by this interaction lives in interaction replies only: no
+    server installation authorized it, so the bot is not a member of the channel (a group
+    DM, a server that did not add the app). A DM with the bot is played the same way (its
+    replies are all it needs there). A server's channel where the app was added is written
+    to as a channel."""
+    return not interaction.is_guild_integration()
 
 
 def place_id(interaction: discord.Interaction[Any]) -> int:
