@@ -112,14 +112,15 @@ async def play_moves(t: LoopbackTest, channel: Channel, players: list[Player], *
 
 
 async def open_game(host: Member, guests: list[Member], channel: Channel, *,
-                    cpu: bool = True) -> Message:
-    """``host`` opens a classic game to 100 here, the guests join, it starts; the table."""
+                    cpus: int = 1) -> Message:
+    """``host`` opens a classic game to 100 here, the guests join, ``cpus`` computer players
+    sit in, it starts; the table."""
     r = await host.slash("uno new")
     assert not r.ephemeral and "no threads and no turn reminders" in r.text, r.text
     await host.slash("uno settings", turn_timer=600, target=100, edition="classic")
     for guest in guests:
         await guest.click("Join")
-    if cpu:
+    for _ in range(cpus):
         await host.click("Add computer player")
     await host.click("Start")
     return await channel.wait_for(lambda m: "My hand" in m.button_labels(), timeout=10)
@@ -156,7 +157,7 @@ async def test_commands_offer_both_installs_and_all_contexts(loopback: LoopbackT
 async def test_a_whole_game_in_a_group_dm_through_replies_only(loopback: LoopbackTest) -> None:
     refused = loopback.discord.refusal_counts["not_a_member"]
     group, (alice, bob) = group_of(loopback, "alice", "bob", installer="alice")
-    table = await open_game(alice, [bob], group)
+    table = await open_game(alice, [bob], group, cpus=3)  # (more points a round: shorter)
     r = await alice.click("My hand")
     state = r.state.payload
     assert state["context"] == 2 and "guild_id" not in state, state
@@ -187,7 +188,7 @@ async def test_a_restart_in_a_group_dm_the_next_click_brings_the_table_back(
         loopback: LoopbackTest) -> None:
     refused = loopback.discord.refusal_counts["not_a_member"]
     group, (alice, bob) = group_of(loopback, "alice", "bob", installer="alice")
-    old = await open_game(alice, [bob], group, cpu=False)
+    old = await open_game(alice, [bob], group, cpus=0)
     rng = random.Random(7)
     players = [Player(alice, rng), Player(bob, rng)]
     for p in players:
