@@ -28,7 +28,7 @@ reaches: ``_places.py``) a game lives **in replies**: every write goes through t
 newest interaction token, never the channel's routes. A table is edited through the token
 that posted it while that lives; once it is near its end the next write posts the table
 anew through a newer one (every click renews the chain), and a minute before the last one
-ends the table says so (``LAPSE_NOTE``): the next click brings it back. A write that finds
+ends the table says so (``_arm_lapse``): the next click brings it back. A write that finds
 no usable token waits for the next interaction of the channel; a message whose token is
 gone is left as it is (a closed table keeps its buttons, which answer "out of date").
 """

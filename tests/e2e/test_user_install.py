@@ -166,7 +166,9 @@ async def test_a_whole_game_in_a_group_dm_through_replies_only(loopback: Loopbac
     rng = random.Random(31)
     players = [Player(alice, rng), Player(bob, rng)]
     players[0].panel = r.message
-    await players[1].open()
+    r = await bob.click("My hand")  # bob did not install the app: alice's install authorizes
+    assert r.state.payload["authorizing_integration_owners"] == {"1": str(alice.id)}
+    players[1].panel = r.message
     won = await play_moves(loopback, group, players)
     assert won is not None
     assert_private_hands(group)
