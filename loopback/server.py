@@ -122,7 +122,7 @@ class LoopbackDiscord:
         self.problems: list[Problem] = []
         self.refused: list[Refusal] = []
         self.refusal_counts: Counter[str] = Counter()  # by reason, never emptied
-        self.other_guilds: list[Guild] = []  # servers that did not add the bot
+        self.other_guild_ids: set[int] = set()  # servers that did not add the bot
         # Discord lets a bot edit its own messages without SEND_MESSAGES (VIEW_CHANNEL is
         # enough); set True to refuse such edits with 50013 as well
         self.edit_requires_send_messages = False
@@ -279,8 +279,8 @@ class LoopbackDiscord:
         """A new guild; ``shard=(id, count)``: one whose id Discord routes to that shard
         (``bot=False``: a server that did not add the bot, installs.py)."""
         if not bot:
-            self.other_guilds.append(Guild(self, name, bot_present=False))
-            return self.other_guilds[-1]
+            self.other_guild_ids.add((other := Guild(self, name, bot_present=False)).id)
+            return other
         guild_id = None
         if shard is not None:
             guild_id = snowflake()
