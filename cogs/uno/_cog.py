@@ -280,9 +280,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             note = self._no_pictures(interaction, language)
             if replies:  # what works here and what does not, in one sentence
                 note = self._with_note(_(
-                    "I'm not a member of this chat, so I play here through your commands and "
-                    "clicks only: the game works as anywhere, but with no threads and no turn "
-                    "reminders, and the table stays live while people click.", language), note)
+                    "Here I play only through your commands and clicks: the game works as "
+                    "anywhere, but with no threads and no turn reminders, and the table stays "
+                    "live while people click.", language), note)
             message_id = await reply.send(note, embed=lobby_embed(session, language),
                                           view=lobby_view(session, language))
             if message_id is not None:

@@ -270,3 +270,20 @@ async def test_play_uno_with_in_a_group_dm(loopback: LoopbackTest) -> None:
     state = saved_state(db_of(loopback), group)
     assert state is not None and state["replies"] is True and len(state["seats"]) == 2
     assert channel_requests(loopback, group) == []
+
+
+async def test_a_game_in_a_dm_with_the_bot(loopback: LoopbackTest) -> None:
+    """The bot's own DM (context 1, the guild install's "0": "0"): a game against computer
+    players, played in the replies there like anywhere the bot is not a member."""
+    gina = loopback.member("gina")
+    dm = loopback.discord.application_routes.open_dm(gina.identity)
+    me = gina.at(dm)
+    table = await open_game(me, [], dm)
+    r = await me.click("My hand", message=table)
+    assert r.state.payload["context"] == 1
+    assert r.state.payload["authorizing_integration_owners"] == {"0": "0"}
+    player = Player(me, random.Random(3))
+    player.panel = r.message
+    assert await play_moves(loopback, dm, [player], moves=2) is None
+    assert_private_hands(dm)
+    assert channel_requests(loopback, dm) == []
