@@ -84,6 +84,9 @@ THREAD_ARCHIVED = 50083
 
 LAPSE_NOTICE = 60.0
 """Seconds before a replies-only table's newest token ends that the table says so."""
+REPLIES_WAIT = 60.0
+"""Seconds a replies-only write waits for an interaction before it checks whether its game
+is still on (one that ended is not waited for any longer)."""
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
 TableCallback = Callable[[Session], Awaitable[None]]
@@ -528,7 +531,8 @@ class Outbox:
 
     async def _newest_token(self, box: _Channel) -> Token | None:
         """The newest usable interaction token of a replies-only channel, waiting for an
-        interaction when there is none (None: the bot is shutting down)."""
+        interaction when there is none (None: the bot is shutting down, or the game is over
+        and nobody came for a minute: what waited is dropped, nothing is kept for it)."""
         while not self._closing:
             await answered(box.carrier)
             route = usable(box.carrier)
@@ -537,7 +541,10 @@ class Outbox:
                 return route
             box.carried = asyncio.Event()
             try:
-                await box.carried.wait()
+                await asyncio.wait_for(box.carried.wait(), REPLIES_WAIT * self.scale)
+            except TimeoutError:
+                if box.session is None or not self._is_live(box.session):
+                    return None
             finally:
                 box.carried = None
         return None

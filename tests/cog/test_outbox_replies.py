@@ -88,3 +88,13 @@ async def test_the_table_says_its_chain_ends_unless_a_newer_token_renews_it(
     assert kicked == [CHANNEL] and box.table, "the table is written once more"
     said = any("stops updating" in line for line in box.lines)
     assert said is not newer, box.lines
+
+
+async def test_a_write_for_a_game_that_ended_stops_waiting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("cogs.uno._outbox.REPLIES_WAIT", 0.5)  # half a second here
+    out = outbox()
+    out.is_live = lambda session: False  # its game ended (or was swept)
+    box = out._box(CHANNEL, 1, replies=True)
+    box.session = replies_session()
+    assert await asyncio.wait_for(out._newest_token(box), 2.0) is None
