@@ -19,6 +19,7 @@ import pytest
 from loopback.fixtures import LoopbackTest
 from loopback.models import Channel, Message
 from loopback.users import Member
+from support.driver import PrivacyWatch
 from support.e2e import FAST_ENV, card_buttons, db_of, play_card
 from support.games import saved_state
 
@@ -134,10 +135,14 @@ def group_of(t: LoopbackTest, *names: str, installer: str) -> tuple[Channel, lis
     return group, [p.at(group) for p in people]
 
 
-def assert_private_hands(channel: Channel) -> None:
-    """No public message offers a hand's cards: hands only in ephemeral panels."""
+def assert_private_hands(t: LoopbackTest, channel: Channel) -> None:
+    """No public message (nor any earlier version of one) shows or offers a card of a
+    hand: hands only in ephemeral panels."""
     for msg in channel.messages:
         assert not card_buttons(msg, enabled=False), msg
+    watch = PrivacyWatch(db_of(t), channel)
+    watch.scan_public_history()
+    assert not watch.violations, watch.violations
 
 
 async def test_commands_offer_both_installs_and_all_contexts(loopback: LoopbackTest) -> None:
@@ -171,7 +176,7 @@ async def test_a_whole_game_in_a_group_dm_through_replies_only(loopback: Loopbac
     players[1].panel = r.message
     won = await play_moves(loopback, group, players)
     assert won is not None
-    assert_private_hands(group)
+    assert_private_hands(loopback, group)
     # every public message of the bot came through an interaction (its webhook)
     bots = [m for m in group.messages if m.author.get("id") == str(loopback.discord.
                                                                      application_id)]
@@ -231,7 +236,7 @@ async def test_a_few_moves_in_a_server_that_did_not_add_the_bot(loopback: Loopba
     players[0].panel = r.message
     await players[1].open()
     assert await play_moves(loopback, room, players, moves=4) is None
-    assert_private_hands(room)
+    assert_private_hands(loopback, room)
     assert channel_requests(loopback, room) == []
     assert loopback.discord.refusal_counts["not_a_member"] == refused
 
@@ -285,5 +290,5 @@ async def test_a_game_in_a_dm_with_the_bot(loopback: LoopbackTest) -> None:
     player = Player(me, random.Random(3))
     player.panel = r.message
     assert await play_moves(loopback, dm, [player], moves=2) is None
-    assert_private_hands(dm)
+    assert_private_hands(loopback, dm)
     assert channel_requests(loopback, dm) == []
