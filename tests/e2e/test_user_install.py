@@ -255,6 +255,12 @@ async def test_play_uno_with_invites_and_the_guest_joins_in_one_click(
     await bob.click("Join", message=invitation)
     state = saved_state(db_of(loopback), loopback.channel)
     assert state is not None and [s[0] for s in state["seats"]] == [str(alice.id), str(bob.id)]
+    # one sentence, nothing changed: someone already seated, oneself
+    again = await alice.user_command("Play UNO with…", bob)
+    assert again.ephemeral and "already in the lobby" in again.text, again.text
+    me = await alice.user_command("Play UNO with…", alice)
+    assert me.ephemeral and "someone else" in me.text, me.text
+    assert saved_state(db_of(loopback), loopback.channel) == state
 
 
 async def test_an_invitee_who_cannot_see_the_channel_is_not_mentioned(
