@@ -8,10 +8,10 @@ came from (``Interaction.context``). Where the bot is not a member of the channe
 post or edit a channel message there: such a game lives **in replies**, its lobby, table
 and results all interaction responses and their followups, written through the game's
 newest interaction token (``_outbox.py``), never the channel's routes. No thread can be
-opened, and no reminder is posted for a turn.
+opened, and no reminder is posted for a turn. A DM with the bot is played the same way.
 
 A place's leaderboard and settings belong to its server, or, where there is none (a group
-DM), to the channel itself: one group never sees another's.
+DM, a DM), to the channel itself: one group never sees another's.
 """
 
 from __future__ import annotations
