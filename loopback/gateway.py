@@ -58,6 +58,11 @@ class GatewayServer(Protocol):
 
     def find_guild(self, guild_id: int) -> Guild | None: ...
 
+    @property
+    def other_guild_ids(self) -> set[int]:
+        """Servers that did not add the bot: the gateway sends nothing of them."""
+        ...
+
     def channel_guild(self, channel_id: int) -> int | None:
         """The guild of a channel or thread (None: a DM, or unknown)."""
         ...
@@ -204,7 +209,9 @@ class Gateway:
 
     def dispatch_soon(self, name: str, data: Any) -> None:
         """Send an event to the bot's sessions that own it (no-op when none is
-        identified)."""
+        identified, or the event is of a server that did not add the bot)."""
+        if self.guild_of(name, data) in self.server.other_guild_ids:
+            return
         for session in self.owners(name, data):
             if name in MESSAGE_EVENTS:
                 # a guild's message events need GUILD_MESSAGES, a DM's DIRECT_MESSAGES

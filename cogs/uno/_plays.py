@@ -19,6 +19,7 @@ import discord
 from cogs.uno._components import TableButton, view_of
 from cogs.uno._panels import Panels, Picture, moved_text
 from cogs.uno._pictures import HandPictures, picture_name
+from cogs.uno._places import in_replies
 from cogs.uno._reply import Reply
 from cogs.uno.show.hand import (
     Menu,
@@ -73,7 +74,9 @@ def actor_of(interaction: discord.Interaction[Any]) -> Actor:
     perms = interaction.permissions
     needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
               else REQUIRED_PERMISSIONS)
-    missing = missing_permissions(interaction.app_permissions, needed)
+    # (a game that lives in replies needs no permission in the channel: _places.py)
+    missing = () if in_replies(interaction) else missing_permissions(
+        interaction.app_permissions, needed)
     return Actor(id=str(interaction.user.id), name=interaction.user.display_name,
                  admin=bool(perms.manage_guild or perms.administrator),
                  locale=interaction.locale, guild_locale=interaction.guild_locale,

@@ -326,9 +326,11 @@ class Reply:
     async def send(self, content: str | None = None, *, view: discord.ui.View | None = None,
                    embed: discord.Embed | None = None, clear_embed: bool = False,
                    file: discord.File | None = None, replace_files: bool = False,
-                   public: bool | None = None, edit: bool | None = None) -> int | None:
+                   public: bool | None = None, edit: bool | None = None,
+                   mention: discord.abc.Snowflake | None = None) -> int | None:
         """The answer (once). Returns the id of the message it created, if known. An edit
         with ``replace_files`` puts ``file`` (or nothing) in place of the message's files.
+        ``mention``: the one user a new message may notify (no one else, ever).
         An edit of the message clicked waits for an edit of it in flight (a hand's picture
         being added) and counts as a new version of it: a picture drawn for what it showed
         before is not added any more (``Shown.unchanged``)."""
@@ -343,7 +345,8 @@ class Reply:
                                         replace_files=replace_files, public=public, edit=edit)
         message_id = await self._send(content, view=view, embed=embed,
                                       clear_embed=clear_embed, file=file,
-                                      replace_files=replace_files, public=public, edit=edit)
+                                      replace_files=replace_files, public=public, edit=edit,
+                                      mention=mention)
         if message_id is not None:
             # A new message: its post is its version 0 (an edit that came before this
             # line, from a click on it, was counted and makes it out of date).
@@ -353,7 +356,8 @@ class Reply:
     async def _send(self, content: str | None, *, view: discord.ui.View | None,
                     embed: discord.Embed | None, clear_embed: bool,
                     file: discord.File | None, replace_files: bool, public: bool | None,
-                    edit: bool | None) -> int | None:
+                    edit: bool | None, mention: discord.abc.Snowflake | None = None
+                    ) -> int | None:
         self._timer.cancel()
         if self._deferred is not None:
             await self._deferred
@@ -364,6 +368,9 @@ class Reply:
         edit = self.edit if edit is None else edit
         public = self.public if public is None else public
         interaction = self.interaction
+        mentions = discord.AllowedMentions.none() if mention is None else \
+            discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                    users=[mention])
         kwargs: dict[str, Any] = {"content": content[:2000] if content is not None else None}
         if embed is not None:
             kwargs["embed"] = embed
@@ -381,8 +388,7 @@ class Reply:
             if file is not None:
                 extra["file"] = file
             response = await interaction.response.send_message(
-                ephemeral=not public, allowed_mentions=discord.AllowedMentions.none(),
-                **kwargs, **extra)
+                ephemeral=not public, allowed_mentions=mentions, **kwargs, **extra)
             self._acked()
             message_id = getattr(response, "message_id", None)
             return int(message_id) if message_id is not None else None
@@ -393,7 +399,7 @@ class Reply:
         if file is not None:
             extra["file"] = file
         message = await interaction.followup.send(
-            ephemeral=not public, wait=True, allowed_mentions=discord.AllowedMentions.none(),
+            ephemeral=not public, wait=True, allowed_mentions=mentions,
             **{k: v for k, v in kwargs.items() if v is not None}, **extra)
         return message.id
 
