@@ -98,7 +98,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.sweeper.start()
         # this process's servers only: the other processes of a fleet restore theirs
         fleet = self.bot.fleet
-        await self.service.restore(fleet.owns, prune=fleet.leads)
+        await self.service.restore(
+            fleet.owns, prune=fleet.leads,
+            shards=None if fleet.ids is None else (fleet.count, fleet.mine))
         if self.bot.config.card_emojis:
             # in the background: READY and the restored games do not wait for the uploads
             self.card_emojis.start()

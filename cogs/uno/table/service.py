@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cogs.uno.table.again import Again
@@ -384,9 +384,11 @@ class TableService(Tables):
 
     # ================================================================ life cycle
     async def restore(self, owns: Callable[[int], bool] | None = None, *,
-                      prune: bool = True) -> int:
+                      prune: bool = True,
+                      shards: tuple[int, Sequence[int]] | None = None) -> int:
         """Load every saved game of this process's servers (``owns``: all when None; the
-        other processes of a fleet restore theirs); upgrade old formats; set aside what
+        other processes of a fleet restore theirs; ``shards``, ``(shard_count, shard_ids)``:
+        the database reads only those shards' games); upgrade old formats; set aside what
         can't be read. ``prune``: also delete the move logs past ``LOG_DAYS`` (the work of
         one process of a fleet)."""
         if prune:
@@ -395,7 +397,9 @@ class TableService(Tables):
             except Exception as exc:
                 log.warning("Pruning old move logs failed (%s); they stay for now", exc)
         restored = 0
-        for saved in await self.store.load_games():
+        loaded = (await self.store.load_games() if shards is None
+                  else await self.store.load_games(shards))
+        for saved in loaded:
             if owns is not None and not owns(saved.guild_id):
                 continue
             try:
