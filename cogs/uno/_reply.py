@@ -430,6 +430,20 @@ def limit_lag(seconds: float) -> None:
     _LAG.limit = max(0.0, seconds)
 
 
+_ANSWERING: set[asyncio.Future[None]] = set()
+"""One future for each answer being made now, done when it is (``answers_in_flight``)."""
+
+
+async def answers_in_flight(timeout: float) -> int:  # noqa: ASYNC109
+    """Wait, at most ``timeout`` seconds, for the answers being made now (a stop closes
+    the HTTP session after this: an answer still on its way would be cut); how many are
+    still not done."""
+    pending = set(_ANSWERING)
+    if pending:
+        await asyncio.wait(pending, timeout=timeout)
+    return sum(not future.done() for future in pending)
+
+
 async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], Awaitable[None]],
                  *, edit: bool = False, public: bool = False) -> None:
     """Every entry point's one error handler: run ``work`` with a Reply (a slash command's
@@ -441,9 +455,13 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     it for the click, its components and all; the answer has read what it needed): a hand
     panel keeps its last interaction for 15 minutes, to edit the panel through its token,
     and every full garbage collection would walk that message's objects meanwhile."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    _ANSWERING.add(done)
     try:
         await _answer(interaction, work, edit=edit, public=public)
     finally:
+        _ANSWERING.discard(done)
+        done.set_result(None)
         PRIORITY.answered(interaction.id)
         interaction.message = None
 
