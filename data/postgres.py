@@ -20,7 +20,12 @@ await their writes, so a read made after one sees it).
 A lost connection (server restarted, backend killed, network cut) fails the call that was
 running on it (a write: ``DatabaseWriteError``, nothing of it kept, so the move is undone as
 with SQLite); the next call connects again first. Reads, which change nothing, are tried once
-more on a new connection before they give up (``DatabaseUnreachableError``).
+more on a new connection before they give up (``DatabaseUnreachableError``). A connection
+lost while COMMIT was on its way leaves the outcome unknown (the server may have stored the
+write): a save, whose statements are idempotent, is then written once more on a new
+connection in the same turn, so the bot never undoes a move the database kept
+(``write_rows``); should that fail too, the move log keeps a sequence number's latest entry,
+so the move made in place of the undone one replaces it (data/queries.py).
 
 Dialect differences, each for a reason: statements are written with SQLite's ``?``
 placeholders (data/queries.py) and numbered ``$1, $2 ...`` here (asyncpg knows only those);
