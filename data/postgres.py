@@ -417,6 +417,7 @@ class ReadPool:
         self._free = asyncio.Semaphore(size)
         self._idle: list[asyncpg.Connection] = []
         self._connect = connect
+        self._closed = False
 
     async def read(self, run: Callable[[asyncpg.Connection], Awaitable[Any]]) -> Any:
         async with self._free:
@@ -437,11 +438,15 @@ class ReadPool:
                 except BaseException:
                     conn.terminate()  # cancelled mid-query: the protocol is mid-way
                     raise
-                self._idle.append(conn)
+                if self._closed:  # a read that ended after close: its connection too
+                    conn.terminate()
+                else:
+                    self._idle.append(conn)
                 return result
         raise AssertionError("unreachable")
 
     async def close(self) -> None:
+        self._closed = True
         idle, self._idle = self._idle, []
         for conn in idle:
             await _close_quietly(conn)
