@@ -24,7 +24,7 @@ from cogs.uno._ending import Endings, no_pictures
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
 from cogs.uno._plays import Plays, actor_of
-from cogs.uno._reply import Reply, answer, answers_in_flight
+from cogs.uno._reply import Reply, answer, answers_sent
 from cogs.uno._table_post import LOBBY_GONE
 from cogs.uno.art import configure as configure_art
 from cogs.uno.show.hand import match_cards, option_label
@@ -62,10 +62,6 @@ if TYPE_CHECKING:
     from runtime.unobot import UnoBot
 
 log = logging.getLogger(__name__)
-
-ANSWERS_AT_STOP = 3.0
-"""How long a stop waits, at most, for the answers still on their way (within compose's
-20 s grace: Discord's 3 s to acknowledge bounds most of them)."""
 
 CARRIERS = (discord.InteractionType.application_command, discord.InteractionType.component,
             discord.InteractionType.modal_submit)
@@ -115,11 +111,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await self.card_emojis.stop()
         await self.service.close()
         await self.outbox.close()
-        # the answers on their way (a move finished by the stop, "restarting" to a click
-        # made during it) reach Discord before the HTTP session closes
-        left = await answers_in_flight(ANSWERS_AT_STOP)
-        if left:
-            log.warning("%d answers were still on their way at shutdown", left)
+        await answers_sent()  # before the HTTP session closes
 
     # ================================================================== channel activity
     @commands.Cog.listener()

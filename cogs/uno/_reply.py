@@ -431,17 +431,25 @@ def limit_lag(seconds: float) -> None:
 
 
 _ANSWERING: set[asyncio.Future[None]] = set()
-"""One future for each answer being made now, done when it is (``answers_in_flight``)."""
+"""One future for each answer being made now, done when it is (``answers_sent``)."""
 
 
-async def answers_in_flight(timeout: float) -> int:  # noqa: ASYNC109
-    """Wait, at most ``timeout`` seconds, for the answers being made now (a stop closes
-    the HTTP session after this: an answer still on its way would be cut); how many are
-    still not done."""
+ANSWERS_AT_STOP = 3.0
+"""How long a stop waits, at most, for the answers still on their way (within compose's
+20 s grace: Discord's 3 s to acknowledge bounds most of them)."""
+
+
+async def answers_sent(timeout: float = ANSWERS_AT_STOP) -> int:  # noqa: ASYNC109
+    """Wait, at most ``timeout`` seconds, for the answers being made now (a move finished
+    by the stop, "restarting" to a click made during it): a stop closes the HTTP session
+    after this, which would cut an answer still on its way. How many were not done."""
     pending = set(_ANSWERING)
     if pending:
         await asyncio.wait(pending, timeout=timeout)
-    return sum(not future.done() for future in pending)
+    left = sum(not future.done() for future in pending)
+    if left:
+        log.warning("%d answers were still on their way at shutdown", left)
+    return left
 
 
 async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], Awaitable[None]],
