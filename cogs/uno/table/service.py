@@ -46,6 +46,10 @@ IDLE_LIMIT = 30 * 60
 """A game (or lobby) with no human action for this long ends."""
 LOG_DAYS = 30
 """A finished game's move log (and so its replay export) is kept this many days."""
+STOP_SAVES = 10.0
+"""A stop saves the games' time left for at most this many seconds (compose's grace before
+SIGKILL is 20 s); a game past it keeps what was saved with its last move (every move is
+saved before it is announced): its player then gets the time they had at that save."""
 END_QUESTION = 30.0
 """Seconds within which /uno end's question can be confirmed (never scaled: a person
 answers it)."""
@@ -484,16 +488,24 @@ class TableService(Tables):
         survives the restart. A change in progress finishes first (its lock is awaited):
         a task is only ever cancelled while it waits, never in the middle of a save."""
         self.closing = True
+        until = time.monotonic() + STOP_SAVES
+        late = 0
         for session in list(self.sessions.values()):
             async with session.lock:
                 self.scheduler.cancel(session.channel_id)
                 if session.game is None or session.game.is_over or not self.is_live(session):
+                    continue
+                if time.monotonic() > until:
+                    late += 1
                     continue
                 try:
                     await self.commit(session)
                 except SaveFailed:
                     log.warning("Could not save the time left in channel %s",
                                 session.channel_id)
+        if late:
+            log.warning("Stopping: the time left of %d games was not saved (past %.0f s); "
+                        "their players get the time they had at their last move", late, STOP_SAVES)
         await self.tournaments.close()
         await self.scheduler.close()
         self.autoplay.thinkers.close()
