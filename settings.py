@@ -99,6 +99,9 @@ class Config:
     database_url: str | None = field(default=None, repr=False)
     """A PostgreSQL server shared by several bot processes (DATABASE_URL); None: the SQLite
     file ``database_path``. Not in ``repr``: it may hold a password."""
+    database_read_pool: int = 2
+    """PostgreSQL: connections for reads beside the one for writes (DATABASE_READ_POOL;
+    0: reads wait in line with the writes)."""
     shard_count: int | None = None
     """Discord's shard count for the whole fleet (SHARD_COUNT); None: the count Discord
     recommends (``GET /gateway/bot``), every shard in this process."""
@@ -172,6 +175,7 @@ class Config:
             channel_writes=writes,
             uvloop=_flag("UNO_UVLOOP", True),
             database_url=database_url,
+            database_read_pool=_whole_number("DATABASE_READ_POOL", 2),
             shard_count=shard_count,
             shard_ids=shard_ids,
             search_workers=_whole_number("UNO_SEARCH_WORKERS", 1),

@@ -7,7 +7,10 @@ tables, people and paced load of turns: see bench/README.md) with its own bot pr
 * ``sqlite:1``: one bot process on a SQLite file, as bench_tables.py runs it;
 * ``pg:N``: N bot processes, shards 0..N-1 of N (``SHARD_COUNT=N``, ``SHARD_IDS=i``), on
   one PostgreSQL database (``DATABASE_URL``), the loopback's guilds spread over the
-  shards (guild g on shard g mod N, as Discord routes them).
+  shards (guild g on shard g mod N, as Discord routes them);
+* ``pg:N/R``: the same with ``DATABASE_READ_POOL=R`` (``pg:1/0``: reads in line with the
+  writes, as before the read pool). A configuration named twice is run twice (before and
+  after, alternately), its second run named ``pg:1/0 #2``.
 
 The PostgreSQL server is the tests' throwaway one (tests/support/postgres.py: Debian's
 ``initdb`` and ``pg_ctl``, run as ``nobody`` when root, durability off), started once by
@@ -65,10 +68,11 @@ def postgres_pids(server: postgres.PgServer) -> list[int]:
 class FleetBench(Bench):
     """bench_tables.py's bench with N bot processes (shards) on one PostgreSQL database."""
 
-    def __init__(self, args: argparse.Namespace, processes: int, pg: postgres.PgServer
-                 ) -> None:
+    def __init__(self, args: argparse.Namespace, processes: int, pg: postgres.PgServer,
+                 read_pool: int | None = None) -> None:
         super().__init__(args)
         self.processes = processes
+        self.read_pool = read_pool
         self.pg = pg
         self.url = postgres.new_database(pg)
         self.pg_cpu_gone = 0.0
@@ -90,6 +94,8 @@ class FleetBench(Bench):
             [self.args.bot_python, "bot.py"], cwd=ROOT, ready_timeout=120.0,
             env={**env, "DATABASE_URL": postgres.real_url(self.url),
                  "SHARD_COUNT": str(n), "SHARD_IDS": str(i),
+                 **({} if self.read_pool is None
+                    else {"DATABASE_READ_POOL": str(self.read_pool)}),
                  "UNO_GC_STATS": str(self.gc_file_of(i))})
             for i in range(n))))
         self.bot = self.bots[0]
@@ -125,15 +131,18 @@ class FleetBench(Bench):
         return result
 
 
-def configurations(text: str) -> list[tuple[str, int]]:
-    out = []
+def configurations(text: str) -> list[tuple[str, int, int | None]]:
+    out: list[tuple[str, int, int | None]] = []
     for item in text.split(","):
-        kind, _sep, count = item.strip().partition(":")
+        kind, _sep, rest = item.strip().partition(":")
+        count, slash, pool = rest.partition("/")
         if kind not in ("sqlite", "pg") or not count.isdigit() or int(count) < 1 \
-                or (kind == "sqlite" and int(count) != 1):
+                or (kind == "sqlite" and (int(count) != 1 or slash)) \
+                or (slash and not pool.isdigit()):
             raise argparse.ArgumentTypeError(
-                f"{item!r}: write sqlite:1 or pg:N (N bot processes on PostgreSQL)")
-        out.append((kind, int(count)))
+                f"{item!r}: write sqlite:1, pg:N (N bot processes on PostgreSQL) or pg:N/R "
+                "(R: DATABASE_READ_POOL)")
+        out.append((kind, int(count), int(pool) if slash else None))
     return out
 
 
@@ -165,11 +174,15 @@ async def run_all(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, dict[str, Any]] = {}
     pg: postgres.PgServer | None = None
     try:
-        for kind, count in args.configs:
-            name = f"{kind}:{count}"
+        for kind, count, pool in args.configs:
+            name = f"{kind}:{count}" + ("" if pool is None else f"/{pool}")
+            again = 2
+            while name in results:
+                name = f"{name.split(' #')[0]} #{again}"
+                again += 1
             if kind == "pg" and pg is None:
                 pg = await asyncio.to_thread(postgres.start_server)
-            bench = FleetBench(args, count, pg) if pg is not None and kind == "pg" \
+            bench = FleetBench(args, count, pg, pool) if pg is not None and kind == "pg" \
                 else Bench(args)
             bench.note(f"--- {name}")
             results[name] = await bench.run()
@@ -192,7 +205,7 @@ def main() -> None:
                         "sqlite:1,pg:1,pg:2")
     args = settle(parser.parse_args())
     # every process gets guilds to serve, and every configuration the same guilds
-    args.guilds = max(args.guilds, *(count for _kind, count in args.configs))
+    args.guilds = max(args.guilds, *(count for _kind, count, _pool in args.configs))
     unsupported = [o for o in ("restart", "profile", "census", "bot_dir", "tracemalloc")
                    if getattr(args, o)]
     if unsupported:

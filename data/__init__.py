@@ -3,6 +3,7 @@
 
 from data.database import Database
 from data.errors import (
+    DatabaseCommitUnknownError,
     DatabaseError,
     DatabaseOpenError,
     DatabaseUnreachableError,
@@ -25,6 +26,7 @@ from data.models import (
 
 __all__ = [
     "Database",
+    "DatabaseCommitUnknownError",
     "DatabaseError",
     "DatabaseOpenError",
     "DatabaseUnreachableError",

@@ -96,7 +96,9 @@ class Backend(Protocol):
         (the queue of saves). A write whose statements are known beforehand (a save): SQLite
         runs the whole transaction in one go on the event loop's thread (no trip to its
         connection's thread, whose wait for the GIL cost more than the write: data/sqlite.py)
-        unless another program holds the file locked."""
+        unless another program holds the file locked. The statements must be idempotent
+        (run twice, they store what running them once does): PostgreSQL runs them once more
+        when the connection is lost during COMMIT, whose outcome is then unknown."""
         ...
 
     def queue_saves(

@@ -57,7 +57,8 @@ class Database:
     path, or a ``postgresql://`` URL.
 
     Every call takes its turn on the one connection, first come, first served, and is
-    carried out in the order it was made; ``save_game`` calls made while the connection is
+    carried out in the order it was made (on PostgreSQL reads run beside that line, on a
+    small pool of their own: data/postgres.py); ``save_game`` calls made while the connection is
     busy share one transaction (group commit, data/games.py). ``group_commit=False`` gives
     every save its own turn and transaction (for the benchmark and tests).
     """
@@ -71,7 +72,8 @@ class Database:
         self._rematches = Rematches(backend)
 
     @classmethod
-    async def open(cls, target: str, *, group_commit: bool = True) -> Database:
+    async def open(cls, target: str, *, group_commit: bool = True,
+                   read_pool: int | None = None) -> Database:
         """Open and migrate the database: a ``postgresql://user:password@host/db`` URL opens
         that server's database (data/postgres.py); anything else is a SQLite file, created
         with its directories if needed (data/sqlite.py).
@@ -79,13 +81,16 @@ class Database:
         Raises ``DatabaseOpenError`` (or its subclass ``DatabaseVersionError``) whose message
         is one sentence for the operator; no chained traceback is attached.
         ``group_commit=False`` writes every ``save_game`` in its own transaction (only for
-        the benchmark and tests).
+        the benchmark and tests). ``read_pool``: PostgreSQL's connections for reads
+        (DATABASE_READ_POOL; None: its default, 0: reads share the connection of writes).
         """
         backend: Backend
         if is_url(target):
-            from data.postgres import PostgresBackend  # asyncpg only when asked for
+            # asyncpg only when asked for
+            from data.postgres import READ_POOL, PostgresBackend
 
-            backend = await PostgresBackend.open(target)
+            backend = await PostgresBackend.open(
+                target, READ_POOL if read_pool is None else read_pool)
         else:
             backend = await SqliteBackend.open(target)
         return cls(backend, group_commit=group_commit)
@@ -150,8 +155,9 @@ class Database:
     async def end_game(self, game: SavedGame, log: Sequence[LogEntry] = ()) -> None:
         await self._games.end_game(game, log)
 
-    async def load_games(self) -> list[SavedGame]:
-        return await self._games.load_games()
+    async def load_games(self, shards: tuple[int, Sequence[int]] | None = None
+                         ) -> list[SavedGame]:
+        return await self._games.load_games(shards)
 
     async def load_game(self, channel_id: int) -> SavedGame | None:
         return await self._games.load_game(channel_id)

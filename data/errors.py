@@ -31,6 +31,13 @@ class DatabaseWriteError(DatabaseError):
     """A write failed and was rolled back: nothing of it was stored."""
 
 
+class DatabaseCommitUnknownError(DatabaseWriteError):
+    """PostgreSQL: the connection was lost while COMMIT was on its way, so the server may
+    have stored the write or not. Raised only by ``Backend.write`` blocks; a save
+    (``write_rows``, idempotent) is written again instead, so that its caller learns what
+    is stored."""
+
+
 class DatabaseVanishedError(DatabaseError):
     """The database file was deleted or replaced under the running bot; nothing was written."""
 

@@ -45,10 +45,13 @@ class Games:
         """Insert or replace the game in progress of ``game.channel_id`` and add ``log``.
 
         One transaction: the snapshot and the log entries are written together or not at all
-        (``DatabaseWriteError``). A log entry whose ``(game_id, seq)`` is already stored is
-        skipped, so saving the same thing twice is harmless. Every entry must belong to
-        ``game``'s guild and channel (a game of it: a match's finished hand is logged with
-        the next hand's start), else ``ValueError`` before anything is written.
+        (``DatabaseWriteError``). A log entry whose ``(game_id, seq)`` is already stored
+        replaces it (the move's sequence number decides, and the latest save is the game as
+        it is): saving the same thing twice stores it once, and the move made in place of
+        one the bot undid (its save failed for the bot but was stored) takes its place.
+        Every entry must belong to ``game``'s guild and channel (a game of it: a match's
+        finished hand is logged with the next hand's start), else ``ValueError`` before
+        anything is written.
 
         Returns once the save is committed. Saves called while the connection is busy share
         a transaction (see the module); if that shared transaction fails, each of its saves
@@ -112,9 +115,19 @@ class Games:
             await tx.execute(queries.DELETE_FINISHED_GAME,
                              (game.guild_id, game.channel_id, game.game_id))
 
-    async def load_games(self) -> list[SavedGame]:
-        """Every saved game (all guilds), for resuming after a restart."""
-        rows = await self._backend.fetch_all(queries.LOAD_GAMES)
+    async def load_games(self, shards: tuple[int, Sequence[int]] | None = None
+                         ) -> list[SavedGame]:
+        """Every saved game (all guilds), for resuming after a restart; ``shards``
+        ``(shard_count, shard_ids)``: only the games of servers on those shards, chosen in
+        SQL (a process of a fleet reads only its own)."""
+        if shards is None:
+            rows = await self._backend.fetch_all(queries.LOAD_GAMES)
+        else:
+            count, ids = shards
+            if count < 1 or not ids:
+                raise ValueError(f"No shards to load the games of: {shards!r}.")
+            rows = await self._backend.fetch_all(queries.load_games_of_shards(len(ids)),
+                                                 (count, *ids))
         return [SavedGame.from_row(row) for row in rows]
 
     async def load_game(self, channel_id: int) -> SavedGame | None:

@@ -34,7 +34,8 @@ def check_log(log: Sequence[LogEntry], game_id: str | None, guild_id: int,
 
 
 async def insert_log(tx: Transaction, log: Sequence[LogEntry]) -> None:
-    """Add the entries in order (one ``execute_many``); already stored ones are skipped."""
+    """Add the entries in order (one ``execute_many``); an entry whose ``(game_id, seq)``
+    is already stored replaces it (``queries.INSERT_LOG_ENTRY``)."""
     if not log:
         return
     await tx.execute_many(queries.INSERT_LOG_ENTRY, log_rows(log))

@@ -60,7 +60,7 @@ def connection_lost(error: BaseException) -> bool:
     return isinstance(error, CONNECTION_LOST)
 
 
-def _reason(error: BaseException) -> str:
+def reason(error: BaseException) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return text or type(error).__name__
 
@@ -69,39 +69,39 @@ def open_error(where: str, error: BaseException) -> DatabaseOpenError:
     """An error raised while connecting to (or migrating) the server, as one sentence."""
     if isinstance(error, socket.gaierror):
         return DatabaseOpenError(
-            f"Cannot find the PostgreSQL server of {where} ({_reason(error)}); check the host "
+            f"Cannot find the PostgreSQL server of {where} ({reason(error)}); check the host "
             "name in DATABASE_URL.")
     if isinstance(error, (OSError, TimeoutError, asyncpg.exceptions.CannotConnectNowError)):
         return DatabaseOpenError(
-            f"Cannot reach the PostgreSQL server {where} ({_reason(error)}); start it, or "
+            f"Cannot reach the PostgreSQL server {where} ({reason(error)}); start it, or "
             "check the host and port in DATABASE_URL.")
     if isinstance(error, (asyncpg.InvalidPasswordError,
                           asyncpg.InvalidAuthorizationSpecificationError)):
         return DatabaseOpenError(
             f"The PostgreSQL server {where} refused the user name or password "
-            f"({_reason(error)}); check the credentials in DATABASE_URL.")
+            f"({reason(error)}); check the credentials in DATABASE_URL.")
     if isinstance(error, asyncpg.InvalidCatalogNameError):
         return DatabaseOpenError(
-            f"The PostgreSQL server {where} has no such database ({_reason(error)}); create "
+            f"The PostgreSQL server {where} has no such database ({reason(error)}); create "
             "it (createdb) or fix the database name in DATABASE_URL.")
     if isinstance(error, asyncpg.exceptions.TooManyConnectionsError):
         return DatabaseOpenError(
-            f"The PostgreSQL server {where} accepts no more connections ({_reason(error)}); "
+            f"The PostgreSQL server {where} accepts no more connections ({reason(error)}); "
             "raise its max_connections or run fewer processes.")
     if isinstance(error, asyncpg.ReadOnlySQLTransactionError):
         return DatabaseUnwritableError(
-            f"The PostgreSQL database {where} is read-only ({_reason(error)}); point "
+            f"The PostgreSQL database {where} is read-only ({reason(error)}); point "
             "DATABASE_URL at the primary server, or turn default_transaction_read_only off.")
     if isinstance(error, asyncpg.InsufficientPrivilegeError):
         return DatabaseUnwritableError(
             f"The PostgreSQL user of {where} may not write the bot's tables "
-            f"({_reason(error)}); grant it CREATE on the schema and ownership of the tables.")
+            f"({reason(error)}); grant it CREATE on the schema and ownership of the tables.")
     if isinstance(error, asyncpg.exceptions.DiskFullError):
         return DatabaseOpenError(
-            f"The disk of the PostgreSQL server {where} is full ({_reason(error)}); free some "
+            f"The disk of the PostgreSQL server {where} is full ({reason(error)}); free some "
             "space and start again.")
     return DatabaseOpenError(
-        f"Cannot open the PostgreSQL database {where} ({_reason(error)}); check DATABASE_URL "
+        f"Cannot open the PostgreSQL database {where} ({reason(error)}); check DATABASE_URL "
         "and the server's log.")
 
 
@@ -124,11 +124,11 @@ def write_error(where: str, what: str, error: BaseException) -> DatabaseWriteErr
     else:
         advice = "check the server and its log"
     return DatabaseWriteError(
-        f"Could not {what} in the database {where} ({_reason(error)}), so nothing of it was "
+        f"Could not {what} in the database {where} ({reason(error)}), so nothing of it was "
         f"written; {advice}.")
 
 
 def unreachable_message(where: str, error: BaseException) -> str:
     """A call could not run: the connection was lost and could not be opened again."""
-    return (f"The PostgreSQL server {where} cannot be reached ({_reason(error)}); the bot "
+    return (f"The PostgreSQL server {where} cannot be reached ({reason(error)}); the bot "
             "connects again by itself once it is back.")

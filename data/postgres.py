@@ -11,10 +11,21 @@ transaction, rolled back whole on any error and turned into one sentence
 ``game_results`` records a result once, and advisory locks serialise what must run once
 (migrations, log pruning, ``fleet_lock``).
 
+Reads run on a small pool of connections of their own (``READ_POOL``, DATABASE_READ_POOL;
+0: they take their turn in the line like the writes): a read never waits behind this
+process's saves, nor behind a write held up by a row lock another process holds. A read
+sees what is committed: every write its caller awaited, not a save still queued (callers
+await their writes, so a read made after one sees it).
+
 A lost connection (server restarted, backend killed, network cut) fails the call that was
 running on it (a write: ``DatabaseWriteError``, nothing of it kept, so the move is undone as
 with SQLite); the next call connects again first. Reads, which change nothing, are tried once
-more on a new connection before they give up (``DatabaseUnreachableError``).
+more on a new connection before they give up (``DatabaseUnreachableError``). A connection
+lost while COMMIT was on its way leaves the outcome unknown (the server may have stored the
+write): a save, whose statements are idempotent, is then written once more on a new
+connection in the same turn, so the bot never undoes a move the database kept
+(``write_rows``); should that fail too, the move log keeps a sequence number's latest entry,
+so the move made in place of the undone one replaces it (data/queries.py).
 
 Dialect differences, each for a reason: statements are written with SQLite's ``?``
 placeholders (data/queries.py) and numbered ``$1, $2 ...`` here (asyncpg knows only those);
@@ -38,10 +49,12 @@ from data import pgfaults
 from data.backend import Params, Statements
 from data.batching import Line, PendingSave, SaveQueue
 from data.errors import (
+    DatabaseCommitUnknownError,
     DatabaseError,
     DatabaseOpenError,
     DatabaseUnreachableError,
     DatabaseVersionError,
+    DatabaseWriteError,
 )
 from data.migrate import Migration, load_migrations, split_statements
 from data.models import RowLike
@@ -52,6 +65,8 @@ logger = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 10.0
 COMMAND_TIMEOUT_S = 30.0
 RECONNECT_PAUSE_S = 1.0  # after a failed reconnect, calls fail at once for this long
+READ_POOL = 2
+"""Connections for reads besides the one for writes (DATABASE_READ_POOL's default)."""
 MIGRATE_LOCK = "migrate"
 
 VERSION_TABLE = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
@@ -125,7 +140,8 @@ class PostgresTransaction:
 class PostgresBackend:
     """The database on a PostgreSQL server (``data.backend.Backend``). ``await open(url)``."""
 
-    def __init__(self, conn: asyncpg.Connection, url: str) -> None:
+    def __init__(self, conn: asyncpg.Connection, url: str, read_pool: int = READ_POOL
+                 ) -> None:
         self._conn = conn
         self._url = url
         self._where = pgfaults.safe_url(url)
@@ -133,6 +149,8 @@ class PostgresBackend:
         self._down_until = 0.0  # monotonic time before which no reconnect is tried
         self._read_only_for_tests = False
         self._closed = False
+        self._readers: ReadPool | None = (
+            ReadPool(read_pool, self._connect_reader) if read_pool > 0 else None)
 
     @property
     def path(self) -> str:
@@ -150,8 +168,9 @@ class PostgresBackend:
     # --- life cycle -----------------------------------------------------------------------
 
     @classmethod
-    async def open(cls, url: str) -> PostgresBackend:
-        """Connect, migrate and check that the database may be written.
+    async def open(cls, url: str, read_pool: int = READ_POOL) -> PostgresBackend:
+        """Connect, migrate and check that the database may be written. ``read_pool``: the
+        connections reads run on (0: reads share the one for writes, in its line).
 
         Raises ``DatabaseOpenError`` (or a subclass) whose message is one sentence: a
         malformed URL, a server that cannot be reached, refused credentials, no such
@@ -176,7 +195,7 @@ class PostgresBackend:
             logger.debug("Opening database %s failed", where, exc_info=True)
             raise pgfaults.open_error(where, error) from None
         logger.info("Opened database %s (schema version %d)", where, version)
-        return cls(conn, url)
+        return cls(conn, url, read_pool)
 
     async def close(self) -> None:
         """Close the connection once every call made before this one is done. A call made
@@ -184,6 +203,8 @@ class PostgresBackend:
         async with self._turn():
             self._closed = True
             await _close_quietly(self._conn)
+        if self._readers is not None:
+            await self._readers.close()
         logger.info("Closed database %s", self._where)
 
     async def _connected(self) -> asyncpg.Connection:
@@ -228,8 +249,32 @@ class PostgresBackend:
 
     # --- reads ----------------------------------------------------------------------------
 
+    async def _connect_reader(self) -> asyncpg.Connection:
+        """A new connection for the pool of reads (the same pause as the writer's after a
+        failed attempt: a server that is down fails reads at once)."""
+        if self._closed:
+            raise ValueError(f"The database {self._where} was closed.")
+        if time.monotonic() < self._down_until:
+            raise ConnectionError("the server was unreachable a moment ago")
+        try:
+            return await connect(self._url)
+        except pgfaults.DB_ERRORS:
+            self._down_until = time.monotonic() + RECONNECT_PAUSE_S
+            raise
+
     async def _read(self, run: Callable[[asyncpg.Connection], Awaitable[Any]]) -> Any:
-        """Run a read, once more on a new connection if the connection was lost."""
+        """Run a read, once more on a new connection if the connection was lost: on a
+        connection of the pool of reads, else in the line on the one connection."""
+        if self._readers is not None:
+            if self._closed:
+                raise ValueError(f"The database {self._where} was closed.")
+            try:
+                return await self._readers.read(run)
+            except pgfaults.DB_ERRORS as error:
+                if not pgfaults.connection_lost(error):
+                    raise
+                raise DatabaseUnreachableError(
+                    pgfaults.unreachable_message(self._where, error)) from error
         async with self._turn():
             for attempt in (1, 2):
                 try:
@@ -266,9 +311,30 @@ class PostgresBackend:
 
     async def write_rows(self, what: str, statements: Statements, *,
                          in_turn: bool = False) -> None:
-        """The statements in one transaction (``data.backend.Backend.write_rows``)."""
-        writing = self.write_in_turn(what) if in_turn else self.write(what)
-        async with writing as tx:
+        """The statements in one transaction (``data.backend.Backend.write_rows``).
+
+        A connection lost while COMMIT was on its way leaves the outcome unknown: the
+        server may have stored the write (the bot would then undo a move the database
+        kept). The statements of a save are idempotent (upserts, the move log keyed by
+        its sequence number), so they are run once more, on a new connection and in the
+        same turn (no other call of this process in between): either way they are then
+        stored once, and the caller told so; if that fails too, its error is raised."""
+        if not in_turn:
+            async with self._turn():
+                await self.write_rows(what, statements, in_turn=True)
+            return
+        try:
+            await self._write_rows_once(what, statements)
+        except DatabaseCommitUnknownError as unknown:
+            logger.warning("The connection to %s was lost at COMMIT: written again to know "
+                           "it is stored (%s)", self._where, what)
+            try:
+                await self._write_rows_once(what, statements)
+            except DatabaseWriteError as error:
+                raise error from unknown
+
+    async def _write_rows_once(self, what: str, statements: Statements) -> None:
+        async with self.write_in_turn(what) as tx:
             for sql, rows in statements:
                 if len(rows) == 1:
                     await tx.execute(sql, rows[0])
@@ -282,6 +348,14 @@ class PostgresBackend:
             conn = await self._begin()
             async with _transaction(conn) as tx:
                 yield tx
+        except CommitLost as lost:
+            self._forget(lost.error)
+            logger.debug("Write to %s lost at COMMIT: %s", self._where, what, exc_info=True)
+            raise DatabaseCommitUnknownError(
+                f"Could not learn whether the database {self._where} stored this: {what} "
+                f"({pgfaults.reason(lost.error)}); the connection to the server was lost "
+                "during its COMMIT, and the bot connects again by itself for the next "
+                "write.") from lost.error
         except pgfaults.DB_ERRORS as error:
             self._forget(error)
             logger.debug("Write to %s failed: %s", self._where, what, exc_info=True)
@@ -337,17 +411,84 @@ class PostgresBackend:
             await _close_quietly(conn)
 
 
+class ReadPool:
+    """At most ``size`` connections for reads, opened when first needed by ``connect`` and
+    kept; a read waits only for a free one. A connection found lost is dropped and the
+    read tried once more on a new one."""
+
+    def __init__(self, size: int, connect: Callable[[], Awaitable[asyncpg.Connection]]
+                 ) -> None:
+        self._free = asyncio.Semaphore(size)
+        self._idle: list[asyncpg.Connection] = []
+        self._connect = connect
+        self._closed = False
+
+    async def read(self, run: Callable[[asyncpg.Connection], Awaitable[Any]]) -> Any:
+        async with self._free:
+            for attempt in (1, 2):
+                conn = self._idle.pop() if self._idle else await self._connect()
+                try:
+                    result = await run(conn)
+                except pgfaults.DB_ERRORS as error:
+                    if not pgfaults.connection_lost(error) or attempt == 2:
+                        if not conn.is_closed():
+                            if pgfaults.connection_lost(error):
+                                conn.terminate()
+                            else:
+                                self._idle.append(conn)
+                        raise
+                    conn.terminate()
+                    continue
+                except BaseException:
+                    conn.terminate()  # cancelled mid-query: the protocol is mid-way
+                    raise
+                if self._closed:  # a read that ended after close: its connection too
+                    conn.terminate()
+                else:
+                    self._idle.append(conn)
+                return result
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            await _close_quietly(conn)
+
+
+class CommitLost(Exception):
+    """The connection was lost while COMMIT was on its way: stored or not, unknown."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 @asynccontextmanager
 async def _transaction(conn: asyncpg.Connection) -> AsyncIterator[PostgresTransaction]:
-    """... COMMIT of a transaction begun on ``conn``, rolled back on any exception."""
+    """... COMMIT of a transaction begun on ``conn``, rolled back on any exception; a
+    connection lost during COMMIT raises ``CommitLost``."""
     try:
         yield PostgresTransaction(conn)
-        await conn.execute("COMMIT")
     except BaseException:
-        if not conn.is_closed() and conn.is_in_transaction():
-            with suppress(*pgfaults.DB_ERRORS):
-                await conn.execute("ROLLBACK")
+        await _roll_back(conn)
         raise
+    try:
+        await conn.execute("COMMIT")
+    except pgfaults.DB_ERRORS as error:
+        await _roll_back(conn)
+        if pgfaults.connection_lost(error):
+            raise CommitLost(error) from error
+        raise
+    except BaseException:
+        await _roll_back(conn)
+        raise
+
+
+async def _roll_back(conn: asyncpg.Connection) -> None:
+    if not conn.is_closed() and conn.is_in_transaction():
+        with suppress(*pgfaults.DB_ERRORS):
+            await conn.execute("ROLLBACK")
 
 
 async def migrate_postgres(conn: asyncpg.Connection, where: str,

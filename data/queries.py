@@ -73,6 +73,23 @@ FROM saved_games
 ORDER BY guild_id, channel_id
 """
 
+
+
+def load_games_of_shards(shards: int) -> str:
+    """``LOAD_GAMES`` of the servers of some shards only (Discord's shard of a server:
+    ``(guild_id >> 22) % shard_count``): parameters the shard count, then the ``shards``
+    shard ids. The rows of other shards are never read out of the database, but for the
+    few keyed by their own channel (``guild_id = channel_id``: a group DM's game, served by
+    shard 0, or a server's first channel), which the caller assigns."""
+    marks = ", ".join("?" * shards)
+    return f"""
+SELECT channel_id, guild_id, game_id, state, updated_at
+FROM saved_games
+WHERE (guild_id >> 22) % ? IN ({marks}) OR guild_id = channel_id
+ORDER BY guild_id, channel_id
+"""
+
+
 LOAD_GAME: Final = """
 SELECT channel_id, guild_id, game_id, state, updated_at
 FROM saved_games
@@ -162,11 +179,19 @@ WHERE guild_id = ? AND user_id = ?
 
 _LOG_COLUMNS: Final = "game_id, guild_id, channel_id, seq, entry, created_at"
 
-# Writing the same (game_id, seq) twice keeps the first entry: saving is idempotent.
+# A move's sequence number decides: writing the same (game_id, seq) again keeps the latest
+# entry, as the snapshot written with it is the latest. Saving the same thing twice stores
+# it once (a save whose COMMIT had an unknown outcome is written again: data/postgres.py),
+# and a move the bot undid after a save that failed for it, but was stored, is replaced by
+# the move made in its place.
 INSERT_LOG_ENTRY: Final = f"""
 INSERT INTO game_log ({_LOG_COLUMNS})
 VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (game_id, seq) DO NOTHING
+ON CONFLICT (game_id, seq) DO UPDATE SET
+    guild_id = excluded.guild_id,
+    channel_id = excluded.channel_id,
+    entry = excluded.entry,
+    created_at = excluded.created_at
 """
 
 GAME_LOG: Final = f"""

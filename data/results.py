@@ -28,7 +28,7 @@ class Results:
         """Record a finished game in one transaction; False if ``game_id`` was already recorded.
 
         Inserts the result and its players, adds each player's numbers to the leaderboard of
-        ``result.guild_id``, adds the ``log`` entries (already stored ones are skipped) and
+        ``result.guild_id``, adds the ``log`` entries (one already stored is replaced) and
         deletes the saved game of ``result.channel_id`` if it has the same ``game_id``, and
         the saved games of the guild's channels ``also_delete`` (a tournament's tables). When
         the game was already recorded nothing at all is written (log entries included). On

@@ -105,7 +105,8 @@ class UnoBot(commands.AutoShardedBot):
         return self._db
 
     async def setup_hook(self) -> None:
-        self._db = await Database.open(self.config.database)
+        self._db = await Database.open(self.config.database,
+                                       read_pool=self.config.database_read_pool)
         self.fleet_lock = fleet_lock_of(self._db, self.config)
         if self.config.metrics_port is not None:
             self.monitor = Monitor(self, lambda: self.fleet.mine)

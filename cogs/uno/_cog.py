@@ -25,7 +25,7 @@ from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
 from cogs.uno._places import in_replies, place_id
 from cogs.uno._plays import Plays, actor_of
-from cogs.uno._reply import Reply, answer
+from cogs.uno._reply import Reply, answer, answers_sent
 from cogs.uno._table_post import LOBBY_GONE
 from cogs.uno.art import configure as configure_art
 from cogs.uno.show.hand import match_cards, option_label
@@ -108,7 +108,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.sweeper.start()
         # this process's servers only: the other processes of a fleet restore theirs
         fleet = self.bot.fleet
-        await self.service.restore(fleet.owns, prune=fleet.leads)
+        await self.service.restore(
+            fleet.owns, prune=fleet.leads,
+            shards=None if fleet.ids is None else (fleet.count, fleet.mine))
         if self.bot.config.card_emojis:
             # in the background: READY and the restored games do not wait for the uploads
             self.card_emojis.start()
@@ -119,6 +121,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await self.card_emojis.stop()
         await self.service.close()
         await self.outbox.close()
+        await answers_sent()  # before the HTTP session closes
 
     # ================================================================== channel activity
     @commands.Cog.listener()
@@ -591,8 +594,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                           description="Name the starting colour when a wild opens the round")
     @app_commands.choices(color=[app_commands.Choice(name=c.label, value=c.value) for c in Color])
     async def color(self, interaction: discord.Interaction[Any], color: str) -> None:
-        # Color(color) inside the move: answer() has checked the choice by then
-        await self._simple(interaction, lambda s, g, p: ChooseColor(p, Color(color)))
+        await self._simple(interaction, lambda s, g, p: ChooseColor(p, Color(color)))  # checked
 
 
 __all__ = ["UnoCog"]

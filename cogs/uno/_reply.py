@@ -450,6 +450,28 @@ def limit_lag(seconds: float) -> None:
     _LAG.limit = max(0.0, seconds)
 
 
+_ANSWERING: set[asyncio.Future[None]] = set()
+"""One future for each answer being made now, done when it is (``answers_sent``)."""
+
+
+ANSWERS_AT_STOP = 3.0
+"""How long a stop waits, at most, for the answers still on their way (within compose's
+20 s grace: Discord's 3 s to acknowledge bounds most of them)."""
+
+
+async def answers_sent(timeout: float = ANSWERS_AT_STOP) -> int:  # noqa: ASYNC109
+    """Wait, at most ``timeout`` seconds, for the answers being made now (a move finished
+    by the stop, "restarting" to a click made during it): a stop closes the HTTP session
+    after this, which would cut an answer still on its way. How many were not done."""
+    pending = set(_ANSWERING)
+    if pending:
+        await asyncio.wait(pending, timeout=timeout)
+    left = sum(not future.done() for future in pending)
+    if left:
+        log.warning("%d answers were still on their way at shutdown", left)
+    return left
+
+
 async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], Awaitable[None]],
                  *, edit: bool = False, public: bool = False) -> None:
     """Every entry point's one error handler: run ``work`` with a Reply (a slash command's
@@ -462,6 +484,8 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     panel keeps its last interaction for 15 minutes, to edit the panel through its token,
     and every full garbage collection would walk that message's objects meanwhile."""
     guild = interaction.guild
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    _ANSWERING.add(done)
     try:
         with about(shard=guild.shard_id if guild is not None else None):
             outcome = await _answer(interaction, work, edit=edit, public=public)
@@ -469,6 +493,8 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
         outcome = "failed"
         raise
     finally:
+        _ANSWERING.discard(done)
+        done.set_result(None)
         PRIORITY.answered(interaction.id)
         interaction.message = None
         metrics_of(interaction.client).interaction(interaction.type.name, outcome)

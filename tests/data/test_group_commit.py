@@ -6,7 +6,9 @@ counted where each backend runs its statements (``Statements``), so a test fails
 save still runs alone. Concurrent saves are started with ``asyncio.gather`` behind a read
 that holds the connection (``load_games``, first in the gather): they queue behind it. (A save
 made while the connection is idle is written at once; on SQLite inline, in the caller's
-own step, so nothing could queue behind it.)
+own step, so nothing could queue behind it.) PostgreSQL's reads run on a pool of their own
+by default, beside the line (tests/data/test_postgres_fleet.py): here they take their turn
+in it (``read_pool=0``), as SQLite's do, so that a read can hold the connection.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ async def test_concurrent_saves_of_many_channels_share_transactions(
     db_path: str, monkeypatch: pytest.MonkeyPatch, group_commit: bool
 ) -> None:
     n = 150
-    async with opened(db_path, group_commit=group_commit) as db:
+    async with opened(db_path, group_commit=group_commit, read_pool=0) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
             db.load_games(),  # holds the connection: the saves queue behind it
@@ -103,7 +105,7 @@ async def test_games_saving_move_after_move_end_with_every_move(
             await db.save_game(game(channel, f'{{"move": {move}}}', at=move),
                                [entry(channel, move)])
 
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(*(play(c) for c in range(games)))
         if is_url(db_path):
@@ -120,7 +122,7 @@ async def test_games_saving_move_after_move_end_with_every_move(
 async def test_saves_of_one_channel_end_with_the_later_snapshot(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
             db.load_games(),  # holds the connection: the saves queue behind it
@@ -131,10 +133,10 @@ async def test_saves_of_one_channel_end_with_the_later_snapshot(
         assert await db.game_log(GUILD, "g5") == [entry(5, i) for i in range(100)]
 
 
-async def test_an_entry_saved_twice_in_one_batch_keeps_the_first(
+async def test_an_entry_saved_twice_in_one_batch_keeps_the_latest(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         seen = await Statements.watch(db, monkeypatch)
         await asyncio.gather(
             db.load_games(),  # holds the connection: the saves queue behind it
@@ -143,14 +145,15 @@ async def test_an_entry_saved_twice_in_one_batch_keeps_the_first(
         )
         assert seen.upserts == [2]  # the two saves of channel 5 shared a transaction
         assert await db.load_game(5) == game(5, '{"v": 2}')
-        assert await db.game_log(GUILD, "g5") == [entry(5, 0), entry(5, 1, '"first"'),
+        # the move's sequence number decides: the latest save's entry 1, as its snapshot
+        assert await db.game_log(GUILD, "g5") == [entry(5, 0), entry(5, 1, '"second"'),
                                                   entry(5, 2)]
 
 
 async def test_saves_one_after_another_are_each_written_at_once(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         seen = await Statements.watch(db, monkeypatch)
         for i in range(3):
             await db.save_game(game(5, f'{{"turn": {i}}}'), [entry(5, i)])
@@ -179,7 +182,7 @@ async def test_a_failing_batch_fails_every_caller_and_writes_nothing(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     n = 20
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         await db.set_read_only_for_tests(True)
         seen = await Statements.watch(db, monkeypatch)
         _, *outcome = await asyncio.gather(
@@ -209,7 +212,7 @@ async def test_a_save_that_fails_in_sqlite_fails_alone(
     def log_of(c: int) -> list[LogEntry]:
         return [entry(c, 0), broken(c, 1) if c == bad else entry(c, 1)]
 
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         seen = await Statements.watch(db, monkeypatch)
         _, *outcome = await asyncio.gather(
             db.load_games(),  # holds the connection: the saves queue behind it
@@ -232,7 +235,7 @@ async def test_a_vanished_file_fails_every_save_of_a_batch(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "bot.db"
-    async with opened(path) as db:
+    async with opened(path, read_pool=0) as db:
         await db.save_game(game(1))
         _remove_database(path)
         seen = await Statements.watch(db, monkeypatch)
@@ -261,7 +264,7 @@ async def test_finishing_a_game_keeps_its_place_among_saves(db_path: str, finish
         (lambda log: db.record_game(result(5), log)) if finish == "record_game"
         else (lambda log: db.end_game(game(5), log))
     )
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         await db.save_game(game(5, '"start"'), [entry(5, 0)])
         await asyncio.gather(
             db.save_game(game(7)),  # written at once: the others queue behind it
@@ -270,9 +273,10 @@ async def test_finishing_a_game_keeps_its_place_among_saves(db_path: str, finish
             db.save_game(game(5, '"B"'), [entry(5, 3, '"B"')]),
             db.save_game(game(8)),
         )
-        # A (called before) was written first: its entry 1 stays, the finisher's is skipped.
+        # A (called before) was written first: the finisher's entry 1, written after it,
+        # replaces it (a sequence number's latest entry is kept).
         assert [(e.seq, e.entry) for e in await db.game_log(GUILD, "g5")] == [
-            (0, '{"seq": 0}'), (1, '"A"'), (2, '"F"'), (3, '"B"')
+            (0, '{"seq": 0}'), (1, '"F"'), (2, '"F"'), (3, '"B"')
         ]
         # B (called after) was written after the finisher deleted the saved game.
         assert await db.load_game(5) == game(5, '"B"')
@@ -280,7 +284,7 @@ async def test_finishing_a_game_keeps_its_place_among_saves(db_path: str, finish
 
 
 async def test_saves_called_after_another_write_are_not_batched_before_it(db_path: str) -> None:
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         outcome = await asyncio.gather(
             db.save_game(game(7)),
             db.save_game(game(1)),
@@ -297,7 +301,7 @@ async def test_saves_called_after_another_write_are_not_batched_before_it(db_pat
 
 
 async def test_a_read_sees_the_saves_called_before_it_and_not_after(db_path: str) -> None:
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         outcome = await asyncio.gather(
             db.save_game(game(7)),
             db.save_game(game(5, '"A"')),
@@ -309,7 +313,7 @@ async def test_a_read_sees_the_saves_called_before_it_and_not_after(db_path: str
 
 
 async def test_a_caller_cancelled_before_its_batch_writes_nothing(db_path: str) -> None:
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         await db.save_game(game(1))
         first = asyncio.create_task(db.load_games())
         await asyncio.sleep(0)  # first holds the connection
@@ -354,7 +358,7 @@ async def test_close_writes_the_saves_still_queued_and_answers_every_caller(
         assert not save_queue_of(db).runners
     finally:
         await db.close()
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         assert [g.channel_id for g in await db.load_games()] == list(range(n))
     assert query(db_path, "SELECT COUNT(*) FROM game_log") == [(n,)]
 
@@ -416,7 +420,7 @@ async def test_a_failed_commit_is_rolled_back_and_the_next_save_works(sqlite_pat
     COMMIT is refused by its authorizer here; PostgreSQL's really fails in
     tests/data/test_postgres.py.)"""
     db_path = sqlite_path
-    async with opened(db_path) as db:
+    async with opened(db_path, read_pool=0) as db:
         conn = connection_of(db)
         failures = [sqlite3.SQLITE_DENY]
 

@@ -76,12 +76,16 @@ async def test_save_game_without_a_log_works_as_before(db: Database, db_path: st
     assert count_rows(db_path, "game_log") == 0
 
 
-async def test_saving_the_same_entries_again_is_ignored(db: Database, db_path: str) -> None:
+async def test_saving_the_same_entries_again_stores_them_once(db: Database,
+                                                              db_path: str) -> None:
     await db.save_game(saved(), [entry(0), entry(1)])
-    # A retry after a lost reply; seq 1 rewritten with other text is still a duplicate.
+    await db.save_game(saved(), [entry(0), entry(1)])  # a retry after a lost reply
+    assert await db.game_log(GUILD_A, "g1") == [entry(0), entry(1)]
+    # seq 1 written again with other text (a move made in place of one undone): it is the
+    # latest, and replaces the entry, as the snapshot saved with it replaces the last one
     other = LogEntry("g1", GUILD_A, CHANNEL, 1, '{"other": true}', 5)
     await db.save_game(saved(at=3), [entry(0), other, entry(2)])
-    assert await db.game_log(GUILD_A, "g1") == [entry(0), entry(1), entry(2)]
+    assert await db.game_log(GUILD_A, "g1") == [entry(0), other, entry(2)]
     assert count_rows(db_path, "game_log") == 3
     assert (await db.load_game(CHANNEL)) == saved(at=3)
 

@@ -31,9 +31,11 @@ BACKENDS = ["sqlite", "postgresql"]
 
 
 @asynccontextmanager
-async def opened(path: str | Path, *, group_commit: bool = True) -> AsyncIterator[Database]:
-    """Open the database and always close it."""
-    db = await Database.open(str(path), group_commit=group_commit)
+async def opened(path: str | Path, *, group_commit: bool = True,
+                 read_pool: int | None = None) -> AsyncIterator[Database]:
+    """Open the database and always close it (``read_pool=0``: PostgreSQL's reads take
+    their turn in the line, as SQLite's do)."""
+    db = await Database.open(str(path), group_commit=group_commit, read_pool=read_pool)
     try:
         yield db
     finally:

@@ -293,3 +293,33 @@ async def test_no_change_is_accepted_once_the_service_is_closing(db: Database) -
         await service.lobbies.open(49, GUILD, ALICE)
     state = saved_state(db, 46)
     assert state is not None and state["game"]["hands"]["111"] == ["R3", "B4"]
+
+
+async def test_a_stop_saves_the_time_left_only_within_its_bound(
+        db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each save of the time left is slow (a loaded database): the stop gives up saving it
+    past STOP_SAVES, so the process exits within the orchestrator's grace; the games past
+    the bound keep what their last move saved."""
+    sessions = [scenario(70 + i, [ALICE, BOB], hands={"111": "R3 B4", "222": "G5 G6 G7"},
+                         discard="R9", draw="Y1 Y2", turn="111", options=Options(turn_timer=60))
+                for i in range(4)]
+    service, _outbox = await running(db, *sessions)
+    before = {s.channel_id: saved_state(db, s.channel_id) for s in sessions}
+    saves: list[int] = []
+    real_save = db.save_game
+
+    async def slow_save(game: SavedGame, log: Sequence[LogEntry] = ()) -> None:
+        await asyncio.sleep(0.4)
+        saves.append(game.channel_id)
+        await real_save(game, log)
+
+    monkeypatch.setattr(db, "save_game", slow_save)
+    monkeypatch.setattr("cogs.uno.table.service.STOP_SAVES", 0.5)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await service.close()
+    assert loop.time() - started < 1.5, "the stop stopped saving past its bound"
+    assert 1 <= len(saves) < 4, saves
+    for s in sessions:
+        if s.channel_id not in saves:
+            assert saved_state(db, s.channel_id) == before[s.channel_id]

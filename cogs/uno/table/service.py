@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cogs.uno.table.again import Again
@@ -60,6 +60,10 @@ IDLE_LIMIT = 30 * 60
 """A game (or lobby) with no human action for this long ends."""
 LOG_DAYS = 30
 """A finished game's move log (and so its replay export) is kept this many days."""
+STOP_SAVES = 10.0
+"""A stop saves the games' time left for at most this many seconds (compose's grace before
+SIGKILL is 20 s); a game past it keeps what was saved with its last move (every move is
+saved before it is announced): its player then gets the time they had at that save."""
 END_QUESTION = 30.0
 """Seconds within which /uno end's question can be confirmed (never scaled: a person
 answers it)."""
@@ -398,9 +402,11 @@ class TableService(Tables):
 
     # ================================================================ life cycle
     async def restore(self, owns: Callable[[int], bool] | None = None, *,
-                      prune: bool = True) -> int:
+                      prune: bool = True,
+                      shards: tuple[int, Sequence[int]] | None = None) -> int:
         """Load every saved game of this process's servers (``owns``: all when None; the
-        other processes of a fleet restore theirs); upgrade old formats; set aside what
+        other processes of a fleet restore theirs; ``shards``, ``(shard_count, shard_ids)``:
+        the database reads only those shards' games); upgrade old formats; set aside what
         can't be read. ``prune``: also delete the move logs past ``LOG_DAYS`` (the work of
         one process of a fleet)."""
         if prune:
@@ -409,7 +415,9 @@ class TableService(Tables):
             except Exception as exc:
                 log.warning("Pruning old move logs failed (%s); they stay for now", exc)
         restored = 0
-        for saved in await self.store.load_games():
+        loaded = (await self.store.load_games() if shards is None
+                  else await self.store.load_games(shards))
+        for saved in loaded:
             if owns is not None and not owns(shard_key(saved)):
                 continue
             try:
@@ -494,16 +502,24 @@ class TableService(Tables):
         survives the restart. A change in progress finishes first (its lock is awaited):
         a task is only ever cancelled while it waits, never in the middle of a save."""
         self.closing = True
+        until = time.monotonic() + STOP_SAVES
+        late = 0
         for session in list(self.sessions.values()):
             async with session.lock:
                 self.scheduler.cancel(session.channel_id)
                 if session.game is None or session.game.is_over or not self.is_live(session):
+                    continue
+                if time.monotonic() > until:
+                    late += 1
                     continue
                 try:
                     await self.commit(session)
                 except SaveFailed:
                     log.warning("Could not save the time left in channel %s",
                                 session.channel_id)
+        if late:
+            log.warning("Stopping: the time left of %d games was not saved (past %.0f s); "
+                        "their players get the time they had at their last move", late, STOP_SAVES)
         await self.tournaments.close()
         await self.scheduler.close()
         self.autoplay.thinkers.close()
