@@ -73,11 +73,13 @@ async def test_a_group_dms_game_is_restored_by_the_process_of_shard_0(db: Databa
     await db.save_game(SavedGame(channel_id=group, guild_id=group, game_id=dm.game_id,
                                  state=session.to_json(), updated_at=int(time.time())))
     await db.save_game(game(THEIRS + 1, THEIRS + 1))  # a server's #general, not in replies
-    lead, _outbox = make_service(db)
-    assert await lead.restore(SHARDS.owns) == 1
-    assert set(lead.sessions) == {group} and lead.sessions[group].replies
-    await lead.close()
-    other, _outbox = make_service(db)
-    assert await other.restore(Shards(2, (1,)).owns) == 1
-    assert set(other.sessions) == {THEIRS + 1}
-    await other.close()
+    for in_sql in (False, True):  # filtered after reading, or also in SQL (as the cog does)
+        lead, _outbox = make_service(db)
+        assert await lead.restore(SHARDS.owns, shards=(2, (0,)) if in_sql else None) == 1
+        assert set(lead.sessions) == {group} and lead.sessions[group].replies, in_sql
+        await lead.close()
+        other, _outbox = make_service(db)
+        mine = Shards(2, (1,))
+        assert await other.restore(mine.owns, shards=(2, (1,)) if in_sql else None) == 1
+        assert set(other.sessions) == {THEIRS + 1}, in_sql
+        await other.close()
