@@ -240,6 +240,14 @@ class Plays:
                 hand=(cards, playable) if cards else None)
         await self._send(reply, session, actor, answer)
 
+    async def back(self, reply: Reply, channel_id: int | None, actor: Actor,
+                   gid: str | None = None) -> None:
+        """Back to my seat (or /uno back): the computer player keeping the seat warm gives
+        it back; the answer is the hand panel."""
+        await self.service.seats.back(channel_id, actor, gid)
+        await self.show_hand(reply, channel_id, actor, gid,
+                             notes=[_("You're back in your seat.", actor.locale)])
+
     async def show_page(self, reply: Reply, channel_id: int | None, actor: Actor, gid: str,
                         serial: int, page: int) -> None:
         """Another page of the hand menu (the menu's own serial must be current)."""
