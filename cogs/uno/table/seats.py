@@ -66,7 +66,7 @@ class Seats:
                 raise Refusal("A computer player keeps your seat warm: take it back with "
                               "/uno back.")
             try:
-                change.took(game.ask_seat(actor.id, actor.name))
+                events = game.ask_seat(actor.id, actor.name)
             except EngineError as exc:
                 raise EngineRefusal(exc) from None
             seat = session.seat(actor.id)
@@ -74,6 +74,7 @@ class Seats:
                 session.seats.append(Seat(actor.id, actor.name))
             elif not seat.cpu:
                 seat.name = actor.name
+            change.took(events)
             change.moves.append(wait_to_json(actor.id, True, actor.name))
             session.last_human = time.time()
             await change.save()
