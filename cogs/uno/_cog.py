@@ -390,19 +390,17 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                          embed=lobby_embed(session, language), view=None, public=True,
                          edit=True)
 
-    @app_commands.command(name="join", description="Join the lobby in this channel, or ask "
-                                                   "for a seat at the game's next round")
+    @app_commands.command(name="join", description="Join the lobby, or the game at its next "
+                                                   "round, or take your seat back")
     @app_commands.guild_only()
     async def join(self, interaction: discord.Interaction[Any]) -> None:
+        running = self.service.sessions.get(interaction.channel_id or 0)
+        if running is not None and running.started:  # a seat at the next round, or back
+            await self.plays.join_game(interaction, running)
+            return
+
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
-            running = self.service.sessions.get(interaction.channel_id or 0)
-            if running is not None and running.started:
-                # a game under way: a seat at its next round (cogs/uno/table/seats.py)
-                session = await self.service.seats.ask(interaction.channel_id, actor)
-                await reply.send(_("{name} asks for a seat at the next round.",
-                                   session.options.language, name=actor.name))
-                return
             session = await self.service.lobbies.join(interaction.channel_id, actor)
             self.service.outbox.refresh_lobby(session)
             await reply.send(_("{name} joined the game.", session.options.language,
@@ -436,15 +434,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                 self.service.outbox.refresh_lobby(session)
             await reply.send(_("You left the lobby.", actor.locale) if was_lobby
                              else _("You left the game.", actor.locale))
-        await answer(interaction, work)
-
-    @app_commands.command(name="back",
-                          description="Take your seat back from the computer player keeping "
-                                      "it warm")
-    @app_commands.guild_only()
-    async def back(self, interaction: discord.Interaction[Any]) -> None:
-        async def work(reply: Reply) -> None:
-            await self.plays.back(reply, interaction.channel_id, actor_of(interaction))
         await answer(interaction, work)
 
     @app_commands.command(name="start", description="Start the game (host)")

@@ -337,11 +337,9 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
                   cog: GameCog) -> None:
         actor, where = cog.actor(interaction), interaction.channel_id
-        if self.action == "hand":
-            await cog.plays.show_hand(reply, where, actor, self.gid)
-            return
-        if self.action == "back":
-            await cog.plays.back(reply, where, actor, self.gid)
+        if self.action in ("hand", "back"):  # (back: a warm seat taken back, the hand shown)
+            await (cog.plays.show_hand if self.action == "hand" else cog.plays.back)(
+                reply, where, actor, self.gid)
             return
         if self.serial is None and self.action != "uno":
             # A table button without the table's serial (an old release's, or forged)
@@ -359,9 +357,8 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
                              serial=None if self.action == "uno" else self.serial)
 
     def in_panel(self) -> bool:
-        # My hand (and Back to my seat, which shows the hand) asks for a fresh panel (the
-        # live one may be out of view): its refusal is a private sentence where the player
-        # looks
+        # My hand (Back to my seat too) asks for a fresh panel (the live one may be out of
+        # view): its refusal is a private sentence where the player looks
         return self.action not in ("hand", "back")
 
 

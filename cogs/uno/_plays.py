@@ -19,7 +19,7 @@ import discord
 from cogs.uno._components import TableButton, view_of
 from cogs.uno._panels import Panels, Picture, moved_text
 from cogs.uno._pictures import HandPictures, picture_name
-from cogs.uno._reply import Reply
+from cogs.uno._reply import Reply, answer
 from cogs.uno.show.hand import (
     Menu,
     choice_menu,
@@ -240,9 +240,26 @@ class Plays:
                 hand=(cards, playable) if cards else None)
         await self._send(reply, session, actor, answer)
 
+    async def join_game(self, interaction: discord.Interaction[Any], session: Session
+                        ) -> None:
+        """/uno join while ``session``'s game runs: a seat at its next round (said in the
+        channel), or, for a person whose seat a computer player keeps warm, their seat back
+        (their hand panel)."""
+        actor = actor_of(interaction)
+        if session.is_standing_in(actor.id):
+            await answer(interaction, lambda reply: self.back(
+                reply, interaction.channel_id, actor))
+            return
+
+        async def work(reply: Reply) -> None:
+            asked = await self.service.seats.ask(interaction.channel_id, actor)
+            await reply.send(_("{name} asks for a seat at the next round.",
+                               asked.options.language, name=actor.name))
+        await answer(interaction, work, public=True)
+
     async def back(self, reply: Reply, channel_id: int | None, actor: Actor,
                    gid: str | None = None) -> None:
-        """Back to my seat (or /uno back): the computer player keeping the seat warm gives
+        """Back to my seat (or /uno join): the computer player keeping the seat warm gives
         it back; the answer is the hand panel."""
         await self.service.seats.back(channel_id, actor, gid)
         await self.show_hand(reply, channel_id, actor, gid,

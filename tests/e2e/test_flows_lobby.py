@@ -134,7 +134,7 @@ async def test_start_refusals_then_start(loopback: LoopbackTest) -> None:
     # the lobby is gone: joining asks for a seat at the next round (R-BOT-JOIN); adding
     # computer players is refused
     r = await loopback.member("carol").slash("uno join")
-    assert "carol asks for a seat at the next round." in r.text, r
+    assert "Carol asks for a seat at the next round." in r.text, r
     s = saved_game(loopback)
     assert s is not None and s["game"]["waiting"] == [str(loopback.member("carol").id)]
     refused(await alice.slash("uno addcpu"), "The game has already started.")

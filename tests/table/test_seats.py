@@ -122,7 +122,7 @@ async def test_a_leavers_seat_is_kept_warm_then_taken_back_across_a_restart(
     await service.leave(63, BOB)
     assert session.is_standing_in(BOB.id) and BOB.id in game.players
     assert sorted(game.hand(BOB.id)) == held and game.towers_of(BOB.id) == [Tower.U]
-    assert "🤖 Bob left: a computer player keeps their seat warm (/uno back takes it back)." \
+    assert "🤖 Bob left: a computer player keeps their seat warm (/uno join takes it back)." \
         in outbox.text()
     model = TableModel.of(session)
     assert model is not None and "**Bob** 🤖 for Bob" in model.text() and model.warm

@@ -63,8 +63,8 @@ class Seats:
             if not tables.is_live(session) or game is None or game.is_over:
                 raise tables.game_over(session)
             if session.is_standing_in(actor.id):
-                raise Refusal("A computer player keeps your seat warm: take it back with "
-                              "/uno back.")
+                raise Refusal("A computer player keeps your seat warm: Back to my seat takes "
+                              "it back.")
             try:
                 events = game.ask_seat(actor.id, actor.name)
             except EngineError as exc:
@@ -130,14 +130,14 @@ def keep_warm(change: Change, player: str, why: str) -> bool:
     name = session.name(player)
     if why == "left":
         change.lines.append(_("🤖 {name} left: a computer player keeps their seat warm "
-                              "(/uno back takes it back).", name=name))
+                              "(/uno join takes it back).", name=name))
         if player == session.host_id:
             host = next(p for p in session.humans() if p != player)
             session.host_id = host
             change.lines.append(_("{name} is the host now.", name=session.name(host)))
     else:
         change.lines.append(_("🤖 {name} missed their turn too often: a computer player "
-                              "keeps their seat warm (/uno back takes it back).",
+                              "keeps their seat warm (/uno join takes it back).",
                               name=name))
     log.info("A computer player keeps a seat warm in channel %s", session.channel_id)
     return True

@@ -85,7 +85,7 @@ class TableService(Tables):
             pid = self.need_player(session, actor)
             if session.is_standing_in(pid):
                 raise Refusal("A computer player keeps your seat warm: take it back first "
-                              "(Back to my seat, or /uno back).")
+                              "(Back to my seat, or /uno join).")
             await self._check_posting(session, actor)
             if serial is not None and serial != session.serial:
                 raise Stale()

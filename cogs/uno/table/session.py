@@ -181,7 +181,7 @@ class Session:
     stand_ins: list[str] = field(default_factory=list)
     """Players whose seat a computer player of the normal level keeps warm (they left, or
     missed their turn too often): their hand and towers stay; they take it back with
-    /uno back (RULES.md R-BOT-WARM)."""
+    /uno join (RULES.md R-BOT-WARM)."""
     tally: dict[str, list[int]] = field(default_factory=dict)
     """A match's figures per player over the finished hands: [towers grabbed, best hand]."""
     news: list[str] = field(default_factory=list)
