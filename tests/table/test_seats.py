@@ -178,6 +178,24 @@ async def test_a_host_who_leaves_hands_the_game_on(db: Database) -> None:
     await service.close()
 
 
+async def test_a_warm_seat_given_up_or_taken_away_is_nobodys(db: Database) -> None:
+    """R-BOT-WARM, R-LEAVE: the host removing a player whose seat is kept warm takes the
+    seat away for good (the computer player goes with it); that person may ask for a seat
+    at the next round again."""
+    s = scenario(68, [ALICE, BOB, CAROL],
+                 hands={ALICE.id: "R1 R2", BOB.id: "B7 B8", CAROL.id: "G1 G2"},
+                 discard="R7", turn=ALICE)
+    service, _outbox = await running(db, s)
+    session = service.sessions[68]
+    await service.leave(68, BOB)
+    await service.kick(68, ALICE, BOB.id, "Bob")
+    assert session.game is not None and BOB.id not in session.game.players
+    assert session.stand_ins == []
+    await service.seats.ask(68, BOB)
+    assert session.game.waiting == (BOB.id,)
+    await service.close()
+
+
 async def test_missed_turns_hand_the_seat_to_a_computer_player(db: Database) -> None:
     """R-BOT-WARM: after the game's missed_turns timeouts in a row (the server's setting)
     a computer player keeps the seat warm, instead of the player leaving."""
