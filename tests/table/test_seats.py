@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from cogs.uno.show.hand import hand_menu
 from cogs.uno.show.table import TableModel
 from cogs.uno.table.contracts import Actor, Refusal
 from cogs.uno.table.seats import fixed_seats
@@ -126,6 +127,14 @@ async def test_a_leavers_seat_is_kept_warm_then_taken_back_across_a_restart(
         in outbox.text()
     model = TableModel.of(session)
     assert model is not None and "**Bob** 🤖 for Bob" in model.text() and model.warm
+    text, view = hand_menu(session, game, BOB.id, "fr")
+    assert "Un ordinateur garde votre place au chaud" in text
+    assert view is not None and "Reprendre ma place" in [
+        getattr(getattr(i, "item", i), "label", None) for i in view.children]
+    session.options.language = "fr"
+    french = TableModel.of(session)
+    assert french is not None and "**Bob** 🤖 pour Bob" in french.text()
+    session.options.language = "en"
     state = saved_state(db, 63)
     assert state is not None and state["stand_ins"] == [BOB.id]
     await service.move(63, ALICE, play("R2"))
