@@ -1,18 +1,25 @@
 # UNO Power Grab bot. Build: docker build -t uno-bot .
 # Run:   docker run --env-file .env -v uno-data:/data uno-bot
-FROM python:3.11-slim
+# BASE: any Debian-like image with Python 3.11+ and its venv module (docs/deploy.md,
+# "Building with podman": the tests build one from Debian's packages).
+ARG BASE=python:3.11-slim
+FROM ${BASE}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PATH=/opt/venv/bin:$PATH \
     DATABASE_PATH=/data/uno.db
 
 WORKDIR /app
 
-# Dependencies first, so source changes don't reinstall them.
+# Dependencies first, so source changes don't reinstall them: wheels only (no compiler in
+# the image), into a virtualenv whose pip is removed once they are in.
 COPY requirements.txt requirements.lock ./
-RUN pip install -r requirements.txt -c requirements.lock
+RUN python3 -m venv /opt/venv \
+    && pip install --only-binary=:all: -r requirements.txt -c requirements.lock \
+    && pip uninstall -q -y pip setuptools
 
 RUN useradd --create-home --uid 10001 uno && mkdir -p /data && chown uno:uno /data
 COPY --chown=uno:uno bot.py settings.py ./

@@ -21,6 +21,7 @@ from dotenv import load_dotenv
 
 from data import DatabaseError
 from runtime.collector import GcWatch
+from runtime.logs import configure as configure_logging
 from runtime.unobot import UnoBot
 from settings import TOKEN_HELP, Config, ConfigError, positive_float
 
@@ -151,10 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         sys.stderr.write(f"{exc}\n")
         return 2
-    logging.basicConfig(
-        level=config.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(config.log_level, config.log_format)
     try:
         with asyncio.Runner(loop_factory=loop_factory(config)) as runner:
             runner.run(run(config))

@@ -24,6 +24,8 @@ TABLE_BURY = 8
 which its next update posts it anew at the bottom and closes the old one
 (``UNO_TABLE_BURY``; 0: any message below it). Counted from the gateway's MESSAGE_CREATE
 events, no request: see ``cogs/uno/_outbox.py``, ``Outbox.seen``."""
+METRICS_HOST = "0.0.0.0"
+"""Where /healthz and /metrics listen by default: every interface (``Config.metrics_host``)."""
 MAX_LAG_MS = 100
 """New clicks are answered "busy" while the event loop runs this many milliseconds late on
 average (``UNO_MAX_LAG_MS``; 0: never): see ``cogs/uno/_reply.py``, ``MAX_LAG``."""
@@ -107,6 +109,17 @@ class Config:
     search_workers: int = 1
     """Worker processes where hard computer players search (UNO_SEARCH_WORKERS; 0: hard
     players play as normal ones)."""
+    metrics_port: int | None = None
+    """The port of ``/healthz`` and ``/metrics`` (METRICS_PORT, runtime/monitor.py); None:
+    no such server, and nothing is counted."""
+    metrics_host: str = METRICS_HOST
+    """The address that server listens on (METRICS_HOST): every interface by default, so
+    that a container's health check, Kubernetes' probes and Prometheus, which all come from
+    outside the process's own 127.0.0.1 in a pod, reach it. It tells counts and health,
+    never a game's contents nor a setting: don't publish it to the Internet all the same."""
+    log_format: str = "text"
+    """``text`` (readable lines) or ``json`` (one JSON object a line, LOG_FORMAT:
+    runtime/logs.py)."""
 
     @property
     def database(self) -> str:
@@ -137,6 +150,10 @@ class Config:
         if writes <= 0:
             raise ConfigError("UNO_CHANNEL_WRITES must be more than 0 (writes per second).")
         shard_count, shard_ids = _shards()
+        metrics_port = _port("METRICS_PORT")
+        log_format = os.environ.get("LOG_FORMAT", "").strip().lower() or "text"
+        if log_format not in ("text", "json"):
+            raise ConfigError(f"LOG_FORMAT must be text or json, not '{log_format}'.")
         return cls(
             token=token,
             database_path=os.environ.get("DATABASE_PATH", "").strip() or "uno.db",
@@ -158,6 +175,9 @@ class Config:
             shard_count=shard_count,
             shard_ids=shard_ids,
             search_workers=_whole_number("UNO_SEARCH_WORKERS", 1),
+            metrics_port=metrics_port,
+            metrics_host=os.environ.get("METRICS_HOST", "").strip() or METRICS_HOST,
+            log_format=log_format,
         )
 
 
@@ -205,6 +225,16 @@ def parse_shard_ids(raw: str) -> tuple[int, ...] | None:
             return None
         found.update(range(int(first), int(last) + 1))
     return tuple(sorted(found))
+
+
+def _port(name: str) -> int | None:
+    """A TCP port from 1 to 65535, or None when unset."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) < 65536:
+        raise ConfigError(f"{name} must be a port number from 1 to 65535, not '{raw}'.")
+    return int(raw)
 
 
 def _flag(name: str, default: bool) -> bool:

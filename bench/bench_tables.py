@@ -118,6 +118,16 @@ def uncoloured(label: str) -> str:
     return rest if first in COLOUR_WORD else label
 
 
+def free_port() -> int:
+    """A TCP port nobody listens on now, on 127.0.0.1."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -254,6 +264,8 @@ class Bench:
         """The bot process (the first of ``bots``: the one --restart and --profile use)."""
         self.bots: list[BotProcess] = []
         self.gc_file = Path(tempfile.mkdtemp(prefix="bench-gc-")) / "gc.json"
+        self.metrics_port = free_port() if args.scrape > 0 else 0
+        """The bot's METRICS_PORT with ``--scrape``."""
         self.peeks: set[asyncio.Task[None]] = set()
         self.idle_cpu: dict[str, float] = {}
         """Each process's CPU share with the tables open, before playing (0.1: 10 %)."""
@@ -336,6 +348,10 @@ class Bench:
         }
         if args.census:
             env["UNO_GC_CENSUS"] = args.census
+        if args.scrape > 0:
+            # /metrics on a port of its own, scraped while measuring (bench/README.md, "Metrics")
+            env["METRICS_PORT"] = str(self.metrics_port)
+            env["METRICS_HOST"] = "127.0.0.1"
         for key in ("UNO_GC_YOUNG", "UNO_GC_MIDDLE", "UNO_CARD_IMAGES",
                     "UNO_CARD_EMOJIS", "UNO_GC_SAVEALL", "UNO_GC_FREEZE",
                     "UNO_MAX_LAG_MS", "UNO_UVLOOP", "UNO_TIME_SCALE"):
@@ -942,6 +958,22 @@ class Bench:
             now = loop.time()
             late.append((max(0.0, now - due), now))
 
+    async def scrape(self, took: list[tuple[float, int]]) -> None:
+        """GET the bot's /metrics every ``--scrape`` seconds, as Prometheus would: (seconds,
+        bytes) of each."""
+        import aiohttp
+
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        loop = asyncio.get_running_loop()
+        async with aiohttp.ClientSession() as http:
+            while True:
+                await asyncio.sleep(self.args.scrape)
+                started = loop.time()
+                async with http.get(url) as r:
+                    body = await r.read()
+                    assert r.status == 200, r.status
+                took.append((loop.time() - started, len(body)))
+
     async def step(self, table: Table, person: Member, menu: Message
                    ) -> InteractionResult | None:
         text = menu.text()
@@ -1059,12 +1091,16 @@ class Bench:
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
         late: list[tuple[float, float]] = []
         ticker = asyncio.create_task(self.loop_lateness(late))
+        scrapes: list[tuple[float, int]] = []
+        scraper = asyncio.create_task(self.scrape(scrapes)) if args.scrape > 0 else None
         chat = asyncio.create_task(self.chat()) if args.chat > 0 else None
         started = loop.time()
         sent_before = len(self.server.requests)
         skipped = await self.pace(turn, tasks, args.seconds)
         elapsed = loop.time() - started
         ticker.cancel()
+        if scraper is not None:
+            scraper.cancel()
         if chat is not None:
             chat.cancel()
         lates = [x for x, _when in late]
@@ -1140,6 +1176,13 @@ class Bench:
                 for k, v in edits.most_common()},
             "bot CPU ms/move": round(cpu_bot / max(moves, 1) * 1000, 2),
             "bot CPU %": round(cpu_bot / elapsed * 100, 1),
+            # --scrape: the bot's /metrics read every so often while measuring
+            **({"metrics scrapes": len(scrapes),
+                "metrics scrape ms p50/max": [
+                    round(percentile([t for t, _ in scrapes], 50) * 1000, 1),
+                    round(max(t for t, _ in scrapes) * 1000, 1)],
+                "metrics KB a scrape": round(statistics.fmean(b for _, b in scrapes) / 1024, 1)}
+               if scrapes else {}),
             # each process (the bots, the database server) when more than the bot serves
             **({"CPU ms/move by process": {k: round(v / max(moves, 1) * 1000, 2)
                                            for k, v in cpu.items()},
@@ -1509,6 +1552,9 @@ def make_parser(description: str) -> argparse.ArgumentParser:
                         "after a full collection, not counted in the GC figures); the last "
                         "adds the frozen garbage; UNO_GC_SAVEALL=1 adds the cyclic garbage "
                         "(a throwaway run: it leaks)")
+    parser.add_argument("--scrape", type=float, default=0.0, metavar="S",
+                        help="run the bot with METRICS_PORT and GET its /metrics every S "
+                        "seconds while measuring (0: no metrics, the default)")
     parser.add_argument("--quiet", action="store_true")
     return parser
 

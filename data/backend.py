@@ -71,6 +71,11 @@ class Backend(Protocol):
         """Take a turn and run a query: all its rows."""
         ...
 
+    async def ping(self) -> None:
+        """Take a turn and ask the database something trivial: raises if it does not
+        answer (a SQLite file deleted or replaced; a PostgreSQL server out of reach)."""
+        ...
+
     def write(self, what: str) -> AbstractAsyncContextManager[Transaction]:
         """Take a turn and run one transaction, committed when the block ends.
 

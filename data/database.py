@@ -110,6 +110,12 @@ class Database:
         are written first and their callers answered. A call made after this one fails."""
         await self._backend.close()
 
+    async def ping(self) -> None:
+        """Raise (a ``DatabaseError`` saying what is wrong, or the driver's error) unless the
+        database answers a trivial query in its turn: the health check's question
+        (runtime/monitor.py)."""
+        await self._backend.ping()
+
     async def set_read_only_for_tests(self, read_only: bool) -> None:
         """For tests of the layer above: make every later write fail (or work again), as on a
         read-only disk (``DatabaseWriteError``, nothing written). Not for production use."""

@@ -252,6 +252,10 @@ class PostgresBackend:
         rows = await self._read(lambda conn: conn.fetch(numbered(sql), *params))
         return list(rows)
 
+    async def ping(self) -> None:
+        """``SELECT 1`` answered, on a new connection if the last one was lost."""
+        await self.fetch_one("SELECT 1")
+
     # --- writes ---------------------------------------------------------------------------
 
     @asynccontextmanager

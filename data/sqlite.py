@@ -259,6 +259,11 @@ class SqliteBackend:
             rows = await cursor.fetchall()
         return list(rows)
 
+    async def ping(self) -> None:
+        """The file still at its path, and a query answered on it (``Backend.ping``)."""
+        self._check_file()
+        await self.fetch_one("SELECT 1")
+
     @asynccontextmanager
     async def _thread_calls(self) -> AsyncIterator[None]:
         """Around calls on aiosqlite's thread (the turn held): whether one may still run

@@ -101,7 +101,7 @@ class ApplicationRoutes:
                 "redirect_uris": [],
                 "interactions_endpoint_url": None,
                 "approximate_guild_count": len(self.server.guilds),
-                "integration_types_config": {"0": {}},
+                "integration_types_config": {"0": {}, "1": {}},
             }
         )
 
@@ -200,12 +200,17 @@ class ApplicationRoutes:
         ident = self.user_by_id(int(body.get("recipient_id", 0)))
         if ident is None:
             return error_response(400, 50007, "Cannot send messages to this user")
-        for channel in self.server.channels.values():
-            if channel.recipient is ident:
-                return json_response(channel.payload())
-        channel = Channel(self.server, None, f"dm-{ident.name}", channel_type=1, recipient=ident)
-        self.server.channels[channel.id] = channel
-        return json_response(channel.payload())
+        return json_response(self.open_dm(ident).payload())
+
+    def open_dm(self, ident: Identity) -> Channel:
+        """The DM between the bot and ``ident`` (opened on first use): a person acts there
+        with ``member.at(channel)`` (the interaction context BOT_DM, installs.py)."""
+        channel = self.dm_channel(ident)
+        if channel is None:
+            channel = Channel(self.server, None, f"dm-{ident.name}", channel_type=1,
+                              recipient=ident)
+            self.server.channels[channel.id] = channel
+        return channel
 
     def dm_channel(self, ident: Identity) -> Channel | None:
         return next((c for c in self.server.channels.values() if c.recipient is ident), None)

@@ -58,6 +58,11 @@ class GatewayServer(Protocol):
 
     def find_guild(self, guild_id: int) -> Guild | None: ...
 
+    @property
+    def other_guild_ids(self) -> set[int]:
+        """Servers that did not add the bot: the gateway sends nothing of them."""
+        ...
+
     def channel_guild(self, channel_id: int) -> int | None:
         """The guild of a channel or thread (None: a DM, or unknown)."""
         ...
@@ -172,6 +177,10 @@ class Gateway:
         "Can't keep up, shard ID None websocket is 41.3s behind" at every heartbeat."""
         self.heartbeats = 0
         """Heartbeats (op 1) received, on every connection."""
+        self.refusing = False
+        """While True, a new gateway connection is refused (HTTP 503 instead of the
+        websocket upgrade), as when Discord's gateway is out of reach: the bot retries,
+        with discord.py's backoff, until it is False again."""
 
     async def close(self) -> None:
         """Close every session's websocket and stop its writer."""
@@ -200,7 +209,9 @@ class Gateway:
 
     def dispatch_soon(self, name: str, data: Any) -> None:
         """Send an event to the bot's sessions that own it (no-op when none is
-        identified)."""
+        identified, or the event is of a server that did not add the bot)."""
+        if self.guild_of(name, data) in self.server.other_guild_ids:
+            return
         for session in self.owners(name, data):
             if name in MESSAGE_EVENTS:
                 # a guild's message events need GUILD_MESSAGES, a DM's DIRECT_MESSAGES
@@ -244,6 +255,8 @@ class Gateway:
             await asyncio.sleep(0.02)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
+        if self.refusing:
+            return web.Response(status=503, text="loopback: the gateway refuses connections")
         ws = web.WebSocketResponse(max_msg_size=16 * 1024 * 1024)
         await ws.prepare(request)
         session: GatewaySession | None = None

@@ -20,8 +20,9 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from . import installs
 from .messages import MessageRoutes, ThreadChecks
-from .models import DM_APP_PERMISSIONS, EPHEMERAL, Channel, Identity, Message
+from .models import EPHEMERAL, Channel, Identity, Message
 from .records import snowflake, snowflake_from
 from .rest import Request, RestServer, error_response, json_response
 
@@ -39,6 +40,11 @@ class InteractionServer(RestServer, Protocol):
 
     @property
     def application_id(self) -> int: ...
+
+    @property
+    def bot_identity(self) -> Identity: ...
+
+    def commands_for(self, guild: Any) -> list[dict[str, Any]]: ...
 
     @property
     def ack_deadline(self) -> float: ...
@@ -83,9 +89,7 @@ class InteractionState:
             "id": str(self.id),
             "type": self.type,
             "user": self.user.user_payload(),
-            "authorizing_integration_owners": {"0": str(channel.guild.id)}
-            if channel.guild
-            else {},
+            "authorizing_integration_owners": self.payload["authorizing_integration_owners"],
         }
         if self.source_message is not None:
             meta["interacted_message_id"] = str(self.source_message.id)
@@ -145,6 +149,16 @@ class InteractionRoutes:
         assert self.server.bot_intents is not None, "no bot is connected to the gateway"
         assert not channel.deleted, f"{channel!r} was deleted: no interaction can come from it"
         guild = channel.guild
+        bot = self.server.bot_identity
+        if itype in (2, 4):  # a command: the installations it is available in here
+            cmd = next((c for c in self.server.commands_for(guild)
+                        if str(c.get("id")) == str(data.get("id"))), {})
+            owners = installs.command_owners(cmd, channel, user, bot)
+            assert owners, (f"{user.name} cannot use /{data.get('name')} in {channel!r}: "
+                            "no installation of the app allows it there")
+        else:
+            meta = source_message.interaction_metadata if source_message is not None else None
+            owners = installs.component_owners(meta, channel, user, bot)
         iid = snowflake_from(delayed) if delayed else snowflake()
         token = "aW50ZXJhY3Rpb246" + secrets.token_urlsafe(48)
         payload: dict[str, Any] = {
@@ -158,10 +172,8 @@ class InteractionRoutes:
             "version": 1,
             "locale": user.locale,
             "entitlements": [],
-            "authorizing_integration_owners": (
-                {"0": str(guild.id)} if guild else {"1": str(user.id)}
-            ),
-            "context": 0 if guild else 1,
+            "authorizing_integration_owners": installs.owners_payload(owners),
+            "context": installs.context_of(channel, bot),
             "attachment_size_limit": 10 * 1024 * 1024,
         }
         if guild is not None:
@@ -173,10 +185,11 @@ class InteractionRoutes:
                 guild={"id": str(guild.id), "locale": guild.locale, "features": []},
                 guild_locale=guild.locale,
                 member={**user.member_payload(), "permissions": str(perms.value)},
-                app_permissions=str(guild.permissions_in(guild.bot_member, channel).value),
+                app_permissions=str(installs.app_permissions(channel, bot).value),
             )
         else:
-            payload.update(user=user.user_payload(), app_permissions=str(DM_APP_PERMISSIONS.value))
+            payload.update(user=user.user_payload(),
+                           app_permissions=str(installs.app_permissions(channel, bot).value))
         if source_message is not None:
             payload["message"] = source_message.payload()
         state = InteractionState(

@@ -15,8 +15,10 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from . import installs
+from .events import message_created
 from .limits import IS_COMPONENTS_V2, check_message_limits, gallery_urls
-from .models import LOADING, Channel, Identity, Message, message_created
+from .models import LOADING, Channel, Identity, Message
 from .rest import Request, RestServer, error_response, json_response, uploaded_files
 
 
@@ -231,6 +233,9 @@ class MessageRoutes:
         channel = self.channel(req)
         if channel is None:
             return None, self.server.refuse(req, 404, 10003, "unknown_channel")
+        if not installs.bot_is_member(channel, self.server.bot_identity):
+            # a group DM it is not in, a server that did not add it (a user install only)
+            return None, self.server.refuse(req, 403, 50001, "not_a_member", repr(channel))
         guild = channel.guild
         if guild is None:
             return channel, None

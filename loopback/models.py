@@ -17,6 +17,8 @@ from typing import Any, Protocol, TypeAlias
 
 import discord
 
+from . import installs
+from .installs import GROUP_DM_CHANNEL as GROUP_DM
 from .records import BOT_PERMISSIONS as BOT_PERMISSIONS
 from .records import DM_APP_PERMISSIONS as DM_APP_PERMISSIONS
 from .records import EPHEMERAL as EPHEMERAL
@@ -114,51 +116,6 @@ class ThreadLike(Protocol):
         ...
 
 
-INTENT_MESSAGE_CONTENT = 1 << 15
-CONTENT_FIELDS = ("content", "embeds", "attachments", "components")
-"""A message's fields that need the MESSAGE_CONTENT intent (Discord's "message content")."""
-
-
-class Listeners(Protocol):
-    """Who hears of a message (``server.LoopbackDiscord``): the bot on the gateway."""
-
-    @property
-    def bot_identity(self) -> Identity: ...
-
-    @property
-    def bot_intents(self) -> int | None: ...
-
-    def dispatch_soon(self, name: str, data: Any) -> None: ...
-
-
-def message_created(server: Listeners, msg: Message, member: dict[str, Any] | None) -> None:
-    """MESSAGE_CREATE for ``msg`` as Discord sends it to the bot (gateway.mdx, "Message
-    Create", "Message Content Intent"): none for an ephemeral message, nor in a guild
-    channel or thread the bot cannot view (reading past messages, Read Message History, is
-    not needed); with the author's ``member`` and the ``channel_type``; a person's message
-    in a guild with its content, embeds, attachments and components empty unless the bot
-    asked for MESSAGE_CONTENT or is mentioned in it. The gateway sends it only if the bot
-    asked for GUILD_MESSAGES (DIRECT_MESSAGES in a DM: ``GatewayHub.dispatch_soon``)."""
-    channel = msg.channel
-    if msg.ephemeral or not isinstance(channel, Channel):
-        return
-    guild = channel.guild
-    if guild is not None and not guild.permissions_in(guild.bot_member, channel).view_channel:
-        return
-    event = msg.payload()
-    event["channel_type"] = channel.type
-    if guild is not None and member is not None:
-        event["member"] = member
-    bot = server.bot_identity.id
-    mentioned = f"<@{bot}>" in msg.content or f"<@!{bot}>" in msg.content
-    if (guild is not None and str(msg.author.get("id")) != str(bot) and not mentioned
-            and not (server.bot_intents or 0) & INTENT_MESSAGE_CONTENT):
-        event.update({name: "" if name == "content" else [] for name in CONTENT_FIELDS})
-    if mentioned:
-        event["mentions"] = [server.bot_identity.user_payload()]
-    server.dispatch_soon("MESSAGE_CREATE", event)
-
-
 class Channel:
     """A guild text channel (or a DM channel when ``guild`` is None); threads are
     ``threads.Thread``, a subclass with a ``parent``."""
@@ -173,6 +130,7 @@ class Channel:
         *,
         channel_type: int = 0,
         recipient: Identity | None = None,
+        recipients: list[Identity] | None = None,
     ) -> None:
         self.server = server
         self.guild = guild
@@ -180,6 +138,7 @@ class Channel:
         self.name = name
         self.type = channel_type
         self.recipient = recipient
+        self.recipients = recipients or ([recipient] if recipient else [])  # DM, group DM
         self.all_messages: list[Message] = []
         self._writes: deque[float] = deque()
         self.max_writes_per_5s = 0
@@ -220,7 +179,9 @@ class Channel:
                 rate_limit_per_user=0,
                 parent_id=None,
             )
-        if self.recipient is not None:
+        if self.type == GROUP_DM:
+            data.update(installs.group_dm_fields(self.recipients))
+        elif self.recipient is not None:
             data["recipients"] = [self.recipient.user_payload()]
             data.pop("name")
         return data
@@ -399,8 +360,10 @@ class Channel:
 
 
 class Guild:
-    def __init__(self, server: Hub, name: str, guild_id: int | None = None) -> None:
+    def __init__(self, server: Hub, name: str, guild_id: int | None = None, *,
+                 bot_present: bool = True) -> None:
         self.server = server
+        self.bot_present = bot_present  # the server added the bot (installs.py)
         self.id = guild_id if guild_id is not None else snowflake()
         self.name = name
         self.channels: list[Channel] = []

@@ -148,6 +148,9 @@ class Identity:
     role_ids: list[int] = field(default_factory=list)
     joined_at: str = field(default_factory=iso_now)
     locale: str = "en-US"
+    installed: bool = False
+    """The user installed the application to their account (a user install,
+    ``installs.py``): its global commands that allow it follow them anywhere."""
 
     def user_payload(self) -> dict[str, Any]:
         return {

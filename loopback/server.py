@@ -15,6 +15,7 @@ import contextlib
 import logging
 import secrets
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +121,8 @@ class LoopbackDiscord:
         """Seconds an interaction's token works for followups and edits (Discord: 15 min)."""
         self.problems: list[Problem] = []
         self.refused: list[Refusal] = []
+        self.refusal_counts: Counter[str] = Counter()  # by reason, never emptied
+        self.other_guild_ids: set[int] = set()  # servers that did not add the bot
         # Discord lets a bot edit its own messages without SEND_MESSAGES (VIEW_CHANNEL is
         # enough); set True to refuse such edits with 50013 as well
         self.edit_requires_send_messages = False
@@ -271,8 +274,13 @@ class LoopbackDiscord:
         return bot
 
     # -- state helpers -----------------------------------------------------------
-    def add_guild(self, name: str = "Test", *, shard: tuple[int, int] | None = None) -> Guild:
-        """A new guild; ``shard=(id, count)``: one whose id Discord routes to that shard."""
+    def add_guild(self, name: str = "Test", *, shard: tuple[int, int] | None = None,
+                  bot: bool = True) -> Guild:
+        """A new guild; ``shard=(id, count)``: one whose id Discord routes to that shard
+        (``bot=False``: a server that did not add the bot, installs.py)."""
+        if not bot:
+            self.other_guild_ids.add((other := Guild(self, name, bot_present=False)).id)
+            return other
         guild_id = None
         if shard is not None:
             guild_id = snowflake()
@@ -282,6 +290,12 @@ class LoopbackDiscord:
         self.guilds.append(guild)
         self.dispatch_soon("GUILD_CREATE", guild.create_payload())
         return guild
+
+    def group_dm(self, *people: Member, name: str = "group") -> Channel:
+        """A group DM (type 3) of these people, the bot not in it (installs.py)."""
+        channel = Channel(self, None, name, channel_type=3, recipients=[p.identity for p in people])
+        self.channels[channel.id] = channel
+        return channel
 
     def next_change(self) -> int:
         self.change_seq += 1
@@ -325,6 +339,7 @@ class LoopbackDiscord:
         problem); a waiting user action fails with InteractionFailed if it was a callback."""
         text = ERROR_MESSAGES[code]
         self.refused.append(Refusal(status, code, text, req.method, req.path, reason, detail))
+        self.refusal_counts[reason] += 1
         if status not in RETRIED_STATUSES:
             self.interaction_routes.fail(
                 req, f"Discord answered {status} code {code}: {text}", code

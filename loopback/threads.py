@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import discord
 
+from .events import message_created
 from .models import (
     Channel,
     Guild,
@@ -29,7 +30,6 @@ from .models import (
     Overwrite,
     OverwriteTarget,
     iso_now,
-    message_created,
 )
 
 ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD = 10, 11, 12

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import discord
 
+from . import installs
 from .bot_process import BotProcess
 from .interactions import InteractionFailed as InteractionFailed
 from .interactions import InteractionState
@@ -143,8 +144,17 @@ class Member:
 
     @property
     def permissions(self) -> discord.Permissions:
-        """This member's permissions in their channel (overwrites applied)."""
-        return self.guild.permissions_in(self.identity, self.channel)
+        """This member's permissions in their channel (overwrites applied; in a DM or a
+        group DM, what anyone there may do)."""
+        guild = self.channel.guild
+        if guild is None:
+            return installs.DM_PERMISSIONS
+        return guild.permissions_in(self.identity, self.channel)
+
+    def install_app(self) -> None:
+        """This person installs the app to their account (a user install: its commands
+        that allow it follow them to group DMs and to servers that did not add the bot)."""
+        self.identity.installed = True
 
     def add_role(self, role: Role) -> None:
         """Give this member a role (made with ``guild.create_role``). Discord sends
@@ -164,6 +174,9 @@ class Member:
         view. In a thread: a locked one needs MANAGE_THREADS, an archived one is reopened
         by the member's activity (THREAD_UPDATE)."""
         assert not self.channel.deleted, f"{self.name} cannot {what}: {self.channel!r} was deleted"
+        if self.channel.type == installs.GROUP_DM_CHANNEL:
+            assert any(r.id == self.id for r in self.channel.recipients), (
+                f"{self.name} cannot {what}: not in the group DM {self.channel!r}")
         if self.channel.guild is not None:
             assert self.permissions.view_channel, (
                 f"{self.name} cannot {what}: no VIEW_CHANNEL in #{self.channel.name}"
@@ -213,6 +226,13 @@ class Member:
         return self.server.user_message(self.channel, self.identity, text)
 
     # -- slash commands --------------------------------------------------------
+    def visible_commands(self) -> list[dict[str, Any]]:
+        """The commands this person is offered in their channel: those an installation of
+        the app allows here (installs.py: a server's, or their own user install)."""
+        bot = self.channel.server.bot_identity
+        return [c for c in self.server.commands_for(self.channel.guild)
+                if installs.command_owners(c, self.channel, self.identity, bot)]
+
     def find_command(self, command: str) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
         """Resolve "group sub" against the synced commands.
 
@@ -220,7 +240,7 @@ class Member:
         """
         parts = command.strip().lstrip("/").split()
         assert parts, "empty command"
-        cmds = [c for c in self.server.commands_for(self.guild) if c.get("type", 1) == 1]
+        cmds = [c for c in self.visible_commands() if c.get("type", 1) == 1]
         top = next((c for c in cmds if c["name"] == parts[0]), None)
         if top is None:
             names = sorted(c["name"] for c in cmds)
@@ -415,6 +435,25 @@ class Member:
         and its option names must still exist and its required options be given."""
         data = self._command_data(command, options, checked=False)
         return await self._act(2, data, f"{self.name}: /{command} (raw)", timeout=timeout)
+
+    async def user_command(
+        self,
+        name: str,
+        target: Member,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> InteractionResult:
+        """Use the user command ``name`` (a user's context menu, Apps) on ``target``: the
+        interaction's ``data`` has its ``target_id`` and the target ``resolved`` (in a
+        server, with the member and their permissions in this channel)."""
+        cmds = [c for c in self.visible_commands() if c.get("type") == 2]
+        top = next((c for c in cmds if c["name"] == name), None)
+        assert top is not None, (f"{self.name} has no user command {name!r} here; offered: "
+                                 f"{[c['name'] for c in cmds]}")
+        self._check_can_act(f"use {name!r}")
+        data = installs.user_command_data(top, target.identity, self.channel)
+        return await self._act(2, data, f"{self.name}: {name} on {target.name}",
+                               timeout=timeout)
 
     async def autocomplete(
         self, command: str, option: str, typed: str, **options: Any

@@ -20,6 +20,8 @@ from discord.ext import commands
 from data import Database
 from runtime.collector import settle
 from runtime.fleet import FleetLock, IdentifyPacer, Shards, local_locks
+from runtime.metrics import NO_COUNTS, Counts, Metrics
+from runtime.monitor import Monitor
 from runtime.priority import PRIORITY
 from runtime.translator import CatalogueTranslator
 from settings import Config
@@ -91,6 +93,11 @@ class UnoBot(commands.AutoShardedBot):
         is unset: known once setup_hook has asked)."""
         self.fleet_lock: FleetLock = local_locks(config.database_path)
         self.pacer = IdentifyPacer(self.fleet_lock, 1)
+        self.metrics: Counts = Metrics() if config.metrics_port is not None else NO_COUNTS
+        """What the bot counts, for /metrics (runtime/metrics.py; METRICS_PORT unset:
+        nothing)."""
+        self.monitor: Monitor | None = None
+        """/healthz and /metrics (runtime/monitor.py), when METRICS_PORT is set."""
 
     @property
     def db(self) -> Database:
@@ -100,6 +107,9 @@ class UnoBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         self._db = await Database.open(self.config.database)
         self.fleet_lock = fleet_lock_of(self._db, self.config)
+        if self.config.metrics_port is not None:
+            self.monitor = Monitor(self, lambda: self.fleet.mine)
+            await self.monitor.start(self.config.metrics_host, self.config.metrics_port)
         await self._plan_shards()
         # slash command names, descriptions and choices in each user's language
         await self.tree.set_translator(CatalogueTranslator())
@@ -180,6 +190,9 @@ class UnoBot(commands.AutoShardedBot):
             await super().close()
             await self.pacer.close()
         finally:
+            if self.monitor is not None:
+                await self.monitor.close()
+                self.monitor = None
             if self._db is not None:
                 await self._db.close()
                 self._db = None

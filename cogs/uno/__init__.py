@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from cogs.uno._cog import UnoCog
 from cogs.uno._families import REGISTERED, missed_click
+from cogs.uno._invite import InviteCog
 from cogs.uno._leaderboard import LeaderboardCog
 from cogs.uno._movelog import LogCog
 from cogs.uno._reply import limit_lag
@@ -31,6 +32,7 @@ async def setup(bot: UnoBot) -> None:
     await bot.add_cog(LogCog(bot, uno.service, group))
     await bot.add_cog(RulesCog(group))
     await bot.add_cog(SettingsCog(bot.db, uno.service, uno.pictures, group))
+    await bot.add_cog(InviteCog(bot, uno))
 
 
 async def teardown(bot: UnoBot) -> None:

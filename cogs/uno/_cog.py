@@ -23,6 +23,7 @@ from cogs.uno._emojis import CardEmojis
 from cogs.uno._ending import Endings, no_pictures
 from cogs.uno._outbox import Outbox
 from cogs.uno._pictures import HandPictures
+from cogs.uno._places import in_replies, place_id
 from cogs.uno._plays import Plays, actor_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._table_post import LOBBY_GONE
@@ -68,6 +69,8 @@ CARRIERS = (discord.InteractionType.application_command, discord.InteractionType
 """Interactions whose webhook can post followups (not autocomplete, not pings)."""
 
 
+@app_commands.allowed_installs(guilds=True, users=True)
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
 class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
              group_description="Play UNO Power Grab (or classic UNO) in this channel"):
     def __init__(self, bot: UnoBot) -> None:
@@ -79,11 +82,13 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay,
                                     search_workers=bot.config.search_workers)
+        self.service.metrics = bot.metrics
+        bot.metrics.count_games(self.tables_open)
         self.pictures = HandPictures(bot.db, enabled=bot.config.card_images)
         self.plays = Plays(self.service, self.pictures)
         self.service.followers.append(self.plays.panels.changed)
         self.plays.panels.below = self.outbox.below
-        self.endings = Endings(self.service, v2=self.outbox.v2)
+        self.endings = Endings(self.service, self.outbox, v2=self.outbox.v2)
         self.outbox.on_lost = self.service.channel_lost
         self.outbox.on_table = self.service.table_posted
         if bot.config.art_cache:
@@ -91,6 +96,11 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         self.outbox.is_live = lambda s: self.service.sessions.get(s.channel_id) is s
         self.card_emojis = CardEmojis(bot)
         super().__init__()
+
+    def tables_open(self) -> dict[str, int]:
+        """This process's tables, lobbies and games apart (/metrics)."""
+        games = sum(1 for s in self.service.sessions.values() if s.game is not None)
+        return {"game": games, "lobby": len(self.service.sessions) - games}
 
     # ================================================================== life cycle
     async def cog_load(self) -> None:
@@ -255,25 +265,35 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.command(name="new", description="Open a lobby for a new game in this channel")
     @app_commands.describe(thread="Open the game in a new thread of this channel (default: "
                                   "the server's setting)")
-    @app_commands.guild_only()
     async def new(self, interaction: discord.Interaction[Any], thread: bool | None = None
                   ) -> None:
         async def work(reply: Reply) -> None:
-            assert interaction.guild_id is not None and interaction.channel_id is not None
+            assert interaction.channel_id is not None
             actor = actor_of(interaction)
+            replies = in_replies(interaction)
             in_thread = thread
             if in_thread is None:
-                in_thread = (await self.bot.db.get_guild_settings(interaction.guild_id)).threads
-            if in_thread and not isinstance(interaction.channel, discord.Thread):
+                in_thread = (await self.bot.db.get_guild_settings(place_id(interaction))
+                             ).threads
+            if in_thread and not replies and not isinstance(interaction.channel,
+                                                            discord.Thread):
                 await self._new_in_thread(reply, interaction, actor)
                 return
             session = await self.service.lobbies.open(interaction.channel_id,
-                                                      interaction.guild_id, actor)
+                                                      place_id(interaction), actor,
+                                                      replies=replies)
             language = session.options.language
             shown = session.saved
-            message_id = await reply.send(self._no_pictures(interaction, language),
-                                          embed=lobby_embed(session, language),
+            note = self._no_pictures(interaction, language)
+            if replies:  # what works here and what does not, in one sentence
+                note = self._with_note(_(
+                    "Here I play only through your commands and clicks: the game works as "
+                    "anywhere, but with no threads and no turn reminders, and the table stays "
+                    "live while people click.", language), note)
+            message_id = await reply.send(note, embed=lobby_embed(session, language),
                                           view=lobby_view(session, language))
+            if message_id is not None:
+                self.outbox.answered_with(session, message_id, interaction)
             await self.service.lobbies.set_message(session, lobby=message_id, shown=shown)
         await answer(interaction, work, public=True)
 
@@ -345,12 +365,14 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                                       "tables, each in its own thread")
     @app_commands.describe(hands_per_pairing="How many hands each two players partner: 4 is "
                                              "the full 28 hands, 1 a quick 7")
-    @app_commands.guild_only()
     async def tournament(self, interaction: discord.Interaction[Any],
                          hands_per_pairing: app_commands.Range[int, 1, 4] = 4) -> None:
         async def work(reply: Reply) -> None:
-            assert interaction.guild_id is not None and interaction.channel_id is not None
+            assert interaction.channel_id is not None
             actor = actor_of(interaction)
+            if in_replies(interaction) or interaction.guild_id is None:
+                raise Refusal("A tournament needs threads, which I can open only in a server "
+                              "that added me.")
             if not isinstance(interaction.channel, discord.TextChannel):
                 raise Refusal("A tournament opens its tables as threads: start it in a text "
                               "channel.")
@@ -390,15 +412,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                          embed=lobby_embed(session, language), view=None, public=True,
                          edit=True)
 
-    @app_commands.command(name="join", description="Join the lobby, or the game at its next "
-                                                   "round, or take your seat back")
-    @app_commands.guild_only()
+    @app_commands.command(name="join", description="Join this channel's lobby or game")
     async def join(self, interaction: discord.Interaction[Any]) -> None:
-        running = self.service.sessions.get(interaction.channel_id or 0)
-        if running is not None and running.started:  # a seat at the next round, or back
-            await self.plays.join_game(interaction, running)
+        if await self.plays.join_game(interaction):  # a game under way: next round, or back
             return
-
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
             session = await self.service.lobbies.join(interaction.channel_id, actor)
@@ -412,7 +429,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.choices(level=[app_commands.Choice(name="easy", value="easy"),
                                  app_commands.Choice(name="normal", value="normal"),
                                  app_commands.Choice(name="hard", value="hard")])
-    @app_commands.guild_only()
     async def addcpu(self, interaction: discord.Interaction[Any],
                      level: str = "normal") -> None:
         async def work(reply: Reply) -> None:
@@ -424,7 +440,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await answer(interaction, work, public=True)
 
     @app_commands.command(name="leave", description="Leave the game in this channel")
-    @app_commands.guild_only()
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
@@ -437,7 +452,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await answer(interaction, work)
 
     @app_commands.command(name="start", description="Start the game (host)")
-    @app_commands.guild_only()
     async def start(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
@@ -449,7 +463,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     @app_commands.command(name="end",
                           description="End the game in this channel (host or Manage Server)")
-    @app_commands.guild_only()
     async def end(self, interaction: discord.Interaction[Any]) -> None:
         # a question first: Confirm (within 30 s) ends the game, Cancel ends nothing
         await answer(interaction, lambda reply: self.endings.ask(reply, interaction),
@@ -458,7 +471,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.command(name="kick",
                           description="Remove a player from the game (host or Manage Server)")
     @app_commands.describe(player="The player to remove")
-    @app_commands.guild_only()
     async def kick(self, interaction: discord.Interaction[Any], player: discord.User) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
@@ -468,7 +480,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
         await answer(interaction, work)
 
     @app_commands.command(name="table", description="Show the table again")
-    @app_commands.guild_only()
     async def table(self, interaction: discord.Interaction[Any]) -> None:
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
@@ -490,7 +501,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
 
     # ================================================================== commands: moves
     @app_commands.command(name="hand", description="See your hand (only you can see it)")
-    @app_commands.guild_only()
     async def hand(self, interaction: discord.Interaction[Any]) -> None:
         await answer(interaction, lambda reply: self.plays.show_hand(
             reply, interaction.channel_id, actor_of(interaction)))
@@ -514,7 +524,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                            towers="Towers to grab with a grab card, e.g. U or U N",
                            uno="Call UNO with this play")
     @app_commands.choices(color=[app_commands.Choice(name=c.label, value=c.value) for c in Color])
-    @app_commands.guild_only()
     async def play(self, interaction: discord.Interaction[Any], card: str,
                    color: str | None = None, towers: str | None = None,
                    uno: bool = False) -> None:
@@ -543,41 +552,34 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
             reply, actor_of(interaction), interaction.channel_id, make))
 
     @app_commands.command(name="draw", description="Draw a card")
-    @app_commands.guild_only()
     async def draw(self, interaction: discord.Interaction[Any]) -> None:
         await self._simple(interaction, lambda s, g, p: Draw(p))
 
     @app_commands.command(name="pass", description="Keep the card you just drew")
-    @app_commands.guild_only()
     async def pass_(self, interaction: discord.Interaction[Any]) -> None:
         await self._simple(interaction, lambda s, g, p: Pass(p))
 
     @app_commands.command(name="call", description="Call UNO!")
-    @app_commands.guild_only()
     async def call(self, interaction: discord.Interaction[Any]) -> None:
         await self._simple(interaction, lambda s, g, p: CallUno(p))
 
     @app_commands.command(name="catch", description="Catch a player who forgot to call UNO")
     @app_commands.describe(player="The player who holds one card and did not call UNO")
-    @app_commands.guild_only()
     async def catch(self, interaction: discord.Interaction[Any], player: discord.User) -> None:
         target = str(player.id)
         await self._simple(interaction, lambda s, g, p: Catch(p, target))
 
     @app_commands.command(name="challenge",
                           description="Challenge the Wild Draw Four played on you")
-    @app_commands.guild_only()
     async def challenge(self, interaction: discord.Interaction[Any]) -> None:
         await self._simple(interaction, lambda s, g, p: Challenge(p))
 
     @app_commands.command(name="accept", description="Accept the Wild Draw Four played on you")
-    @app_commands.guild_only()
     async def accept(self, interaction: discord.Interaction[Any]) -> None:
         await self._simple(interaction, lambda s, g, p: Accept(p))
 
     @app_commands.command(name="keep", description="Instant UNO: the card to keep")
     @app_commands.describe(card="The one card you keep")
-    @app_commands.guild_only()
     async def keep(self, interaction: discord.Interaction[Any], card: str,
                    uno: bool = False) -> None:
         async def work(reply: Reply) -> None:
@@ -590,7 +592,6 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     @app_commands.command(name="color",
                           description="Name the starting colour when a wild opens the round")
     @app_commands.choices(color=[app_commands.Choice(name=c.label, value=c.value) for c in Color])
-    @app_commands.guild_only()
     async def color(self, interaction: discord.Interaction[Any], color: str) -> None:
         # Color(color) inside the move: answer() has checked the choice by then
         await self._simple(interaction, lambda s, g, p: ChooseColor(p, Color(color)))

@@ -15,6 +15,8 @@ import discord
 
 from cogs.uno._components import view_of
 from cogs.uno._end_items import EndButton
+from cogs.uno._outbox import Outbox
+from cogs.uno._places import in_replies
 from cogs.uno._plays import actor_of
 from cogs.uno._reply import Reply
 from cogs.uno.show.lobby import lobby_embed, lobby_view
@@ -37,8 +39,9 @@ def no_pictures(v2: bool, interaction: discord.Interaction[Any], language: Local
 class Endings:
     """``/uno end`` and its question; Play again."""
 
-    def __init__(self, service: TableService, *, v2: bool) -> None:
+    def __init__(self, service: TableService, outbox: Outbox, *, v2: bool) -> None:
         self.service = service
+        self.outbox = outbox
         self.v2 = v2
 
     async def ask(self, reply: Reply, interaction: discord.Interaction[Any]) -> None:
@@ -81,6 +84,7 @@ class Endings:
         actor = actor_of(interaction)
         session = await self.service.again.press(interaction.channel_id,
                                                  interaction.guild_id, actor, gid)
+        session.replies = in_replies(interaction)  # (saved with its message, below)
         language = session.options.language
         shown = session.saved
         await reply.send(_("🔁 {name} pressed Play again: the new lobby is below.", language,
@@ -92,4 +96,6 @@ class Endings:
                                       embed=lobby_embed(session, language),
                                       view=lobby_view(session, language), public=True,
                                       edit=False)
+        if message_id is not None:
+            self.outbox.answered_with(session, message_id, interaction)
         await self.service.lobbies.set_message(session, lobby=message_id, shown=shown)

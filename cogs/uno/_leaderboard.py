@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from cogs.uno._components import UnoItem, view_of
+from cogs.uno._places import place_id
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
 from runtime.i18n import Locale, _, ngettext, server_language
@@ -58,7 +59,6 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
     @app_commands.describe(order="Rank by games won or by points")
     @app_commands.choices(order=[app_commands.Choice(name="wins", value="wins"),
                                  app_commands.Choice(name="points", value="points")])
-    @app_commands.guild_only()
     async def leaderboard(self, interaction: discord.Interaction[Any],
                           order: str = "wins") -> None:
         await answer(interaction, lambda reply: self.show(
@@ -66,11 +66,8 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
 
     async def show(self, reply: Reply, order: Order, page: int) -> None:
         interaction = reply.interaction
-        guild_id = interaction.guild_id
+        guild_id = place_id(interaction)  # a group DM's own, where there is no server
         locale: Locale = interaction.locale
-        if guild_id is None:
-            await reply.send(_("The leaderboard belongs to a server.", locale), public=False)
-            return
         # a public message: the server's language
         locale = server_language((await self.bot.db.get_guild_settings(guild_id)).language,
                                  interaction.guild_locale)
@@ -109,19 +106,17 @@ class LeaderboardCog(UnoSubCog, name="Leaderboard"):
 
     @app_commands.command(name="stats", description="A member's UNO figures in this server")
     @app_commands.describe(member="Whose figures (you, if empty)")
-    @app_commands.guild_only()
     async def stats(self, interaction: discord.Interaction[Any],
                     member: discord.User | None = None) -> None:
         await answer(interaction, lambda reply: self._stats(reply, member), public=True)
 
     async def _stats(self, reply: Reply, member: discord.User | None) -> None:
         interaction = reply.interaction
-        assert interaction.guild_id is not None
         locale = server_language(  # a public message: the server's language
-            (await self.bot.db.get_guild_settings(interaction.guild_id)).language,
+            (await self.bot.db.get_guild_settings(place_id(interaction))).language,
             interaction.guild_locale)
         who = member or interaction.user
-        row = await self.bot.db.player_stats(interaction.guild_id, who.id)
+        row = await self.bot.db.player_stats(place_id(interaction), who.id)
         if row is None:
             await reply.send(_("{name} hasn't finished a game in this server yet.", locale,
                                name=who.display_name))

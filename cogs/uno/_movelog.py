@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from cogs.uno._places import place_id
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
 from cogs.uno.table.contracts import Refusal
@@ -149,15 +150,14 @@ class LogCog(UnoSubCog, name="MoveLog"):
                                                   "(only you see it)")
     @app_commands.describe(export="Get the whole game as a replay file (its players, once "
                                   "it has ended)")
-    @app_commands.guild_only()
     async def log_(self, interaction: discord.Interaction[Any], export: bool = False) -> None:
         await answer(interaction, lambda reply: self._log(reply, export))
 
     async def _log(self, reply: Reply, export: bool) -> None:
         interaction = reply.interaction
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         locale = interaction.locale
-        guild_id, channel_id = interaction.guild_id, interaction.channel_id
+        guild_id, channel_id = place_id(interaction), interaction.channel_id
         live = self.service.sessions.get(channel_id)
         game_id = live.game_id if live is not None and live.started else \
             await self.bot.db.latest_game_id(guild_id, channel_id)

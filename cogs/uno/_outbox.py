@@ -22,6 +22,15 @@ the latest state: updates coalesce, never queue up.
 
 A 403 (the bot may not post) or a 404 (the channel is gone) is reported to the table service
 once, which pauses or ends the game; on shutdown what is queued is flushed in time.
+
+Where the bot is not a member of the channel (a group DM, a server that only a user install
+reaches: ``_places.py``) a game lives **in replies**: every write goes through the game's
+newest interaction token, never the channel's routes. A table is edited through the token
+that posted it while that lives; once it is near its end the next write posts the table
+anew through a newer one (every click renews the chain), and a minute before the last one
+ends the table says so (``_arm_lapse``): the next click brings it back. A write that finds
+no usable token waits for the next interaction of the channel; a message whose token is
+gone is left as it is (a closed table keeps its buttons, which answer "out of date").
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from typing import Any
 import discord
 
 from cogs.uno._pacing import Buckets, Budget, Carrier, Token, answered, settled, usable
+from cogs.uno._places import in_replies
 from cogs.uno._result_post import result_post
 from cogs.uno._table_post import (
     MAX_MESSAGE,
@@ -53,6 +63,7 @@ from cogs.uno._table_post import (
 )
 from cogs.uno.table.contracts import REQUIRED_PERMISSIONS, THREAD_PERMISSIONS, missing_permissions
 from cogs.uno.table.session import Session
+from runtime.i18n import _
 from runtime.priority import PRIORITY
 from settings import CHANNEL_WRITES, TABLE_BURY
 
@@ -70,6 +81,12 @@ UNKNOWN_WEBHOOK = 10015
 INVALID_TOKEN = 50027
 THREAD_ARCHIVED = 50083
 """An edit in a thread Discord archived for inactivity (a post reopens the thread)."""
+
+LAPSE_NOTICE = 60.0
+"""Seconds before a replies-only table's newest token ends that the table says so."""
+REPLIES_WAIT = 60.0
+"""Seconds a replies-only write waits for an interaction before it checks whether its game
+is still on (one that ended is not waited for any longer)."""
 
 LostCallback = Callable[[int, bool], Awaitable[None]]
 TableCallback = Callable[[Session], Awaitable[None]]
@@ -122,6 +139,11 @@ class _Channel:
     carried: asyncio.Event | None = None
     """Set when an interaction comes while a post waits for the channel route's turn."""
     editing: int | None = None  # the message an edit is being sent for (answered_in_place)
+    replies: bool = False
+    """The game lives in interaction replies: the bot is not a member of the channel, so
+    no write takes the channel's routes (``_places.py``)."""
+    lapse: asyncio.TimerHandle | None = None
+    """When the table says its chain of tokens is about to end (replies only)."""
 
     def drop(self) -> None:
         """Forget what waits to be posted (the channel is lost)."""
@@ -184,7 +206,7 @@ class Outbox:
         table anew rather than edit it; ``lasting``: the lines are a record that stays in the
         channel (a round's result), posted as their own message, not edited away later;
         ``result``: the finished game's result follows them (its own message)."""
-        box = self._box(session.channel_id, session.guild_id)
+        box = self._box(session.channel_id, session.guild_id, session.replies)
         if result:
             box.posts += result_post(session, lambda: box.post.attach)
         box.session = session
@@ -215,7 +237,7 @@ class Outbox:
         """Show the lobby as it is now on its message (or ``now``: what to show instead)."""
         if session.lobby_message_id is None:
             return
-        box = self._box(session.channel_id, session.guild_id)
+        box = self._box(session.channel_id, session.guild_id, session.replies)
         box.edits[session.lobby_message_id] = now or lobby_post(session)
         self._kick(session.channel_id, box)
 
@@ -231,9 +253,19 @@ class Outbox:
         """Take the buttons off a message (a closed lobby, an old table)."""
         if message_id is None:
             return
-        box = self._box(session.channel_id, session.guild_id)
+        box = self._box(session.channel_id, session.guild_id, session.replies)
         box.edits[message_id] = box.post.closed(message_id, None)
         self._kick(session.channel_id, box)
+
+    def answered_with(self, session: Session, message_id: int,
+                      interaction: discord.Interaction[Any]) -> None:
+        """``message_id`` is ``interaction``'s answer (a lobby posted by ``/uno new``):
+        its token edits it while it lives (where the game lives in replies, nothing else
+        can)."""
+        box = self._box(session.channel_id, session.guild_id, session.replies)
+        route = usable(interaction)
+        if route is not None:
+            box.via_for[message_id] = route
 
     def reopen(self, channel_id: int) -> None:
         """The bot may post in the channel again (after a pause)."""
@@ -249,7 +281,9 @@ class Outbox:
         perms = interaction.app_permissions
         needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
                   else REQUIRED_PERMISSIONS)
-        may_post = not missing_permissions(perms, needed)
+        replies = in_replies(interaction)
+        # (in replies a webhook is the only way, and needs no permission in the channel)
+        may_post = replies or not missing_permissions(perms, needed)
         box = self._channels.get(channel_id)
         if box is not None:
             box.post.attach = bool(perms.attach_files)
@@ -308,6 +342,11 @@ class Outbox:
     async def close(self, limit: float = 5.0) -> None:
         """Post what is queued (within ``limit`` seconds), then stop."""
         self._closing = True
+        for box in self._channels.values():
+            if box.lapse is not None:
+                box.lapse.cancel()
+            if box.replies and box.carried is not None:
+                box.carried.set()  # no interaction will come: what waits for one gives up
         tasks = [b.task for b in self._channels.values() if b.task and not b.task.done()]
         if tasks:
             __done, pending = await asyncio.wait(tasks, timeout=limit)
@@ -318,13 +357,14 @@ class Outbox:
             await asyncio.gather(*pending, return_exceptions=True)
 
     # ------------------------------------------------------------------ posting
-    def _box(self, channel_id: int, guild_id: int) -> _Channel:
+    def _box(self, channel_id: int, guild_id: int, replies: bool = False) -> _Channel:
         box = self._channels.get(channel_id)
         if box is None:
             box = self._channels[channel_id] = _Channel(guild_id, TablePost(self.style))
             box.carrier = self._carriers.pop(channel_id, None)
             if box.carrier is not None:
                 box.post.attach = bool(box.carrier.app_permissions.attach_files)
+        box.replies = box.replies or replies  # (the game's: its session says it)
         return box
 
     def _kick(self, channel_id: int, box: _Channel) -> None:
@@ -363,6 +403,8 @@ class Outbox:
             # a finished task keeps its coroutine and context: not kept till the next write
             if box.task is asyncio.current_task():
                 box.task = None
+        if box.replies:
+            self._arm_lapse(channel_id, box)
         if ((box.session is None or not self.is_live(box.session))
                 and self._channels.get(channel_id) is box and not (box.lines or box.edits)):
             # Nothing more will come for this channel's game: forget its box.
@@ -460,7 +502,16 @@ class Outbox:
                     compose: Compose) -> int | None:
         """Post a new message: through the channel's newest interaction when it can, else
         the channel route, unless an interaction comes while that waits for its turn.
-        Returns its id (None: there was nothing to post)."""
+        Returns its id (None: there was nothing to post). In replies: through the newest
+        interaction's webhook only, waiting for one if there is none."""
+        while box.replies:
+            route = await self._newest_token(box)
+            if route is None:
+                return None  # shutting down: nothing can carry it
+            try:
+                return await self._post_through(box, route, compose)
+            except _TokenGone:
+                box.carrier = None
         while True:
             await answered(box.carrier)
             route = None if box.denied else usable(box.carrier)
@@ -477,6 +528,26 @@ class Outbox:
             except _Rerouted:
                 continue
             return int(message.id) if sent else None
+
+    async def _newest_token(self, box: _Channel) -> Token | None:
+        """The newest usable interaction token of a replies-only channel, waiting for an
+        interaction when there is none (None: the bot is shutting down, or the game is over
+        and nobody came for a minute: what waited is dropped, nothing is kept for it)."""
+        while not self._closing:
+            await answered(box.carrier)
+            route = usable(box.carrier)
+            if route is not None:
+                box.carrier = route
+                return route
+            box.carried = asyncio.Event()
+            try:
+                await asyncio.wait_for(box.carried.wait(), REPLIES_WAIT * self.scale)
+            except TimeoutError:
+                if box.session is None or not self._is_live(box.session):
+                    return None
+            finally:
+                box.carried = None
+        return None
 
     async def _post_through(self, box: _Channel, route: Token, compose: Compose) -> int | None:
         """Post through an interaction's webhook (raises _TokenGone if it no longer works)."""
@@ -505,6 +576,8 @@ class Outbox:
                 box.via_for.pop(message_id, None)
             else:
                 return sent and done is not None
+        if box.replies:
+            return False  # its token is gone, and the channel is not the bot's to write in
         message = channel.get_partial_message(message_id)
         sent, done = await self._attempt(box, None, compose,
                                          lambda body: message.edit(**body), edit=True,
@@ -554,8 +627,8 @@ class Outbox:
                 box.recent.remove(old.message_id)  # (below nothing from now: it is going)
             await self._delete(box, channel, old.message_id)
         pid, box.mention = box.mention, None
-        if pid is None or not self._is_live(session):
-            return
+        if pid is None or not self._is_live(session) or box.replies:
+            return  # (in replies, no reminder: its post would not notify anyone anyway)
         at = time.monotonic()
         message_id = await self._post(box, channel, reminder_post(session, pid))
         if message_id is not None:
@@ -575,6 +648,8 @@ class Outbox:
                 return
             except _TokenGone:
                 box.via_for.pop(message_id, None)
+        if box.replies:
+            return
         message = channel.get_partial_message(message_id)
         await self._attempt(box, None, fixed({}), lambda body: message.delete(), edit=True)
 
@@ -584,6 +659,12 @@ class Outbox:
         anew (and the old one loses its buttons). What it says comes from ``box.post``."""
         previous = session.table_message_id
         new = previous is None or box.fresh or box.post.buried or box.denied
+        if box.replies and previous is not None and not new:
+            # its token is near its end (or gone, after a restart): a newer one posts it
+            await answered(box.carrier)
+            own, newest = usable(box.via_for.get(previous)), usable(box.carrier)
+            new = own is None or (newest is not None and newest.id != own.id
+                                  and own.expires - time.monotonic() < LAPSE_NOTICE * 2)
         if not new and previous not in box.via_for and not box.denied:
             # A table the channel route posted (before a restart, say) is replaced once by
             # one an interaction posts, whose token then edits it outside the global limit.
@@ -665,6 +746,40 @@ class Outbox:
 
     def _is_live(self, session: Session) -> bool:
         return self.is_live(session)
+
+    def _arm_lapse(self, channel_id: int, box: _Channel) -> None:
+        """In replies: a minute before the table's token ends, renew it through a newer
+        interaction, or, if none came, say on the table that it stops updating."""
+        if box.lapse is not None:
+            box.lapse.cancel()
+            box.lapse = None
+        session = box.session
+        if (session is None or session.table_message_id is None or self._closing
+                or not self._is_live(session)):
+            return
+        own = usable(box.via_for.get(session.table_message_id))
+        if own is None:
+            return
+        delay = max(0.0, own.expires - time.monotonic() - LAPSE_NOTICE)
+        box.lapse = asyncio.get_running_loop().call_later(delay, self._lapsing, channel_id, box)
+
+    def _lapsing(self, channel_id: int, box: _Channel) -> None:
+        box.lapse = None
+        session = box.session
+        if (session is None or session.table_message_id is None or self._closing
+                or not self._is_live(session) or self._channels.get(channel_id) is not box):
+            return
+        own = usable(box.via_for.get(session.table_message_id))
+        if own is None:
+            return
+        newest = usable(box.carrier) if not isinstance(box.carrier, discord.Interaction) \
+            or box.carrier.response.is_done() else None
+        if newest is None or newest.id == own.id:
+            box.lines.append(_("⏳ Nobody has clicked for a while: this table stops updating "
+                               "in a minute. Any click (My hand, or /uno table) brings it "
+                               "back.", session.options.language))
+        box.table = True  # (a newer token posts it anew: the chain goes on)
+        self._kick(channel_id, box)
 
 
 class _Rerouted(Exception):

@@ -19,6 +19,7 @@ import discord
 from cogs.uno._components import TableButton, view_of
 from cogs.uno._panels import Panels, Picture, moved_text
 from cogs.uno._pictures import HandPictures, picture_name
+from cogs.uno._places import in_replies
 from cogs.uno._reply import Reply, answer
 from cogs.uno.show.hand import (
     Menu,
@@ -73,7 +74,9 @@ def actor_of(interaction: discord.Interaction[Any]) -> Actor:
     perms = interaction.permissions
     needed = (THREAD_PERMISSIONS if isinstance(interaction.channel, discord.Thread)
               else REQUIRED_PERMISSIONS)
-    missing = missing_permissions(interaction.app_permissions, needed)
+    # (a game that lives in replies needs no permission in the channel: _places.py)
+    missing = () if in_replies(interaction) else missing_permissions(
+        interaction.app_permissions, needed)
     return Actor(id=str(interaction.user.id), name=interaction.user.display_name,
                  admin=bool(perms.manage_guild or perms.administrator),
                  locale=interaction.locale, guild_locale=interaction.guild_locale,
@@ -240,22 +243,25 @@ class Plays:
                 hand=(cards, playable) if cards else None)
         await self._send(reply, session, actor, answer)
 
-    async def join_game(self, interaction: discord.Interaction[Any], session: Session
-                        ) -> None:
-        """/uno join while ``session``'s game runs: a seat at its next round (said in the
-        channel), or, for a person whose seat a computer player keeps warm, their seat back
-        (their hand panel)."""
+    async def join_game(self, interaction: discord.Interaction[Any]) -> bool:
+        """/uno join while the channel's game runs (False: no game runs, a lobby's join): a
+        seat at its next round (said in the channel), or, for a person whose seat a computer
+        player keeps warm, their seat back (their hand panel)."""
+        session = self.service.sessions.get(interaction.channel_id or 0)
+        if session is None or not session.started:
+            return False
         actor = actor_of(interaction)
         if session.is_standing_in(actor.id):
             await answer(interaction, lambda reply: self.back(
                 reply, interaction.channel_id, actor))
-            return
+            return True
 
         async def work(reply: Reply) -> None:
             asked = await self.service.seats.ask(interaction.channel_id, actor)
             await reply.send(_("{name} asks for a seat at the next round.",
                                asked.options.language, name=actor.name))
         await answer(interaction, work, public=True)
+        return True
 
     async def back(self, reply: Reply, channel_id: int | None, actor: Actor,
                    gid: str | None = None) -> None:

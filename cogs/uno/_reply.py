@@ -25,6 +25,8 @@ import discord
 from cogs.uno._options import check_options
 from cogs.uno.table.contracts import Refusal, StaleComponent, stale_text
 from runtime.i18n import _
+from runtime.logs import about
+from runtime.metrics import metrics_of
 from runtime.priority import PRIORITY
 from settings import MAX_LAG_MS
 
@@ -222,6 +224,8 @@ class Reply:
         """Discord refused an acknowledgement as too late or repeated: say nothing more."""
         self.shown: Shown | None = None
         """The message this reply posted or edited, as it wrote it (None: not known)."""
+        self.acked = False
+        """Its acknowledgement went out (and was counted, with its age: /metrics)."""
         self._deferred: asyncio.Task[None] | None = None
         self._timer = asyncio.get_running_loop().call_later(
             max(0.0, defer_after - age_of(interaction)), self._defer_now)
@@ -242,12 +246,19 @@ class Reply:
                 await response.defer()
             else:
                 await response.defer(ephemeral=not self.public, thinking=True)
+            self._acked()
         except discord.HTTPException as exc:
             self.expired = self.expired or exc.code in EXPIRED
             log.warning("Deferring interaction %s failed: %s", self.interaction.id, exc)
 
     def cancel(self) -> None:
         self._timer.cancel()
+
+    def _acked(self) -> None:
+        """The acknowledgement went out: its age counted once (/metrics)."""
+        if not self.acked:
+            self.acked = True
+            metrics_of(self.interaction.client).acked(age_of(self.interaction))
 
     async def refuse(self, text: str) -> None:
         """A one-sentence refusal, privately. A public command already deferred (its
@@ -281,6 +292,7 @@ class Reply:
         PRIORITY.answered(self.interaction.id)
         try:
             await self.interaction.response.defer()
+            self._acked()
         except discord.HTTPException as exc:
             self.expired = self.expired or exc.code in EXPIRED
             log.warning("Acknowledging interaction %s failed: %s", self.interaction.id, exc)
@@ -314,9 +326,11 @@ class Reply:
     async def send(self, content: str | None = None, *, view: discord.ui.View | None = None,
                    embed: discord.Embed | None = None, clear_embed: bool = False,
                    file: discord.File | None = None, replace_files: bool = False,
-                   public: bool | None = None, edit: bool | None = None) -> int | None:
+                   public: bool | None = None, edit: bool | None = None,
+                   mention: discord.abc.Snowflake | None = None) -> int | None:
         """The answer (once). Returns the id of the message it created, if known. An edit
         with ``replace_files`` puts ``file`` (or nothing) in place of the message's files.
+        ``mention``: the one user a new message may notify (no one else, ever).
         An edit of the message clicked waits for an edit of it in flight (a hand's picture
         being added) and counts as a new version of it: a picture drawn for what it showed
         before is not added any more (``Shown.unchanged``)."""
@@ -331,7 +345,8 @@ class Reply:
                                         replace_files=replace_files, public=public, edit=edit)
         message_id = await self._send(content, view=view, embed=embed,
                                       clear_embed=clear_embed, file=file,
-                                      replace_files=replace_files, public=public, edit=edit)
+                                      replace_files=replace_files, public=public, edit=edit,
+                                      mention=mention)
         if message_id is not None:
             # A new message: its post is its version 0 (an edit that came before this
             # line, from a click on it, was counted and makes it out of date).
@@ -341,7 +356,8 @@ class Reply:
     async def _send(self, content: str | None, *, view: discord.ui.View | None,
                     embed: discord.Embed | None, clear_embed: bool,
                     file: discord.File | None, replace_files: bool, public: bool | None,
-                    edit: bool | None) -> int | None:
+                    edit: bool | None, mention: discord.abc.Snowflake | None = None
+                    ) -> int | None:
         self._timer.cancel()
         if self._deferred is not None:
             await self._deferred
@@ -352,6 +368,9 @@ class Reply:
         edit = self.edit if edit is None else edit
         public = self.public if public is None else public
         interaction = self.interaction
+        mentions = discord.AllowedMentions.none() if mention is None else \
+            discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                    users=[mention])
         kwargs: dict[str, Any] = {"content": content[:2000] if content is not None else None}
         if embed is not None:
             kwargs["embed"] = embed
@@ -363,13 +382,14 @@ class Reply:
             PRIORITY.answered(interaction.id)  # work that gave way to it goes on
             if edit and interaction.message is not None:
                 await interaction.response.edit_message(view=view, **kwargs, **edit_files)
+                self._acked()
                 return interaction.message.id
             extra: dict[str, Any] = {"view": view} if view is not None else {}
             if file is not None:
                 extra["file"] = file
             response = await interaction.response.send_message(
-                ephemeral=not public, allowed_mentions=discord.AllowedMentions.none(),
-                **kwargs, **extra)
+                ephemeral=not public, allowed_mentions=mentions, **kwargs, **extra)
+            self._acked()
             message_id = getattr(response, "message_id", None)
             return int(message_id) if message_id is not None else None
         if edit and self._deferred is not None and interaction.message is not None:
@@ -379,7 +399,7 @@ class Reply:
         if file is not None:
             extra["file"] = file
         message = await interaction.followup.send(
-            ephemeral=not public, wait=True, allowed_mentions=discord.AllowedMentions.none(),
+            ephemeral=not public, wait=True, allowed_mentions=mentions,
             **{k: v for k, v in kwargs.items() if v is not None}, **extra)
         return message.id
 
@@ -441,45 +461,57 @@ async def answer(interaction: discord.Interaction[Any], work: Callable[[Reply], 
     it for the click, its components and all; the answer has read what it needed): a hand
     panel keeps its last interaction for 15 minutes, to edit the panel through its token,
     and every full garbage collection would walk that message's objects meanwhile."""
+    guild = interaction.guild
     try:
-        await _answer(interaction, work, edit=edit, public=public)
+        with about(shard=guild.shard_id if guild is not None else None):
+            outcome = await _answer(interaction, work, edit=edit, public=public)
+    except BaseException:
+        outcome = "failed"
+        raise
     finally:
         PRIORITY.answered(interaction.id)
         interaction.message = None
+        metrics_of(interaction.client).interaction(interaction.type.name, outcome)
 
 
 async def _answer(interaction: discord.Interaction[Any],
                   work: Callable[[Reply], Awaitable[None]], *, edit: bool,
-                  public: bool) -> None:
+                  public: bool) -> str:
+    """Answer, and say how it went (``runtime.metrics.OUTCOMES``)."""
     age = age_of(interaction, first=True)
     crowded = _LAG.crowded() or PRIORITY.waiting > MAX_WAITING
     if age < BUSY_AFTER and not crowded:
-        await _handle(interaction, work, edit=edit, public=public)
-        return
+        return await _handle(interaction, work, edit=edit, public=public)
     # Past capacity: do nothing rather than answer late; a prompt "busy" if there is still
     # time for one.
     _BUSY.note(age, crowded)
     log.debug("Interaction %s (%.1f s old, the loop %.0f ms late) answered busy",
               interaction.id, age, _LAG.recent() * 1000)
-    if age < TOO_LATE:
-        reply = Reply(interaction, edit=edit, public=public, defer_after=TOO_LATE)
-        reply.cancel()
-        await _refuse(reply, _("The bot is very busy right now and did nothing: try again "
-                               "in a moment.", interaction.locale))
+    if age >= TOO_LATE:
+        return "late"
+    reply = Reply(interaction, edit=edit, public=public, defer_after=TOO_LATE)
+    reply.cancel()
+    await _refuse(reply, _("The bot is very busy right now and did nothing: try again "
+                           "in a moment.", interaction.locale))
+    return "busy"
 
 
 async def _handle(interaction: discord.Interaction[Any],
                   work: Callable[[Reply], Awaitable[None]], *, edit: bool,
-                  public: bool) -> None:
+                  public: bool) -> str:
     reply = Reply(interaction, edit=edit, public=public)
+    outcome = "answered"
     try:
         check_options(interaction)
         await work(reply)
     except Refusal as refusal:  # translated now, for its reader
+        outcome = "refused"
         await _refuse(reply, refusal.text(interaction.locale))
     except StaleComponent:
+        outcome = "refused"
         await _refuse(reply, stale_text(interaction.locale))
     except Exception:
+        outcome = "failed"
         log.exception("Interaction %s failed", (interaction.data and
                       interaction.data.get("custom_id")) or
                       (interaction.command.qualified_name if interaction.command else "?"))
@@ -488,6 +520,7 @@ async def _handle(interaction: discord.Interaction[Any],
                                    interaction.locale))
     finally:
         reply.cancel()
+    return "late" if reply.expired and outcome != "failed" else outcome
 
 
 async def _refuse(reply: Reply, text: str) -> None:

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from cogs.uno._pictures import HandPictures
+from cogs.uno._places import place_id
 from cogs.uno._plays import actor_of
 from cogs.uno._reply import Reply, answer
 from cogs.uno._subcog import UnoSubCog
@@ -81,7 +82,6 @@ class SettingsCog(UnoSubCog, name="Settings"):
                                                    value="rotating")])
     @app_commands.choices(language=[app_commands.Choice(name=LANGUAGE_NAMES[code], value=code)
                                     for code in LANGUAGES])
-    @app_commands.guild_only()
     async def settings(self, interaction: discord.Interaction[Any],
                        target: app_commands.Range[int, TARGET_MIN, TARGET_MAX] | None = None,
                        scoring: str | None = None, edition: str | None = None,
@@ -109,7 +109,7 @@ class SettingsCog(UnoSubCog, name="Settings"):
                         changes: dict[str, Any], server_default: bool,
                         server_only: dict[str, Any]) -> None:
         """``server_only``: settings of the server, not of a game (games in threads)."""
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        assert interaction.channel_id is not None
         actor = actor_of(interaction)
         locale = actor.locale
         session = self.service.sessions.get(interaction.channel_id)
@@ -134,7 +134,7 @@ class SettingsCog(UnoSubCog, name="Settings"):
             if not actor.admin:
                 raise Refusal("Only members with Manage Server can change the server's "
                               "defaults.")
-            current = await self.db.get_guild_settings(interaction.guild_id)
+            current = await self.db.get_guild_settings(place_id(interaction))
             try:
                 merged = dataclasses.replace(current, **changes, **server_only)
             except ValueError as exc:  # out of range: the data layer says why (in English)
@@ -147,7 +147,7 @@ class SettingsCog(UnoSubCog, name="Settings"):
                          + _("language: {language}", locale,
                              language=LANGUAGE_NAMES[session.options.language]))
         if session is None or server_default:
-            defaults = await self.db.get_guild_settings(interaction.guild_id)
+            defaults = await self.db.get_guild_settings(place_id(interaction))
             probe = Session(0, 0, "", options=options_from(defaults))
             parts.append(_("This server's defaults: {s}", locale, s=settings_text(probe, locale))
                          + " · " + (_("games open in a new thread", locale) if defaults.threads

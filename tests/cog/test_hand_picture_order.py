@@ -76,7 +76,8 @@ def interaction(menu: Menu, *, clicked: bool, flight: float = 0.0,
         id=discord.utils.time_snowflake(discord.utils.utcnow()),
         created_at=discord.utils.utcnow(), response=response,
         edit_original_response=edit_original_response,
-        locale=discord.Locale.british_english, data={}, command=None,
+        locale=discord.Locale.british_english, data={}, command=None, guild=None,
+        client=None, type=discord.InteractionType.component,
         message=SimpleNamespace(id=menu.id) if clicked else None)
 
 

@@ -128,7 +128,9 @@ async def test_an_answered_click_lets_go_of_the_message_it_came_from(
 
     monkeypatch.setattr(_reply, "_answer", fake_answer)
     for work in (lambda reply: asyncio.sleep(0), fails):
-        clicked = SimpleNamespace(id=5, message=SimpleNamespace(id=99, components=[1, 2]))
+        clicked = SimpleNamespace(id=5, message=SimpleNamespace(id=99, components=[1, 2]),
+                                  guild=None, client=None,
+                                  type=discord.InteractionType.component)
         with contextlib.suppress(RuntimeError):
             await _reply.answer(clicked, work)  # type: ignore[arg-type]
         assert clicked.message is None

@@ -15,11 +15,13 @@ import pytest
 
 import cogs.uno._reply as reply_module
 from cogs.uno._reply import _Lag, answer
+from runtime.metrics import Metrics
 from runtime.priority import Priority
 
 
-def interaction_now() -> Any:
-    """An interaction Discord created just now, whose answers are recorded."""
+def interaction_now(client: Any = None) -> Any:
+    """An interaction Discord created just now, whose answers are recorded (``client``:
+    the bot it came to, with its ``metrics``)."""
     sent: list[dict[str, Any]] = []
     done = [False]
 
@@ -33,7 +35,8 @@ def interaction_now() -> Any:
         id=discord.utils.time_snowflake(discord.utils.utcnow()),
         created_at=discord.utils.utcnow(), response=response, sent=sent,
         locale=discord.Locale.british_english, data={"custom_id": "uno:t:hand:ab12:1"},
-        type=discord.InteractionType.component, command=None, message=None)
+        type=discord.InteractionType.component, command=None, message=None, guild=None,
+        client=client)
 
 
 def block_the_loop(seconds: float) -> None:
@@ -130,16 +133,22 @@ async def test_a_click_while_too_many_clicks_wait_is_answered_busy_and_not_handl
     async def work(reply: object) -> None:
         ran.append("worked")
 
+    bot = SimpleNamespace(metrics=Metrics())
     for n in range(reply_module.MAX_WAITING - 1):
         waiting.arrived(n)
-    first = interaction_now()  # the MAX_WAITING-th
+    first = interaction_now(bot)  # the MAX_WAITING-th
     waiting.arrived(first.id)
     await answer(first, work)
     assert ran == ["worked"], "up to MAX_WAITING in hand, the click is handled"
     waiting.arrived(1000)  # (the first was answered: MAX_WAITING wait again)
-    crowded = interaction_now()
+    crowded = interaction_now(bot)
     waiting.arrived(crowded.id)
     await answer(crowded, work)
     assert ran == ["worked"], "its work never ran"
     assert len(crowded.sent) == 1 and "very busy" in crowded.sent[0]["content"]
     assert waiting.waiting == reply_module.MAX_WAITING, "answered: it waits no more"
+    # /metrics: one answered, one turned away busy and so acknowledged (runtime/metrics.py)
+    text = bot.metrics.exposition().decode()
+    for outcome in ("answered", "busy"):
+        assert f'uno_interactions_total{{kind="component",outcome="{outcome}"}} 1.0' in text
+    assert "uno_ack_seconds_count 1.0" in text, "the busy answer acknowledged (the work sent none)"

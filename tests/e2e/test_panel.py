@@ -71,7 +71,8 @@ class Counts:
 
 class PanelPlayer:
     """A person who plays from their one panel (``typist``: the share of their card plays
-    and draws they type as commands instead)."""
+    and draws they type as commands instead; a typist types their first four chances, so
+    a short game still has typed moves)."""
 
     def __init__(self, member: Member, rng: random.Random, counts: Counts,
                  typist: float = 0.0) -> None:
@@ -114,7 +115,8 @@ class PanelPlayer:
         if not decides(panel):
             return False
         cards = card_buttons(panel)
-        if self.typist and self.rng.random() < self.typist and await self._type(cards):
+        if self.typist and (self.typed < 4 or self.rng.random() < self.typist) \
+                and await self._type(cards):
             return True
         if not cards:
             labels = [str(b.get("label")) for b in enabled(panel)]

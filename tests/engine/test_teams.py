@@ -647,10 +647,11 @@ def test_partner_aware_player_neither_catches_nor_challenges_its_partner() -> No
 
 @pytest.mark.slow
 def test_partner_aware_players_beat_partner_blind_ones() -> None:
-    """R-TEAM-PLAYERS: over 300 four-player partner games (teams swapping strategies every
-    game) the partner-aware pair wins more often than the partner-blind pair."""
+    """R-TEAM-PLAYERS: over 120 four-player partner games (teams swapping strategies every
+    game) the partner-aware pair wins more often than the partner-blind pair (55 % to 45 %;
+    57 % to 43 % over 300)."""
     from engine.tools.simulate import simulate
-    data = simulate(300, 4, "power-grab", 5, ["heuristic", "blind"], teams=True).to_dict()
+    data = simulate(120, 4, "power-grab", 5, ["heuristic", "blind"], teams=True).to_dict()
     rates = data["team_win_rate"]
     assert rates["heuristic+heuristic"] > rates["blind+blind"], rates
 

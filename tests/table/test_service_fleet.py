@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from cogs.uno.table.session import Session
 from data import Database, SavedGame
 from runtime.fleet import Shards
 from support.games import install, scenario_session
@@ -58,3 +59,25 @@ async def test_without_a_filter_every_game_is_restored(db: Database) -> None:
     service, _outbox = make_service(db)
     assert await service.restore() == 2
     await service.close()
+
+
+async def test_a_group_dms_game_is_restored_by_the_process_of_shard_0(db: Database) -> None:
+    """A group DM has no server: its game is keyed by its channel (a game that lives in
+    replies, R-BOT-REPLIES), and Discord sends a DM's interactions to shard 0, whose process
+    restores it, whatever shard the channel's id would give. A game of a server keeps its
+    server's shard, even where the channel's id is the server's (an old #general)."""
+    group = THEIRS  # (a channel id whose shard would be another process's)
+    dm = game(group, group)
+    session = Session.from_json(dm.state)
+    session.replies = True
+    await db.save_game(SavedGame(channel_id=group, guild_id=group, game_id=dm.game_id,
+                                 state=session.to_json(), updated_at=int(time.time())))
+    await db.save_game(game(THEIRS + 1, THEIRS + 1))  # a server's #general, not in replies
+    lead, _outbox = make_service(db)
+    assert await lead.restore(SHARDS.owns) == 1
+    assert set(lead.sessions) == {group} and lead.sessions[group].replies
+    await lead.close()
+    other, _outbox = make_service(db)
+    assert await other.restore(Shards(2, (1,)).owns) == 1
+    assert set(other.sessions) == {THEIRS + 1}
+    await other.close()

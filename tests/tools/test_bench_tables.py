@@ -25,8 +25,9 @@ def run_bench(*args: str) -> dict[str, Any]:
 @pytest.mark.slow
 def test_a_short_benchmark_run_reports_moves_and_no_errors() -> None:
     result = run_bench("--tables", "3", "--rate", "4", "--seconds", "4", "--restart",
-                       "--clicks", "bot")
+                       "--clicks", "bot", "--scrape", "1")
     assert result["clicks"] == "bot" and result["table"] == "embed", result
+    assert result["metrics scrapes"] >= 2 and result["metrics KB a scrape"] > 1, result
     assert result["moves/s"] > 0 and result["counts"]["moves"] > 0, result
     assert result["ack p99 ms"] < 3000, result
     assert result["errors"]["loopback problems"] == {}, result["errors"]
@@ -67,16 +68,12 @@ def test_people_clicking_as_people_do_open_their_hand_and_answer_what_a_card_ask
 
 
 @pytest.mark.slow
-def test_the_embed_table_is_chosen_with_table_embed() -> None:
-    result = run_bench("--tables", "2", "--rate", "2", "--seconds", "3", "--table", "embed")
-    assert result["table"] == "embed" and result["counts"]["moves"] > 0, result
-
-
-@pytest.mark.slow
 def test_a_warm_up_plays_first_and_only_what_follows_is_measured() -> None:
-    """--warmup: the same load before measuring, left out of every figure."""
+    """--warmup: the same load before measuring, left out of every figure; and --table
+    embed chooses the embed table."""
     result = run_bench("--tables", "3", "--rate", "3", "--warmup", "4", "--seconds", "3",
                        "--table", "embed", "--clicks", "panel")
+    assert result["table"] == "embed", result
     assert result["warm-up s"] == 4.0, result
     assert all(ms > 0 for ms in result["machine speed ms, before/after"]), result
     assert 2.5 <= result["seconds"] < 4.0, result  # the measured part only

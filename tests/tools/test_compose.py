@@ -2,23 +2,22 @@
 so its YAML is read and what it must say is checked: PostgreSQL with a volume and a health
 check, bot processes that wait for it, one SHARD_COUNT and SHARD_IDS that share the
 shards out exactly, channel writes divided so that the fleet stays under what one process
-may send, and a health check that reads the file the bot rewrites."""
+may send, and a health check that asks each bot's /healthz on its own METRICS_PORT. It is
+read as compose interpolates it (tests/support/containers.py); tests/e2e/test_image.py runs
+it."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import yaml
+import pytest
 
 from settings import CHANNEL_WRITES, parse_shard_ids
-
-ROOT = Path(__file__).resolve().parents[2]
+from support.containers import compose_file
 
 
 def compose() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))
-    return data
+    return compose_file({"POSTGRES_PASSWORD": "secret"})
 
 
 def bots() -> dict[str, dict[str, Any]]:
@@ -31,6 +30,20 @@ def test_postgres_keeps_its_data_and_says_when_it_is_ready() -> None:
     assert any(v.endswith(":/var/lib/postgresql/data") for v in pg["volumes"])
     assert "pg_isready" in " ".join(pg["healthcheck"]["test"])
     assert "pgdata" in compose()["volumes"]
+
+
+def test_the_images_are_settings_with_the_usual_defaults() -> None:
+    """UNO_IMAGE and POSTGRES_IMAGE name other images (a local build, another registry);
+    without them: uno-bot (what ``build: .`` makes) and postgres:16. No password: an error."""
+    assert compose()["services"]["postgres"]["image"] == "postgres:16"
+    assert {s["image"] for s in bots().values()} == {"uno-bot"}
+    other = compose_file({"POSTGRES_PASSWORD": "secret", "UNO_IMAGE": "localhost/uno:2",
+                          "POSTGRES_IMAGE": "localhost/pg:16"})
+    assert other["services"]["postgres"]["image"] == "localhost/pg:16"
+    assert {s["image"] for name, s in other["services"].items() if name != "postgres"} \
+        == {"localhost/uno:2"}
+    with pytest.raises(ValueError, match="POSTGRES_PASSWORD"):
+        compose_file({})
 
 
 def test_the_bots_share_the_shards_out_exactly() -> None:
@@ -54,8 +67,12 @@ def test_each_bot_waits_for_postgres_and_has_a_health_check() -> None:
         assert "@postgres:" in env["DATABASE_URL"], name
         assert service["depends_on"]["postgres"]["condition"] == "service_healthy", name
         check = " ".join(service["healthcheck"]["test"])
-        assert env["UNO_GC_STATS"] in check, "the health check reads the file the bot writes"
+        assert "os.environ['METRICS_PORT']" in check and "/healthz" in check, \
+            "the health check asks /healthz, on the port the bot serves it"
+        assert int(env["METRICS_PORT"]) > 0, name
         assert service["build"] == "." and service["env_file"] == ".env"
+    ports = [s["environment"]["METRICS_PORT"] for s in bots().values()]
+    assert len(set(ports)) == len(ports), "one port each: a pod's services share a network"
 
 
 def test_the_fleet_stays_under_one_processes_channel_writes() -> None:

@@ -217,7 +217,10 @@ class Autoplay:
                 return None
             view = session.view_of(game.turn)
             seed = view.fingerprint() ^ session.serial
+        started = time.perf_counter()
         move = await self.thinkers.think(view, seed)
+        if move is not None:
+            self.tables.metrics.thought("hard", time.perf_counter() - started)
         return None if move is None else (view, move)
 
     async def _cpu_step(self, session: Session,
@@ -244,8 +247,12 @@ class Autoplay:
             replan = plan is not None and (bool(applied.moves) or game.is_over
                                            or session.view_of(mover) != plan[0])
             if not game.is_over and session.is_cpu(game.turn) and not replan:
+                started = time.perf_counter()
                 applied.extend(self._cpu_move(session, game,
                                               plan[1] if plan is not None else None))
+                if plan is None:  # (a hard player's search was timed in _plan)
+                    self.tables.metrics.thought(session.level(mover) or "normal",
+                                                time.perf_counter() - started)
                 session.serial += 1
             if not applied.moves:
                 return replan and not game.is_over

@@ -44,7 +44,7 @@ class Lobbies:
 
     async def open(self, channel_id: int, guild_id: int, actor: Actor, *,
                    parent_id: int | None = None, choices: dict[str, Any] | None = None,
-                   seats: list[Seat] | None = None) -> Session:
+                   seats: list[Seat] | None = None, replies: bool = False) -> Session:
         """A new lobby in the channel (or in a thread of channel ``parent_id``), saved before
         anyone is told it exists; ``seats``: already taken (Play again), the actor's among
         them, else the actor's alone."""
@@ -64,7 +64,7 @@ class Lobbies:
         if choices:
             options = Options.from_dict({**options.to_dict(), **choices})
         session = Session(channel_id=channel_id, guild_id=guild_id, host_id=actor.id,
-                          options=options, parent_id=parent_id)
+                          options=options, parent_id=parent_id, replies=replies)
         session.seats = seats or [Seat(actor.id, actor.name)]
         session.cpu_counter = max((int(seat.id.removeprefix(CPU_PREFIX)) for seat in session.seats
                                    if seat.cpu and seat.id.removeprefix(CPU_PREFIX).isdigit()),

@@ -10,6 +10,7 @@ the background) and holds a game's lock only around the change and its database 
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections import Counter
@@ -40,6 +41,19 @@ from data import SavedGame
 from engine import CallUno, Catch, EngineError, Game, Move
 from engine.replay import leave_to_json
 from runtime.i18n import _
+
+
+def shard_key(saved: SavedGame) -> int:
+    """The guild id whose shard serves a saved game: its server's, or, for a game of a
+    group DM (no server: it is keyed by its channel, and lives in replies), 0, since
+    Discord sends the interactions of DMs to shard 0."""
+    if saved.guild_id == saved.channel_id:
+        try:
+            if json.loads(saved.state).get("replies"):
+                return 0
+        except (ValueError, AttributeError):
+            pass  # (set aside when it is read for good)
+    return saved.guild_id
 
 log = logging.getLogger(__name__)
 
@@ -417,7 +431,7 @@ class TableService(Tables):
                 log.warning("Pruning old move logs failed (%s); they stay for now", exc)
         restored = 0
         for saved in await self.store.load_games():
-            if owns is not None and not owns(saved.guild_id):
+            if owns is not None and not owns(shard_key(saved)):
                 continue
             try:
                 session = Session.from_json(saved.state)

@@ -168,6 +168,10 @@ class Session:
     recently is watching and is not mentioned."""
     parent_id: int | None = None
     """For a game in a thread: the channel the thread belongs to (None: not a thread)."""
+    replies: bool = False
+    """The game lives in interaction replies: the bot is not a member of its channel (a
+    group DM, a server that only a user install reaches), so nothing is posted there by
+    the channel's routes (``cogs/uno/_places.py``)."""
     match: Match | None = None
     """A rotating-partners match: its schedule and totals; ``game`` is its current hand."""
     tables: list[int] = field(default_factory=list)
@@ -384,6 +388,7 @@ class Session:
             "end_asked": self.end_asked,
             "notified_serial": self.notified_serial,
             "parent_id": self.parent_id,
+            "replies": self.replies,
             "match": self.match.to_dict() if self.match is not None else None,
             "tally": self.tally,
             "tables": self.tables,
@@ -443,6 +448,9 @@ class Session:
             end_asked=None if d.get("end_asked") is None else int(d["end_asked"]),
             notified_serial=int(d["notified_serial"]),
             parent_id=None if d["parent_id"] is None else int(d["parent_id"]),
+            # Added with user installs; a record saved before lives in its channel (no
+            # bump of the version: absent means False).
+            replies=bool(d.get("replies", False)),
             match=Match.from_dict(d["match"]) if d["match"] is not None else None,
             tally={str(k): [int(v[0]), int(v[1])] for k, v in d["tally"].items()},
             tables=[int(t) for t in d["tables"]],

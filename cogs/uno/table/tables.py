@@ -60,6 +60,8 @@ from engine.events import (
 )
 from engine.replay import move_to_json
 from runtime.i18n import _, speaking
+from runtime.logs import about
+from runtime.metrics import NO_COUNTS, Counts
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +170,8 @@ class Tables:
         self.arming: list[Callable[[Session], None]] = []
         """Called after each saved change of a game that goes on, before it is announced:
         what comes next without a click (the owner's turn timer and computer players)."""
+        self.metrics: Counts = NO_COUNTS
+        """What is counted for /metrics (the bot's, runtime/metrics.py): moves, saves."""
         self.hand_over: HandOver | None = None
         """Saves a tournament table whose hand ended (the owner's tournaments: the hand is
         recorded in its match and saved with the standings); a tournament table cannot be
@@ -281,7 +285,8 @@ class Tables:
             if self.closing:
                 raise Refusal("The bot is restarting: try again in a moment.")
             try:
-                with speaking(session.options.language):  # public text in its language
+                # public text in its language; every log line meanwhile names the game
+                with speaking(session.options.language), about(game=session.game_id):
                     yield
             except Refusal:
                 raise
@@ -319,18 +324,21 @@ class Tables:
                 if self.hand_over is None:
                     raise RuntimeError("a tournament table, but no hand_over to save it")
                 await self.hand_over(session, game, entries)
+                self.counted(moves)
                 return
             if game is not None and game.is_over and session.match is not None:
                 entries += next_hand(session, game)
                 game = session.game
             if game is not None and game.is_over:
                 await record(self.store, session, game, entries)
+                self.counted(moves)
                 self.release(session)
                 await offer_again(self.store, session)
                 return
             text = session.to_json()
             await self.store.save_game(session.row(text), entries)
         except Exception as exc:
+            self.metrics.saved(False)
             # A vanished database file is reported once by the database itself.
             reason = type(exc).__name__ if isinstance(exc, DatabaseVanishedError) else exc
             log.warning("Saving the game in channel %s failed (%s); the change is undone",
@@ -341,6 +349,13 @@ class Tables:
             raise SaveFailed("The game couldn't be saved, so nothing changed: try again in "
                              "a moment.") from exc
         session.saved = text
+        self.counted(moves)
+
+    def counted(self, moves: Sequence[dict[str, Any]]) -> None:
+        """A save written, with ``moves`` (for /metrics)."""
+        self.metrics.saved(True)
+        if moves:
+            self.metrics.moved(len(moves))
 
     def release(self, session: Session) -> None:
         """The session leaves memory (its record is already gone or recorded)."""
