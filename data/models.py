@@ -22,6 +22,8 @@ SCORINGS = SCORING_MODES
 EDITIONS = tuple(ENGINE_EDITIONS)
 TARGET_MIN, TARGET_MAX = TARGET_RANGE
 TURN_TIMER_MIN, TURN_TIMER_MAX = 10, 600
+MISSED_TURNS_MIN, MISSED_TURNS_MAX = 1, 10
+DEFAULT_MISSED_TURNS = 2
 _RULES = Settings()
 DEFAULT_TURN_TIMER = 90
 DEFAULT_EDITION = "power-grab"
@@ -65,6 +67,8 @@ class GuildSettings:
     language: str | None = None
     """The language of public game text ("en", "fr"); None follows the server's Discord
     locale."""
+    missed_turns: int = DEFAULT_MISSED_TURNS
+    """Turns in a row a person may miss before a computer player keeps their seat warm."""
 
     def __post_init__(self) -> None:
         _require_int("guild_id", self.guild_id)
@@ -94,6 +98,13 @@ class GuildSettings:
             raise ValueError(f"shuffle_seats must be True or False, got {self.shuffle_seats!r}.")
         if not isinstance(self.threads, bool):
             raise ValueError(f"threads must be True or False, got {self.threads!r}.")
+        if not _is_int(self.missed_turns) or not (
+            MISSED_TURNS_MIN <= self.missed_turns <= MISSED_TURNS_MAX
+        ):
+            raise ValueError(
+                f"missed_turns must be a whole number from {MISSED_TURNS_MIN} to "
+                f"{MISSED_TURNS_MAX}, got {self.missed_turns!r}."
+            )
         if self.language is not None and self.language not in LANGUAGES:
             raise ValueError(f"language must be one of {', '.join(LANGUAGES)} or None, got "
                              f"{self.language!r}.")
@@ -111,6 +122,7 @@ class GuildSettings:
             shuffle_seats=bool(row["shuffle_seats"]),
             threads=bool(row["threads"]),
             language=str(row["language"]) if row["language"] is not None else None,
+            missed_turns=int(row["missed_turns"]),
         )
 
 

@@ -16,7 +16,7 @@ from typing import Final, Literal
 
 GET_GUILD_SETTINGS: Final = """
 SELECT guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats,
-       threads, language
+       threads, language, missed_turns
 FROM guild_settings
 WHERE guild_id = ?
 """
@@ -24,8 +24,8 @@ WHERE guild_id = ?
 UPSERT_GUILD_SETTINGS: Final = """
 INSERT INTO guild_settings
     (guild_id, target, scoring, grab2_points, edition, turn_timer, mention_turn, shuffle_seats,
-     threads, language)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     threads, language, missed_turns)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (guild_id) DO UPDATE SET
     target = excluded.target,
     scoring = excluded.scoring,
@@ -35,7 +35,8 @@ ON CONFLICT (guild_id) DO UPDATE SET
     mention_turn = excluded.mention_turn,
     shuffle_seats = excluded.shuffle_seats,
     threads = excluded.threads,
-    language = excluded.language
+    language = excluded.language,
+    missed_turns = excluded.missed_turns
 """
 
 # --- a person's own settings --------------------------------------------------------------

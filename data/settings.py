@@ -30,6 +30,7 @@ class StoredSettings:
             int(settings.shuffle_seats),
             int(settings.threads),
             settings.language,
+            settings.missed_turns,
         )
         async with self._backend.write(f"save the settings of guild {settings.guild_id}") as tx:
             await tx.execute(queries.UPSERT_GUILD_SETTINGS, params)

@@ -293,3 +293,31 @@ class Left(Event):
     kind: ClassVar[str] = "left"
     player: str
     cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAsked(Event):
+    """A person asked for a seat while the game runs: they sit down when the next round is
+    dealt (``Game.ask_seat``; RULES.md R-JOIN-NEXT)."""
+
+    kind: ClassVar[str] = "seat_asked"
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatWithdrawn(Event):
+    """A person waiting for a seat no longer waits (they changed their mind, or the host
+    refused them: ``Game.withdraw_seat``)."""
+
+    kind: ClassVar[str] = "seat_withdrawn"
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class Seated(Event):
+    """A person who waited sat down as the round was dealt, starting at ``score``
+    (R-JOIN-SCORE)."""
+
+    kind: ClassVar[str] = "seated"
+    player: str
+    score: int

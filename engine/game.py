@@ -28,12 +28,19 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.basegame import BaseGame, need_player, player_after, reseat
+from engine.basegame import BaseGame, is_seated, need_player, player_after, reseat
 from engine.cards import Card, Color, Tower
 from engine.editions import Edition, get_edition
 from engine.effects import push as push_move
-from engine.errors import EngineError, GameOverError, IllegalMoveError, ParseError, SettingsError
-from engine.events import Event, Left
+from engine.errors import (
+    EngineError,
+    GameOverError,
+    IllegalMoveError,
+    NotAPlayerError,
+    ParseError,
+    SettingsError,
+)
+from engine.events import Event, Left, SeatAsked, SeatWithdrawn
 from engine.lap import do_lap
 from engine.legal import LegalMoves as LegalMoves
 from engine.legal import PlayNeeds as PlayNeeds
@@ -267,6 +274,41 @@ class Game(BaseGame):
             if self.s.pending is Decision.DRAWN and self.s.turn == move.player:
                 events += self.apply(Pass(move.player))
         return events
+
+    def ask_seat(self, player: str, name: str | None = None) -> list[Event]:
+        """``player`` asks for a seat while the game runs (R-JOIN-NEXT): they wait, and sit
+        down when the next round is dealt, starting at the worst score at the table
+        (R-JOIN-SCORE). Partners and single-hand games keep their seats (R-JOIN-FIXED)."""
+        s = self.s
+        if not self.started or s.pending is Decision.OVER:
+            raise GameOverError("The game is over.")
+        if not isinstance(player, str) or not player:
+            raise IllegalMoveError("A player needs a non-empty name.")
+        if is_seated(self, player):
+            raise IllegalMoveError("You're already in this game.")
+        if player in s.waiting:
+            raise IllegalMoveError("You're already waiting for the next round.")
+        if self.teams or self.max_rounds is not None:
+            raise IllegalMoveError("This game keeps its seats to the end: wait for the "
+                                   "next one.")
+        if len(self.players) + len(s.waiting) >= self.edition.max_players:
+            raise IllegalMoveError("The table is full.")
+        s.waiting.append(player)
+        self.names[player] = name or self.names.get(player, player)
+        return [SeatAsked(player)]
+
+    def withdraw_seat(self, player: str) -> list[Event]:
+        """``player`` no longer waits for a seat (they changed their mind, or the host
+        refused them)."""
+        if player not in self.s.waiting:
+            raise NotAPlayerError("{name} is not waiting for a seat.", name=player)
+        self.s.waiting.remove(player)
+        return [SeatWithdrawn(player)]
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """Who waits for a seat at the next round, in the order they asked."""
+        return tuple(self.s.waiting)
 
     def remove_player(self, player: str) -> list[Event]:
         """``player`` leaves: their cards go under the draw pile, their towers back to

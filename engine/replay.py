@@ -39,6 +39,39 @@ class Leave:
     player: str
 
 
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A replay line ``{"player": p, "wait": true, "name": n}``: ``p`` asks for a seat at
+    the next round (``Game.ask_seat``); ``{"player": p, "wait": false}``: they no longer
+    wait (``Game.withdraw_seat``). Like a leave, not a move of the rules."""
+
+    player: str
+    wait: bool
+    name: str | None = None
+
+
+def wait_to_json(player: str, wait: bool, name: str | None = None) -> dict[str, Any]:
+    """The replay-file object for ``player`` asking for a seat (``wait``) or withdrawing."""
+    line: dict[str, Any] = {"player": player, "wait": wait}
+    if wait and name is not None and name != player:
+        line["name"] = name
+    return line
+
+
+def _wait_from_json(raw: dict[str, Any], where: str) -> Wait:
+    others = sorted(set(raw) - {"player", "wait", "name"})
+    if others:
+        raise ReplayFormatError(f"{where}: a wait has no other key, not {others[0]!r}")
+    if not isinstance(raw["wait"], bool):
+        raise ReplayFormatError(f"{where}: \"wait\" must be true or false")
+    if not isinstance(raw.get("player"), str):
+        raise ReplayFormatError(f"{where}: A move needs a \"player\" name.")
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ReplayFormatError(f"{where}: \"name\" must be a string")
+    return Wait(raw["player"], raw["wait"], name)
+
+
 def move_to_json(move: Move | Leave) -> dict[str, Any]:
     """The replay-file object for ``move``, exactly as the replay tool reads it back:
     log every move a game applies, then write ``{"edition", "players", "names", "rules",
@@ -241,11 +274,15 @@ def play_replay(data: Any) -> tuple[Game, list[dict[str, Any]]]:
     """
     game, lines = build_game(data)
     players = list(data["players"])
-    moves: list[Move | Leave] = []
+    moves: list[Move | Leave | Wait] = []
     for i, raw in enumerate(data["moves"]):
-        move: Move | Leave
+        move: Move | Leave | Wait
         if isinstance(raw, dict) and "leave" in raw:
             move = _leave_from_json(raw, f"moves[{i}]")
+        elif isinstance(raw, dict) and "wait" in raw:
+            move = _wait_from_json(raw, f"moves[{i}]")
+            if move.wait and move.player not in players:
+                players.append(move.player)  # a newcomer: named by the moves after it
         else:
             try:
                 move = move_from_dict(raw)
@@ -259,6 +296,9 @@ def play_replay(data: Any) -> tuple[Game, list[dict[str, Any]]]:
         try:
             if isinstance(move, Leave):
                 events = game.remove_player(move.player)
+            elif isinstance(move, Wait):
+                events = (game.ask_seat(move.player, move.name) if move.wait
+                          else game.withdraw_seat(move.player))
             else:
                 events = game.apply(move)
         except EngineError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from engine.basegame import BaseGame, need_player, player_after
+from engine.basegame import BaseGame, need_player, player_after, reseat
 from engine.cards import DRAW_COUNT, Card, Color, Kind, Tower
 from engine.errors import ParseError
 from engine.events import (
@@ -23,9 +23,10 @@ from engine.events import (
     Returned,
     Reversed,
     RoundStarted,
+    Seated,
     Skipped,
 )
-from engine.state import Decision
+from engine.state import Decision, PlayerStats
 from engine.turns import draw_cards, turn_event
 
 HAND_SIZE = 7
@@ -63,6 +64,7 @@ def start_round(game: BaseGame) -> list[Event]:
     game.round_number += 1
     game.counters.rounds += 1
     events: list[Event] = [RoundStarted(game.round_number, s.dealer)]
+    events += seat_waiting(game)
     for p in game.players:
         s.hands[p] = []
     s.towers = {t: None for t in Tower}
@@ -84,6 +86,29 @@ def start_round(game: BaseGame) -> list[Event]:
     for p in order:
         events.append(Dealt(p, HAND_SIZE, tuple(s.hands[p])))
     events += open_round(game)
+    return events
+
+
+def seat_waiting(game: BaseGame) -> list[Event]:
+    """Whoever asked for a seat sits down now, as a round is dealt (R-JOIN-NEXT): at the
+    end of the seat order (just before the first seat), in the order they asked, each
+    starting at the worst score at the table (R-JOIN-SCORE: the lowest; under alternative
+    scoring, where the lowest wins, the highest)."""
+    s = game.s
+    if not s.waiting:
+        return []
+    current = [s.scores[p] for p in game.players]
+    start = 0 if not current else (
+        min(current) if game.settings.scoring == "standard" else max(current))
+    events: list[Event] = []
+    for p in s.waiting:
+        game.players.append(p)
+        s.hands[p] = []
+        s.scores[p] = start
+        game.stats.setdefault(p, PlayerStats())
+        events.append(Seated(p, start))
+    s.waiting = []
+    reseat(game)
     return events
 
 

@@ -120,6 +120,9 @@ class State:
     team_scores: list[int] = field(default_factory=list)
     """Partner play: one running total per team, in the order the teams were given
     (``Game.teams``); empty without teams."""
+    waiting: list[str] = field(default_factory=list)
+    """People who asked for a seat while the game runs, in the order they asked: they sit
+    down when the next round is dealt (``Game.ask_seat``, R-JOIN-NEXT)."""
 
 
 def stats_to_dict(obj: PlayerStats | Counters) -> dict[str, int]:
@@ -153,6 +156,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "catchable": s.catchable,
         "winners": list(s.winners),
         "team_scores": list(s.team_scores),
+        "waiting": list(s.waiting),
     }
 
 
@@ -189,6 +193,8 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
     winners = list(d["winners"])
     # saved-game version 3 added team_scores (partner play); versions 1 and 2 had no teams
     team_scores = [int(v) for v in d.get("team_scores", [])]
+    # added with seats taken at the next round; absent: nobody waits
+    waiting = [str(p) for p in d.get("waiting", [])]
     return State(
         hands=hands,
         draw=draw,
@@ -209,4 +215,5 @@ def state_from_dict(d: Mapping[str, Any]) -> State:
         catchable=catchable,
         winners=winners,
         team_scores=team_scores,
+        waiting=waiting,
     )

@@ -415,8 +415,10 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
                          embed=lobby_embed(session, language), view=None, public=True,
                          edit=True)
 
-    @app_commands.command(name="join", description="Join the lobby in this channel")
+    @app_commands.command(name="join", description="Join this channel's lobby or game")
     async def join(self, interaction: discord.Interaction[Any]) -> None:
+        if await self.plays.join_game(interaction):  # a game under way: next round, or back
+            return
         async def work(reply: Reply) -> None:
             actor = actor_of(interaction)
             session = await self.service.lobbies.join(interaction.channel_id, actor)

@@ -102,6 +102,8 @@ class PlayerActions(Protocol):
                   serial: int, keep: bool, color: Color | None) -> None: ...
     async def note(self, reply: Reply, channel_id: int | None, actor: Actor,
                    note: str) -> bool: ...
+    async def back(self, reply: Reply, channel_id: int | None, actor: Actor,
+                   gid: str | None = None) -> None: ...
     def retired(self, channel_id: int | None, pid: str, message_id: int) -> bool: ...
     async def moved(self, reply: Reply) -> None: ...
 
@@ -314,7 +316,7 @@ class LobbyButton(UnoItem, template=rf"uno:l:(?P<action>join|leave|cpu|cpueasy|c
         await cog.lobby_change(reply, interaction, LOBBY_VERBS[self.action], self.gid)
 
 
-class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|accept|challenge)"
+class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|accept|challenge|back)"
                                      rf":{GID}(?::{SERIAL})?"):
     family = "table"
 
@@ -335,8 +337,9 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
     async def act(self, reply: Reply, interaction: discord.Interaction[Any],
                   cog: GameCog) -> None:
         actor, where = cog.actor(interaction), interaction.channel_id
-        if self.action == "hand":
-            await cog.plays.show_hand(reply, where, actor, self.gid)
+        if self.action in ("hand", "back"):  # (back: a warm seat taken back, the hand shown)
+            await (cog.plays.show_hand if self.action == "hand" else cog.plays.back)(
+                reply, where, actor, self.gid)
             return
         if self.serial is None and self.action != "uno":
             # A table button without the table's serial (an old release's, or forged)
@@ -354,9 +357,9 @@ class TableButton(UnoItem, template=rf"uno:t:(?P<action>hand|draw|uno|catch|acce
                              serial=None if self.action == "uno" else self.serial)
 
     def in_panel(self) -> bool:
-        # My hand asks for a fresh panel (the live one may be out of view): its refusal is
-        # a private sentence where the player looks
-        return self.action != "hand"
+        # My hand (Back to my seat too) asks for a fresh panel (the live one may be out of
+        # view): its refusal is a private sentence where the player looks
+        return self.action not in ("hand", "back")
 
 
 class PlaySelect(UnoItem, template=rf"uno:p:{GID}:{SERIAL}:(?P<page>\d{{1,3}})"):

@@ -112,6 +112,11 @@ def log_line(move: dict[str, Any], names: dict[str, str], locale: Locale = None)
         return _("{name} names {color}.", locale, name=who, color=_color(move["color"], locale))
     if move.get("leave"):
         return _("{name} leaves the game.", locale, name=who)
+    if "wait" in move:  # a seat asked for while the game ran (cogs/uno/table/seats.py)
+        if move["wait"]:
+            return _("🪑 {name} asks for a seat at the next round.", locale,
+                     name=str(move.get("name") or who))
+        return _("{name} no longer waits for a seat.", locale, name=who)
     if move.get("uno"):
         return _("{name} calls UNO!", locale, name=who)
     return _("{name} moves.", locale, name=who)

@@ -20,7 +20,7 @@ from cogs.uno._components import TableButton, view_of
 from cogs.uno._panels import Panels, Picture, moved_text
 from cogs.uno._pictures import HandPictures, picture_name
 from cogs.uno._places import in_replies
-from cogs.uno._reply import Reply
+from cogs.uno._reply import Reply, answer
 from cogs.uno.show.hand import (
     Menu,
     choice_menu,
@@ -242,6 +242,34 @@ class Plays:
                 session, game, actor.id, actor.locale, page=page, notes=notes),
                 hand=(cards, playable) if cards else None)
         await self._send(reply, session, actor, answer)
+
+    async def join_game(self, interaction: discord.Interaction[Any]) -> bool:
+        """/uno join while the channel's game runs (False: no game runs, a lobby's join): a
+        seat at its next round (said in the channel), or, for a person whose seat a computer
+        player keeps warm, their seat back (their hand panel)."""
+        session = self.service.sessions.get(interaction.channel_id or 0)
+        if session is None or not session.started:
+            return False
+        actor = actor_of(interaction)
+        if session.is_standing_in(actor.id):
+            await answer(interaction, lambda reply: self.back(
+                reply, interaction.channel_id, actor))
+            return True
+
+        async def work(reply: Reply) -> None:
+            asked = await self.service.seats.ask(interaction.channel_id, actor)
+            await reply.send(_("{name} asks for a seat at the next round.",
+                               asked.options.language, name=actor.name))
+        await answer(interaction, work, public=True)
+        return True
+
+    async def back(self, reply: Reply, channel_id: int | None, actor: Actor,
+                   gid: str | None = None) -> None:
+        """Back to my seat (or /uno join): the computer player keeping the seat warm gives
+        it back; the answer is the hand panel."""
+        await self.service.seats.back(channel_id, actor, gid)
+        await self.show_hand(reply, channel_id, actor, gid,
+                             notes=[_("You're back in your seat.", actor.locale)])
 
     async def show_page(self, reply: Reply, channel_id: int | None, actor: Actor, gid: str,
                         serial: int, page: int) -> None:

@@ -59,8 +59,9 @@ def rule_pages(locale: Locale = None) -> list[tuple[str, str]]:
             "With two players Reverse works like Skip, and after a Skip or a drawing card "
             "you play again.\nScores: numbers face value, other action cards 20, wilds 50. "
             "If the last card is a drawing card, the next player still draws before scoring.\n"
-            "When your turn timer runs out you draw and pass; three timeouts in a row and you "
-            "leave the game.", locale)),
+            "When your turn timer runs out you draw and pass; miss too many turns in a row "
+            "and a computer player keeps your seat warm until you take it back with /uno "
+            "join.", locale)),
     ]
 
 

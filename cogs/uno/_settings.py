@@ -23,7 +23,14 @@ from cogs.uno.table.service import TableService
 from cogs.uno.table.session import Session
 from cogs.uno.table.words.game import settings_text
 from data import Database, DatabaseError
-from data.models import TARGET_MAX, TARGET_MIN, TURN_TIMER_MAX, TURN_TIMER_MIN
+from data.models import (
+    MISSED_TURNS_MAX,
+    MISSED_TURNS_MIN,
+    TARGET_MAX,
+    TARGET_MIN,
+    TURN_TIMER_MAX,
+    TURN_TIMER_MIN,
+)
 from engine import SettingsError
 from engine.settings import GRAB2_POINTS
 from runtime.i18n import LANGUAGE_NAMES, LANGUAGES, Locale, _, language_of
@@ -52,6 +59,8 @@ class SettingsCog(UnoSubCog, name="Settings"):
         edition="Which deck to play", grab2_points="What a Grab-2-Towers card scores",
         turn_timer=f"Seconds per turn ({TURN_TIMER_MIN}-{TURN_TIMER_MAX})",
         mention_turn="Mention the player whose turn it is",
+        missed_turns=f"Turns in a row a player may miss before a computer player keeps their "
+                     f"seat warm ({MISSED_TURNS_MIN}-{MISSED_TURNS_MAX})",
         shuffle_seats="Shuffle the seats at the start",
         threads="Server default: /uno new opens each game in a new thread (Manage Server)",
         mode="solo; partners (4 or 6, partners across); rotating partners match (4, 3 hands)",
@@ -81,12 +90,14 @@ class SettingsCog(UnoSubCog, name="Settings"):
                        | None = None,
                        mention_turn: bool | None = None, shuffle_seats: bool | None = None,
                        threads: bool | None = None, mode: str | None = None,
-                       server_default: bool = False, language: str | None = None) -> None:
+                       server_default: bool = False, language: str | None = None,
+                       missed_turns: app_commands.Range[int, MISSED_TURNS_MIN, MISSED_TURNS_MAX]
+                       | None = None) -> None:
         changes = {k: v for k, v in {
             "target": target, "scoring": scoring, "edition": edition,
             "grab2_points": grab2_points, "turn_timer": turn_timer,
             "mention_turn": mention_turn, "shuffle_seats": shuffle_seats,
-            "mode": mode}.items()
+            "mode": mode, "missed_turns": missed_turns}.items()
             if v is not None}
         server_only = {k: v for k, v in {"threads": threads, "language": language}.items()
                        if v is not None}

@@ -53,6 +53,8 @@ ROWS_AT: dict[int, list[str]] = {
     5: ["INSERT INTO user_settings VALUES (501, 1)", "INSERT INTO user_settings VALUES (7, 0)"],
     6: ["INSERT INTO rematches VALUES ('g1', 1, 10, '{\"v\": 4}', 100, 0)",
         "INSERT INTO rematches VALUES ('g2', 2, 20, '{\"v\": 4}', 200, 1)"],
+    7: ["INSERT INTO guild_settings VALUES (4, 500, 'standard', 20, 'classic', 90, 1, 0, 0,"
+        " NULL, 4)"],
 }
 
 
@@ -99,6 +101,8 @@ def test_everything_is_copied_and_counted(sqlite_file: str, pg_url: str) -> None
             assert (await db.player_stats(2, 601)).tournament_wins == 1  # type: ignore[union-attr]
             assert [g.game_id for g in await db.load_games()] == ["old", "new"]
             assert (await db.get_guild_settings(3)).language == "fr"
+            assert (await db.get_guild_settings(3)).missed_turns == 2  # the default
+            assert (await db.get_guild_settings(4)).missed_turns == 4
             assert (await db.get_guild_settings(2)).threads
             assert (await db.get_user_settings(501)).high_contrast
             assert [e.seq for e in await db.game_log(1, "r1")] == [0, 1]

@@ -131,9 +131,12 @@ async def test_start_refusals_then_start(loopback: LoopbackTest) -> None:
     # Whoever acts first is mentioned: their turn, or naming the colour of a wild first card.
     assert "Round 1" in table.text()
     assert "it's your turn" in table.text() or "name the starting colour" in table.text()
-    # the lobby is gone: joining and adding computer players are refused
-    refused(await loopback.member("carol").slash("uno join"),
-            "The game has already started: wait for the next one.")
+    # the lobby is gone: joining asks for a seat at the next round (R-BOT-JOIN); adding
+    # computer players is refused
+    r = await loopback.member("carol").slash("uno join")
+    assert "Carol asks for a seat at the next round." in r.text, r
+    s = saved_game(loopback)
+    assert s is not None and s["game"]["waiting"] == [str(loopback.member("carol").id)]
     refused(await alice.slash("uno addcpu"), "The game has already started.")
     refused(await alice.slash("uno start"), "The game has already started.")
 
@@ -182,7 +185,7 @@ async def test_settings_host_only_and_frozen_after_start(loopback: LoopbackTest)
     assert s is not None and s["options"] == {
         "edition": "power-grab", "target": 200, "scoring": "alternative", "grab2_points": 50,
         "turn_timer": 30, "mention_turn": False, "shuffle_seats": True, "mode": "solo",
-        "hands_per_pairing": 4, "language": "en"}
+        "hands_per_pairing": 4, "language": "en", "missed_turns": 2}
     # anyone may look; only the host may change
     refused(await bob.slash("uno settings"), "Target 200")
     refused(await bob.slash("uno settings", target=300),

@@ -137,7 +137,7 @@ async def test_timeout_draws_and_passes(loopback: LoopbackTest,
                for s in rec.snapshots[ch.id][:2])
 
 
-# ------------------------------------------------------------------ three timeouts
+# ------------------------------------------------------------------ missed turns
 @scenario
 def three_timeouts(ch: Channel) -> Session:
     a, b = ab(ch)
@@ -147,25 +147,26 @@ def three_timeouts(ch: Channel) -> Session:
         options=Options(turn_timer=200)))
 
 
-async def test_three_timeouts_leave_the_game(loopback: LoopbackTest,
-                                             timed: tuple[dict[str, Channel], Recorder]) -> None:
+async def test_missed_turns_keep_the_seat_warm(loopback: LoopbackTest,
+                                               timed: tuple[dict[str, Channel], Recorder]
+                                               ) -> None:
+    """R-BOT-TIMER, R-BOT-WARM: after the game's missed_turns (2) timeouts in a row, with
+    Bob still playing, a computer player keeps Alice's seat warm: she stays seated, her
+    hand is hers, and the computer player plays her next turns."""
     channels, rec = timed
     ch = channels["three_timeouts"]
-    alice, bob = ab(ch)
-    await said(ch, "alice timed out 3 times in a row and leaves the game.", timeout=20)
-    text = first_saying(ch, "alice timed out 3 times in a row and leaves the game.")
-    assert "alice left the game; their cards go under the draw pile." in text
-    before = await rec.first(ch, lambda s: s["timeouts"].get(pid(alice)) == 2
+    alice, _bob = ab(ch)
+    await said(ch, "🤖 alice missed their turn too often: a computer player keeps their seat "
+                   "warm (/uno join takes it back).", timeout=20)
+    warm = await rec.first(ch, lambda s: s["stand_ins"] == [pid(alice)])
+    assert pid(alice) in warm["game"]["players"]
+    before = await rec.first(ch, lambda s: s["timeouts"].get(pid(alice)) == 1
                              and s["game"]["turn"] == pid(alice))
-    held = before["game"]["hands"][pid(alice)]
-    assert len(held) == 4
-    after = await rec.first(ch, lambda s: pid(alice) not in s["game"]["players"])
-    game = after["game"]
-    assert game["players"] == [pid(bob), "cpu1"]
-    drawn_now = 1  # her third timeout drew one more card before she left
-    bottom = game["draw"][:len(held) + drawn_now]
-    assert sorted(bottom) == sorted([*held, before["game"]["draw"][-1]])
-    assert pid(alice) not in game["hands"]
+    assert len(before["game"]["hands"][pid(alice)]) == 3
+    assert len(warm["game"]["hands"][pid(alice)]) == 4, "her second timeout drew one card"
+    # the computer player plays her turn: her hand changes without a timeout of hers
+    await rec.first(ch, lambda s: s["stand_ins"] == [pid(alice)]
+                    and s["game"]["hands"][pid(alice)] != warm["game"]["hands"][pid(alice)])
 
 
 # ------------------------------------------------------------------ Wild Draw Four

@@ -449,9 +449,10 @@ async def test_kill_mid_lap_resumes_exactly(loopback: LoopbackTest,
 
 
 async def test_leaving_mid_lap_keeps_it_and_the_note_is_saved(tmp_path: Path) -> None:
-    """A player who leaves during a lap ends it as a timeout would (R-LEAVE): the players
-    whose hand changed are owed the note, saved with the session; a record saved before the
-    note existed loads with nobody owed one."""
+    """A player who leaves during a lap (here removed by the host: one who leaves has their
+    seat kept warm, R-BOT-WARM) ends it as a timeout would (R-LEAVE): the players whose
+    hand changed are owed the note, saved with the session; a record saved before the note
+    existed loads with nobody owed one."""
     async with opened(tmp_path / "bot.db") as db:
         service, _outbox = ts.make_service(db)
         session = ts.scenario(
@@ -464,7 +465,7 @@ async def test_leaving_mid_lap_keeps_it_and_the_note_is_saved(tmp_path: Path) ->
         await service.move(1, ts.ALICE, lambda s, g, p: Play(p, Card.parse("WV"), Color.RED))
         assert live.game is not None and live.game.lap == {
             "player": "111", "step": 1, "steps_left": 2}
-        await service.leave(1, ts.CAROL)
+        await service.kick(1, ts.ALICE, ts.CAROL.id, ts.CAROL.name)
         assert live.game.lap is None and live.lap_changed == {"222": 1}
         saved = saved_state(db, 1)
         assert saved is not None and saved["lap_changed"] == {"222": 1}

@@ -3,6 +3,7 @@ every rule relies on), plus hundreds of simulated games."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -179,3 +180,49 @@ def test_players_leaving_at_random(seed: int, n: int, edition: str,
         check_invariants(game)
     saved = game.to_dict()
     assert Game.from_dict(saved).to_dict() == saved
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(2, 5),
+       edition=st.sampled_from(sorted(EDITIONS)),
+       scoring=st.sampled_from(["standard", "alternative"]),
+       moves=st.integers(0, 2**32))
+def test_seats_asked_and_left_at_random(seed: int, n: int, edition: str, scoring: str,
+                                        moves: int) -> None:
+    """R-JOIN-NEXT, R-JOIN-SCORE, R-LEAVE, R-SAVE: people asking for a seat, withdrawing and
+    leaving at any point keep the cards conserved and the towers somewhere, never lower a
+    score, seat each newcomer at a round's deal only, and the game still saves and
+    restores exactly."""
+    game = Game.new(NAMES[:n], edition=edition, seed=seed,
+                    settings=Settings(target=200, scoring=scoring))
+    game.start()
+    data = random.Random(moves)
+    newcomers = iter(f"new{i}" for i in range(1000))
+    scores = game.scores
+    for step in range(500):
+        if game.is_over:
+            break
+        roll = data.random()
+        round_before = game.round_number
+        seated_before = list(game.players)
+        if roll < 0.03:
+            with contextlib.suppress(EngineError):  # a full table
+                check_public(game.ask_seat(next(newcomers)))
+        elif roll < 0.04 and game.waiting:
+            check_public(game.withdraw_seat(data.choice(game.waiting)))
+        elif roll < 0.05 and len(game.players) > 2:
+            check_public(game.remove_player(data.choice(game.players)))
+        else:
+            check_public(game.apply(random_move(game, data)))
+        check_invariants(game)
+        if game.round_number == round_before:
+            assert set(game.players) <= set(seated_before)  # seated only at a deal
+        else:
+            assert not game.waiting  # everyone who waited sat down
+        assert len(game.players) + len(game.waiting) <= game.edition.max_players
+        now = game.scores
+        assert all(now[p] >= scores[p] for p in now if p in scores)
+        scores = now
+        if step % 20 == 0 or game.is_over:
+            saved = game.to_dict()
+            assert Game.from_dict(saved).to_dict() == saved

@@ -103,7 +103,7 @@ async def test_a_button_of_another_lobby_or_a_started_game_changes_nothing(
     await service.lobbies.join(5, BOB, session.game_id)
     await service.lobbies.start(5, ALICE, session.game_id)
     before = saved_state(db, 5)
-    with pytest.raises(Refusal, match="already started: wait for the next one"):
+    with pytest.raises(Refusal, match="already started: /uno join asks for a seat"):
         await service.lobbies.join(5, CAROL, session.game_id)
     with pytest.raises(Refusal, match=r"^The game has already started\.$"):
         await service.lobbies.leave(5, BOB, session.game_id)

@@ -357,7 +357,9 @@ async def test_leaving_is_logged_and_replays(db: Database) -> None:
     await service.lobbies.join(15, BOB)
     await service.lobbies.join(15, CAROL)
     session = await service.lobbies.start(15, ALICE)
-    await service.leave(15, CAROL)
+    await service.leave(15, CAROL)  # a computer player keeps her seat warm (R-BOT-WARM)
+    assert session.is_standing_in(CAROL.id)
+    await service.leave(15, CAROL)  # leaving again gives the seat up
     entries = await db.game_log(GUILD, session.game_id)
     assert json.loads(entries[-1].entry) == {"player": CAROL.id, "leave": True}
     replayed, _lines = play_replay(replay_document(json.loads(entries[0].entry),

@@ -215,8 +215,10 @@ async def test_the_table_never_shows_a_move_that_was_not_saved(db: Database) -> 
 
 
 async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) -> None:
-    """Bob leaves a two-player game (a walkover, not counted) and ending it fails: nothing
-    of it is written, and the log still replays the game after the next moves."""
+    """Alice removes Bob from a two-player game (a walkover, not counted; a player who
+    leaves has a computer player keep their seat warm instead, R-BOT-WARM) and ending it
+    fails: nothing of it is written, and the log still replays the game after the next
+    moves."""
     service, store = faulty(db)
     await service.lobbies.open(43, GUILD, ALICE)
     await service.lobbies.join(43, BOB)
@@ -224,9 +226,9 @@ async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) ->
     assert session.game is not None
     before = saved_state(db, 43)
     store.fail_end = 1
-    leaver = BOB if session.game.turn == ALICE.id else ALICE
+    leaver = BOB
     with pytest.raises(SaveFailed):
-        await service.leave(43, leaver)
+        await service.kick(43, ALICE, leaver.id, leaver.name)
     assert leaver.id in session.game.players, "undone in memory"
     assert saved_state(db, 43) == before, "and in the database"
     mover = ALICE if session.game.turn == ALICE.id else BOB
@@ -240,7 +242,7 @@ async def test_an_undone_walkover_leaves_the_database_as_it_was(db: Database) ->
     replayed, _lines = play_replay(replay_document(
         json.loads(entries[0].entry), [json.loads(e.entry) for e in entries[1:]]))
     assert replayed.to_dict() == session.game.to_dict()
-    await service.leave(43, leaver)
+    await service.kick(43, ALICE, leaver.id, leaver.name)
     assert 43 not in service.sessions and saved_state(db, 43) is None
     await service.close()
 

@@ -45,6 +45,7 @@ BUTTON_LABELS = (  # 80
     "Keep, {color}", "◀ Previous", "Next ▶", "By points", "By wins",
     "{card} and call UNO!", "Back", "Reopen", "Keep {card}",
     "Keep {card} and call UNO!", "{t} (from {name})", "{t} (from the tray)",
+    "Back to my seat",
 )
 SELECT_OPTIONS = ("More cards ({p}/{n})",)  # labels and descriptions: 100
 SELECT_PLACEHOLDERS = ("Card to keep…",)  # 150
@@ -57,6 +58,7 @@ EMBED_TITLES = (  # 256 (field names too)
     "Towers (U blocks +1, N +2, O Wild +4, ! Skip)", "Tournament hand: partners sit across",
     "Teams (partners sit across)", "Goal and turns", "Action cards", "Power Towers",
     "Challenges", "Two players, scoring and timers", "Victory Lap",
+    "Waiting for the next round",
 )
 LIMITS = {**dict.fromkeys(BUTTON_LABELS, 80), **dict.fromkeys(SELECT_OPTIONS, 100),
           **dict.fromkeys(SELECT_PLACEHOLDERS, 150), **dict.fromkeys(THREAD_NAMES, 100),

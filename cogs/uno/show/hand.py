@@ -24,7 +24,7 @@ from cogs.uno._components import (
 )
 from cogs.uno._panel_items import CardButton, KeepButton, TowerButton
 from cogs.uno.show.faces import card_emoji
-from cogs.uno.show.table import uno_button
+from cogs.uno.show.table import seat_back_button, uno_button
 from cogs.uno.table.session import Session
 from cogs.uno.table.words.cards import (
     COLOR_EMOJI,
@@ -133,6 +133,7 @@ def panel_key(session: Session, game: Game, pid: str) -> tuple[object, ...]:
     lap = game.lap
     chooser = lap is not None and str(lap["player"]) == pid
     return (session.game_id, game.round_number, over, session.paused,
+            session.is_standing_in(pid),
             tuple(sorted(game.hand(pid))) if pid in game.players else (),
             tuple(game.towers_of(pid)), game.has_called(pid), mine,
             (game.pending, game.top, game.color, game.drawn_card, session.serial)
@@ -168,6 +169,10 @@ def hand_menu(session: Session, game: Game, pid: str, locale: Locale, page: int 
         lines.append(_("The game is over.", locale))
     elif session.paused:
         lines.append(_("The game is paused: I can't post in this channel.", locale))
+    elif session.is_standing_in(pid):
+        lines.append(_("🤖 A computer player keeps your seat warm and plays this hand: "
+                       "press Back to my seat to play again.", locale))
+        items.append(seat_back_button(gid, locale, row=CONTROL_ROW))
     elif game.turn != pid:
         lines.append(_("Waiting for your turn: this panel follows the game, and your cards "
                        "light up when it is your turn.", locale))

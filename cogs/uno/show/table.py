@@ -74,6 +74,8 @@ class TableModel:
     challenge: bool
     """A Wild Draw Four waits for a person's answer: the table offers Accept and
     Challenge."""
+    warm: bool = False
+    """A computer player keeps someone's seat warm: the table offers Back to my seat."""
 
     @classmethod
     def of(cls, session: Session) -> TableModel | None:
@@ -114,6 +116,9 @@ class TableModel:
                     if session.tournament_of is not None else
                     _("Teams (partners sit across)", language))
             fields.append((name, team_table(session, language)[:1024]))
+        if game.waiting:
+            fields.append((_("Waiting for the next round", language),
+                           ", ".join(session.name(p) for p in game.waiting)[:1024]))
         if game.edition.towers:
             bits = [f"`{t.value}` {session.name(holder) if holder else _('tray', language)}"
                     for t, holder in game.towers.items()]
@@ -135,7 +140,8 @@ class TableModel:
             paused=session.paused is not None,
             # (a computer player answers by itself: nobody has a button to press then)
             challenge=(game.pending is Decision.CHALLENGE
-                       and not session.is_cpu(game.turn)))
+                       and not session.is_cpu(game.turn)),
+            warm=bool(session.stand_ins))
 
     def text(self) -> str:
         """The table as Markdown (the V2 message's text; the embed's, laid out)."""
@@ -207,7 +213,16 @@ def table_buttons(model: TableModel) -> list[list[discord.ui.Item[Any]]]:
             TableButton("challenge", gid, serial, _("Challenge", language),
                         style=discord.ButtonStyle.danger, row=1),
         ])
+    if model.warm:
+        rows.append([seat_back_button(gid, language, row=2)])
     return rows
+
+
+def seat_back_button(game_id: str, language: Locale, *, row: int | None = None) -> TableButton:
+    """Back to my seat: a person takes their seat back from the computer player keeping it
+    warm (on the table while someone's is, and in their hand panel)."""
+    return TableButton("back", game_id, None, _("Back to my seat", language),
+                       style=discord.ButtonStyle.primary, emoji="🪑", row=row)
 
 
 def table_embed(model: TableModel) -> discord.Embed:

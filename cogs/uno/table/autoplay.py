@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cogs.uno.table.contracts import SaveFailed
+from cogs.uno.table.seats import keep_warm
 from cogs.uno.table.session import Session
 from cogs.uno.table.tables import Tables, logged
 from cogs.uno.table.thinking import Thinkers
@@ -29,7 +30,9 @@ from runtime.i18n import _, ngettext
 log = logging.getLogger(__name__)
 
 MAX_TIMEOUTS = 3
-"""Timeouts in a row after which a player leaves the game."""
+"""Timeouts in a row after which a player leaves the game when nobody else plays on (with
+another person playing, a computer player keeps their seat warm after the game's
+``missed_turns``)."""
 RESTART_GRACE = 30.0
 """At least this long (seconds, times the time scale) to act after a restart."""
 RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
@@ -159,8 +162,13 @@ class Autoplay:
             change.took(applied.events)  # (forced draws are shown to everyone, the mover too)
             change.moves += applied.entries
             change.mover = player
-            if (count >= MAX_TIMEOUTS and not game.is_over and player in game.players
-                    and session.tournament_of is None):  # nobody leaves a tournament
+            playing = (not game.is_over and player in game.players
+                       and session.tournament_of is None)  # nobody leaves a tournament
+            if (playing and count >= session.options.missed_turns
+                    and keep_warm(change, player, "missed")):
+                pass  # a computer player keeps the seat warm (R-BOT-WARM)
+            elif playing and count >= MAX_TIMEOUTS:
+                # nobody else plays on: the seat can't be kept warm (R-BOT-TIMER)
                 change.lines.append(ngettext(
                     "{name} timed out {n} time in a row and leaves the game.",
                     "{name} timed out {n} times in a row and leaves the game.", count,

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from cogs.uno.table.contracts import Actor, EngineRefusal, Refusal, SaveFailed
+from cogs.uno.table.seats import fixed_seats
 from cogs.uno.table.session import (
     CPU_PREFIX,
     MAX_CPUS_WITH_ONE_HUMAN,
@@ -175,7 +176,9 @@ class Lobbies:
             raise Refusal("That lobby has closed.")
         if session.started:
             if joining:
-                raise Refusal("The game has already started: wait for the next one.")
+                raise fixed_seats(session) or Refusal(
+                    "The game has already started: /uno join asks for a seat at its next "
+                    "round.")
             raise Refusal("The game has already started.")
 
     def _join(self, session: Session, actor: Actor) -> None:
@@ -343,4 +346,5 @@ def options_from(settings: GuildSettings, guild_locale: Locale = None) -> Option
     return Options(language=server_language(settings.language, guild_locale),
                    edition=settings.edition, target=settings.target, scoring=settings.scoring,
                    grab2_points=settings.grab2_points, turn_timer=settings.turn_timer,
-                   mention_turn=settings.mention_turn, shuffle_seats=settings.shuffle_seats)
+                   mention_turn=settings.mention_turn, shuffle_seats=settings.shuffle_seats,
+                   missed_turns=settings.missed_turns)

@@ -32,6 +32,7 @@ from cogs.uno.table.contracts import (
 from cogs.uno.table.lobbies import Lobbies
 from cogs.uno.table.results import record
 from cogs.uno.table.scheduler import Scheduler
+from cogs.uno.table.seats import Seats, keep_warm
 from cogs.uno.table.session import SavedFormatError, Session
 from cogs.uno.table.tables import Change, Tables
 from cogs.uno.table.thinking import Thinkers
@@ -81,6 +82,7 @@ class TableService(Tables):
         self.lobbies = Lobbies(self)
         self.tournaments = Tournaments(self, self.lobbies)
         self.again = Again(self, self.lobbies)
+        self.seats = Seats(self)
         self.arming.append(self.autoplay.schedule)
         self.hand_over = self.tournaments.hand_over
 
@@ -99,6 +101,9 @@ class TableService(Tables):
             if not self.is_live(session) or game is None or game.is_over:
                 raise self.game_over(session)
             pid = self.need_player(session, actor)
+            if session.is_standing_in(pid):
+                raise Refusal("A computer player keeps your seat warm: take it back first "
+                              "(Back to my seat, or /uno join).")
             await self._check_posting(session, actor)
             if serial is not None and serial != session.serial:
                 raise Stale()
@@ -166,7 +171,16 @@ class TableService(Tables):
                 change.announce = False
                 await self.lobbies.unseat(change, actor.id)
                 return True
+            if actor.id in session.game.waiting:
+                change.lines.append(_("{name} no longer waits for a seat.",
+                                      name=session.name(actor.id)))
+                await self.seats.withdraw(change, actor.id)
+                return False
             self.need_player(session, actor)
+            if (not session.is_standing_in(actor.id) and session.tournament_of is None
+                    and not session.game.is_over and keep_warm(change, actor.id, "left")):
+                await change.save()
+                return False
             change.lines.append(_("{name} leaves the game.", name=session.name(actor.id)))
             await self._remove(change, actor.id)
         return False
@@ -178,6 +192,13 @@ class TableService(Tables):
             self.need_host(session, actor)
             if not self.is_live(session):
                 raise Refusal("That game has ended.")
+            if session.game is not None and target in session.game.waiting:
+                # the host refuses a seat asked for while the game runs
+                change.lines.append(_("{by} turned down {name}'s request for a seat.",
+                                      name=session.name(target), by=actor.name))
+                name = session.name(target)
+                await self.seats.withdraw(change, target)
+                return name
             if not session.is_seated(target):
                 raise Refusal("{name} is not in this game.", name=name)
             name = session.name(target)

@@ -95,6 +95,8 @@ class Options:
     turn_timer: int = _DEFAULTS.turn_timer
     mention_turn: bool = _DEFAULTS.mention_turn
     shuffle_seats: bool = _DEFAULTS.shuffle_seats
+    missed_turns: int = _DEFAULTS.missed_turns
+    """Turns in a row a person may miss before a computer player keeps their seat warm."""
     mode: str = "solo"
     """One of MODES, or "tournament" (a game's choice, not a server default)."""
     hands_per_pairing: int = 4
@@ -180,6 +182,10 @@ class Session:
     """A tournament's table: its number (0, 1)."""
     hand_round: int = 0
     """A tournament's table: the round of the hand it plays (or last played)."""
+    stand_ins: list[str] = field(default_factory=list)
+    """Players whose seat a computer player of the normal level keeps warm (they left, or
+    missed their turn too often): their hand and towers stay; they take it back with
+    /uno join (RULES.md R-BOT-WARM)."""
     tally: dict[str, list[int]] = field(default_factory=dict)
     """A match's figures per player over the finished hands: [towers grabbed, best hand]."""
     news: list[str] = field(default_factory=list)
@@ -220,8 +226,14 @@ class Session:
         return self.seat(player) is not None
 
     def is_cpu(self, player: str) -> bool:
+        """Whether a computer player acts for ``player``: a computer player's seat, or a
+        person's kept warm (``stand_ins``)."""
         seat = self.seat(player)
-        return seat is not None and seat.cpu
+        return seat is not None and (seat.cpu or player in self.stand_ins)
+
+    def is_standing_in(self, player: str) -> bool:
+        """Whether a computer player keeps ``player``'s (a person's) seat warm."""
+        return player in self.stand_ins
 
     def name(self, player: str) -> str:
         seat = self.seat(player)
@@ -232,9 +244,14 @@ class Session:
         return [p for p in live if not self.is_cpu(p)]
 
     def level(self, player: str) -> str | None:
-        """A computer player's level (None for a person)."""
+        """A computer player's level (None for a person; "normal" for the computer player
+        keeping a person's seat warm)."""
         seat = self.seat(player)
-        return seat.level if seat is not None and seat.cpu else None
+        if seat is None:
+            return None
+        if seat.cpu:
+            return seat.level
+        return "normal" if player in self.stand_ins else None
 
     def _game_notes(self) -> Notes:
         if self.notes_of != self.game_id:
@@ -378,6 +395,7 @@ class Session:
             "tournament_of": self.tournament_of,
             "table": self.table,
             "hand_round": self.hand_round,
+            "stand_ins": self.stand_ins,
         }
 
     def to_json(self, now: float | None = None) -> str:
@@ -439,6 +457,9 @@ class Session:
             tournament_of=None if d["tournament_of"] is None else int(d["tournament_of"]),
             table=int(d["table"]),
             hand_round=int(d["hand_round"]),
+            # Added with seats kept warm; a record saved before has none (no bump of the
+            # version: absent means nobody's seat is kept warm).
+            stand_ins=[str(p) for p in d.get("stand_ins") or []],
         )
         return session
 

@@ -486,6 +486,8 @@ class Tables:
                 self.note_lap_kept(session, e, seated)
         change.lines += event_lines(session, gone)
         session.unseen.pop(player, None)
+        if player in session.stand_ins:  # (a seat kept warm, given up or taken away)
+            session.stand_ins.remove(player)
         if session.match is not None:
             # A match's partnerships are fixed for all its hands: it can't go on without
             # every player.

@@ -49,6 +49,9 @@ from engine.events import (
     Reversed,
     RoundStarted,
     RoundWon,
+    SeatAsked,
+    Seated,
+    SeatWithdrawn,
     Skipped,
     TowerGrabbed,
     TowersReturned,
@@ -91,6 +94,7 @@ SILENT: dict[type[Event], str] = {
     Turn: "the table shows whose turn it is and what they decide (game.pending_text)",
     HandScored: "a match's, told by standings.match_lines",
     MatchWon: "a match's, told by standings.match_lines",
+    SeatWithdrawn: "the leave or the host's refusal that withdrew it says it (service)",
 }
 """Event types the channel is told nothing of, on purpose, each with why."""
 
@@ -334,6 +338,19 @@ def _game_won(e: GameWon, t: Telling) -> list[str]:
 def _left(e: Left, t: Telling) -> list[str]:
     return [_("{name} left the game; their cards go under the draw pile.", t.locale,
               name=t.name(e.player))]
+
+
+@says(SeatAsked)
+def _seat_asked(e: SeatAsked, t: Telling) -> list[str]:
+    return [_("🪑 {name} asks for a seat: they sit down when the next round is dealt.",
+              t.locale, name=t.name(e.player))]
+
+
+@says(Seated)
+def _seated(e: Seated, t: Telling) -> list[str]:
+    return [ngettext("🪑 {name} sits down at the table with {n} point.",
+                     "🪑 {name} sits down at the table with {n} points.", e.score, t.locale,
+                     name=t.name(e.player), n=e.score)]
 
 
 NOTABLE_MARKS = ("⚖️", "⚡")

@@ -7,12 +7,16 @@ from __future__ import annotations
 from cogs.uno.table.session import Session
 from cogs.uno.table.words.cards import card_name, color_name
 from engine import Card, Color, Decision, EngineError, Game, Tower, get_edition
-from runtime.i18n import Locale, _
+from runtime.i18n import Locale, _, ngettext
 
 
 def cpu_mark(session: Session, player: str, locale: Locale = None) -> str:
     """What follows a computer player's name: the robot and its level (" 🤖 hard"); empty
     for a person."""
+    if session.is_standing_in(player):
+        # TRANSLATORS: beside a person's name on the table while a computer player keeps
+        # their seat warm ("Bob 🤖 for Bob": the robot plays Bob's hand for him).
+        return _(" 🤖 for {name}", locale, name=session.name(player))
     level = session.level(player)
     if level is None:
         return ""
@@ -59,7 +63,10 @@ def settings_text(session: Session, locale: Locale = None) -> str:
              " · seats {seats} · turn mentions {mention}{mode}", locale,
              target=o.target, scoring=o.scoring, g2=g2, timer=o.turn_timer,
              seats=_("shuffled", locale) if o.shuffle_seats else _("in joining order", locale),
-             mention=_("on", locale) if o.mention_turn else _("off", locale), mode=mode)
+             mention=_("on", locale) if o.mention_turn else _("off", locale), mode=mode) \
+        + ngettext(" · a seat is kept warm after {n} missed turn",
+                   " · a seat is kept warm after {n} missed turns in a row", o.missed_turns,
+                   locale, n=o.missed_turns)
 
 
 def error_text(exc: EngineError, locale: Locale = None) -> str:
