@@ -76,8 +76,7 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     def __init__(self, bot: UnoBot) -> None:
         self.bot = bot
         self.outbox = Outbox(bot, time_scale=bot.config.time_scale, v2=bot.config.table_v2,
-                             global_writes=bot.config.channel_writes,
-                             bury=bot.config.table_bury)
+                             global_writes=bot.config.channel_writes, bury=bot.config.table_bury)
         self.service = TableService(bot.db, self.outbox, Scheduler(),
                                     time_scale=bot.config.time_scale,
                                     cpu_delay=bot.config.cpu_delay,
@@ -106,11 +105,9 @@ class UnoCog(commands.GroupCog, name="Uno", group_name="uno",
     async def cog_load(self) -> None:
         self.sweeper.change_interval(seconds=max(0.5, 60 * self.service.scale))
         self.sweeper.start()
-        # this process's servers only: the other processes of a fleet restore theirs
-        fleet = self.bot.fleet
-        await self.service.restore(
-            fleet.owns, prune=fleet.leads,
-            shards=None if fleet.ids is None else (fleet.count, fleet.mine))
+        fleet = self.bot.fleet  # this process's servers only: the others restore theirs
+        await self.service.restore(fleet.owns, prune=fleet.leads, shards=None
+                                   if fleet.ids is None else (fleet.count, fleet.mine))
         if self.bot.config.card_emojis:
             # in the background: READY and the restored games do not wait for the uploads
             self.card_emojis.start()
