@@ -163,10 +163,12 @@ def newest_ephemeral(driver: WebDriver) -> WebElement | None:
 
 
 def newest_ephemeral_id(driver: WebDriver) -> str | None:
-    """The id of the newest private message (read at once: the element may be re-rendered
-    by an edit a moment later, and the wait that calls this retries a stale read)."""
-    newest = newest_ephemeral(driver)
-    return str(newest.get_attribute("data-id")) if newest else None
+    """The id of the newest private message, read in the page in one go (an element handle
+    would go stale when an edit re-renders the message between finding and reading it)."""
+    found = driver.execute_script(
+        "const m = [...document.querySelectorAll('.msg.ephemeral')].pop();"
+        "return m ? m.dataset.id : null;")
+    return str(found) if found is not None else None
 
 
 def ephemeral_count(driver: WebDriver) -> int:
