@@ -219,14 +219,15 @@ async def test_a_restart_in_a_group_dm_the_next_click_brings_the_table_back(
     assert loopback.discord.refusal_counts["not_a_member"] == refused
 
 
-async def test_a_few_moves_in_a_server_that_did_not_add_the_bot(loopback: LoopbackTest) -> None:
+async def test_a_whole_game_in_a_server_that_did_not_add_the_bot(loopback: LoopbackTest
+                                                                   ) -> None:
     refused = loopback.discord.refusal_counts["not_a_member"]
     other = loopback.discord.add_guild("Elsewhere", bot=False)
     room = other.default_channel
     carol = other.member("carol").at(room)
     dave = other.member("dave").at(room)
     carol.install_app()
-    await open_game(carol, [dave], room)
+    await open_game(carol, [dave], room, cpus=3)  # (more points a round: shorter)
     r = await carol.click("My hand")
     payload: dict[str, Any] = r.state.payload
     assert payload["context"] == 0 and payload["guild_id"] == str(other.id)
@@ -235,10 +236,13 @@ async def test_a_few_moves_in_a_server_that_did_not_add_the_bot(loopback: Loopba
     players = [Player(carol, rng), Player(dave, rng)]
     players[0].panel = r.message
     await players[1].open()
-    assert await play_moves(loopback, room, players, moves=4) is None
+    assert await play_moves(loopback, room, players) is not None
     assert_private_hands(loopback, room)
     assert channel_requests(loopback, room) == []
     assert loopback.discord.refusal_counts["not_a_member"] == refused
+    # the game counts on that server's leaderboard
+    board = await carol.slash("uno leaderboard")
+    assert f"<@{carol.id}>" in board.text or "Carol" in board.text, board.text
 
 
 async def test_play_uno_with_invites_and_the_guest_joins_in_one_click(
