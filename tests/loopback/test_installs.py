@@ -5,16 +5,14 @@ a real discord.py process, and straight REST calls)."""
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import Any
 
-import aiohttp
 import pytest
 
 from loopback import installs
 from loopback.fixtures import LoopbackTest
 from loopback.records import Identity
+from support.e2e import rest
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -24,18 +22,6 @@ BOTH = {"integration_types": [0, 1], "contexts": [0, 1, 2]}
 @pytest.fixture(scope="module")  # type: ignore[no-redef]
 def loopback_bot_command() -> list[str]:
     return [sys.executable, "loopback/demo_bot.py"]
-
-
-async def rest(t: LoopbackTest, method: str, path: str, body: dict[str, Any] | None = None
-               ) -> tuple[int, Any]:
-    """A REST call as the bot would make it, straight to the loopback server."""
-    headers = {"Authorization": f"Bot {t.discord.token}"}
-    async with (
-        aiohttp.ClientSession() as http,
-        http.request(method, t.discord.api_base + path, json=body, headers=headers) as resp,
-    ):
-        text = await resp.text()
-        return resp.status, (json.loads(text) if text else None)
 
 
 def test_who_is_offered_a_command_where(loopback: LoopbackTest) -> None:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import sys
 from typing import Any
 
-import aiohttp
 import pytest
 
 from loopback.fixtures import LoopbackTest
 from loopback.threads import HAS_THREAD, THREAD_CREATED, Thread
+from support.e2e import rest
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -20,19 +19,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 @pytest.fixture(scope="module")  # type: ignore[no-redef]
 def loopback_bot_command() -> list[str]:
     return [sys.executable, "loopback/demo_bot.py"]
-
-
-async def rest(
-    t: LoopbackTest, method: str, path: str, body: dict[str, Any] | None = None
-) -> tuple[int, Any]:
-    """A REST call as the bot would make it, straight to the loopback server."""
-    headers = {"Authorization": f"Bot {t.discord.token}"}
-    async with (
-        aiohttp.ClientSession() as http,
-        http.request(method, t.discord.api_base + path, json=body, headers=headers) as resp,
-    ):
-        text = await resp.text()
-        return resp.status, (json.loads(text) if text else None)
 
 
 def events(t: LoopbackTest, name: str) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import secrets
 import subprocess
@@ -12,6 +13,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import aiohttp
 
 from loopback.bot_process import BotProcess
 from loopback.fixtures import LoopbackTest
@@ -156,3 +159,16 @@ def fake_token() -> str:
     """A token of the right shape, made up at each run (none is ever committed)."""
     first = base64.urlsafe_b64encode(b"123456789012345678").decode().rstrip("=")
     return f"{first}.{secrets.token_urlsafe(5)}.{secrets.token_urlsafe(27)}"
+
+
+async def rest(t: LoopbackTest, method: str, path: str, body: dict[str, Any] | None = None
+               ) -> tuple[int, Any]:
+    """A REST call as the bot would make it, straight to the loopback server (tests of
+    the loopback's own routes)."""
+    headers = {"Authorization": f"Bot {t.discord.token}"}
+    async with (
+        aiohttp.ClientSession() as http,
+        http.request(method, t.discord.api_base + path, json=body, headers=headers) as resp,
+    ):
+        text = await resp.text()
+        return resp.status, (json.loads(text) if text else None)
